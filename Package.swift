@@ -1,0 +1,29 @@
+// swift-tools-version: 6.0
+// OperationConformance: checks implementations of the NSOperation / NSOperationQueue model
+// against the rules of their documents. No package dependencies, by a user's requirement:
+// the harness must be easy to vendor into any CI.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "OperationConformance",
+    products: [
+        .library(name: "OperationSpec", targets: ["OperationSpec"]),
+        .library(name: "ReferenceEngine", targets: ["ReferenceEngine"]),
+        .library(name: "Conformance", targets: ["Conformance"]),
+        .executable(name: "opconform", targets: ["opconform"]),
+    ],
+    targets: [
+        // The rules, the scenario and trace models, the checkers. Pure Swift: no Foundation.
+        .target(name: "OperationSpec", swiftSettings: strict),
+        // The deterministic reference implementation. Pure Swift: no Foundation, no threads.
+        .target(name: "ReferenceEngine", dependencies: ["OperationSpec"], swiftSettings: strict),
+        // JSON, fixtures, samples, (later) generator, runner, shrinker, adapters, reports.
+        .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
+        .executableTarget(name: "opconform", dependencies: ["Conformance"], swiftSettings: strict),
+        .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec"], swiftSettings: strict),
+        .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,127 @@
+/// One normative statement of the documents, as a checkable rule.
+public struct Rule: Sendable, Equatable {
+    /// Stable id, `FAMILY-NAME`. Never reused for a different meaning.
+    public let id: String
+    public let family: Family
+    /// One sentence, in our own words.
+    public let statement: String
+    public let citations: [Citation]
+    public let strength: Strength
+    /// What an implementation must be able to observe for this rule to be checked.
+    public let needs: [Observation]
+    /// Profiles the rule applies under; empty means all.
+    public let profiles: [Profile]
+    /// Where the documents disagree: the statement under a given profile.
+    public let variants: [Variant]
+
+    public init(_ id: String, _ family: Family, _ statement: String, cites: [Citation],
+                strength: Strength, needs: [Observation] = [], profiles: [Profile] = [],
+                variants: [Variant] = []) {
+        self.id = id
+        self.family = family
+        self.statement = statement
+        self.citations = cites
+        self.strength = strength
+        self.needs = needs
+        self.profiles = profiles
+        self.variants = variants
+    }
+
+    public func applies(to profile: Profile) -> Bool { profiles.isEmpty || profiles.contains(profile) }
+    public func statement(for profile: Profile) -> String {
+        variants.first { $0.profile == profile }?.statement ?? statement
+    }
+}
+
+public enum Family: String, Sendable, CaseIterable, Codable {
+    case READY, CANCEL, START, KVO, STATE, DEP, COMPLETION, PRIORITY, THREAD, QUEUE, BLOCK, SUBCLASS, INVOCATION
+
+    public var title: String {
+        switch self {
+        case .READY: return "Readiness"
+        case .CANCEL: return "Cancellation"
+        case .START: return "start"
+        case .KVO: return "The KVO protocol"
+        case .STATE: return "State invariants"
+        case .DEP: return "Dependencies"
+        case .COMPLETION: return "Completion blocks"
+        case .PRIORITY: return "Queue priority"
+        case .THREAD: return "Thread priority"
+        case .QUEUE: return "Queues"
+        case .BLOCK: return "Block operations"
+        case .SUBCLASS: return "Concurrent subclasses"
+        case .INVOCATION: return "Invocation operations"
+        }
+    }
+}
+
+/// A place in one of the five documents of `../shared/seeds/`.
+public struct Citation: Sendable, Equatable, CustomStringConvertible {
+    public let document: Document
+    public let section: String
+    public init(_ document: Document, _ section: String) { self.document = document; self.section = section }
+    public var description: String { "\(document.rawValue) \(section)" }
+}
+
+public enum Document: String, Sendable, CaseIterable {
+    /// Russian article on concurrent subclasses.
+    case ru = "000"
+    /// English article on NSOperation subclasses and concurrency.
+    case en = "001"
+    /// Chinese article on custom non-concurrent and concurrent subclasses.
+    case zh = "002"
+    /// GNUstep's NSOperation.h comments.
+    case gnustep = "003"
+    /// Apple's Concurrency Programming Guide, Operation Queues, with a Chinese translation.
+    case guide = "004"
+
+    public var file: String {
+        switch self {
+        case .ru: return "000_f54c280970a6fc84.txt"
+        case .en: return "001_d9566bb0a539df7e.txt"
+        case .zh: return "002_8bc1b3c52460b08c.txt"
+        case .gnustep: return "003_c75261ff81fa2b27.txt"
+        case .guide: return "004_9a09716935ad78fc.txt"
+        }
+    }
+}
+
+public enum Strength: String, Sendable, Codable, CaseIterable {
+    case documentedMust = "documented must"
+    case documentedExample = "documented example"
+    case documentedAdvice = "documented advice"
+    case observedOnly = "observed only"
+}
+
+/// What an implementation can observe. A rule needing something an implementation cannot
+/// observe is "not observable" there, never "pass".
+public enum Observation: String, Sendable, Codable, CaseIterable {
+    /// will/did change notifications, with values.
+    case kvo
+    /// Misuse reported as a thrown error or exception rather than a trap.
+    case thrownErrors
+    /// Which thread each event happened on.
+    case threadIdentity
+    /// Thread names.
+    case threadNames
+    /// The thread priority in effect when main or a completion block runs.
+    case threadPriority
+    /// Whether a concurrent subclass called `super.start`.
+    case superStart
+}
+
+/// Where the documents disagree, a profile picks one reading.
+public enum Profile: String, Sendable, Codable, CaseIterable {
+    /// Apple's guide, section 2.7.2 and the GNUstep header: `start` on a finished operation throws.
+    case guide
+    /// Apple's class reference since OS X 10.6: `start` on a finished operation returns quietly.
+    case classReference = "class-reference"
+    /// The guide plus GNUstep's own promises (worker thread names).
+    case gnustep
+}
+
+public struct Variant: Sendable, Equatable {
+    public let profile: Profile
+    public let statement: String
+    public init(_ profile: Profile, _ statement: String) { self.profile = profile; self.statement = statement }
+}

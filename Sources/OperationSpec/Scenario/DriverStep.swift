@@ -1,0 +1,53 @@
+/// One step of the driving thread (the "main thread" of the documents). A step with a trigger
+/// waits until the triggering event has been observed; if the event can no longer happen (its
+/// operation finished without it, or nothing else can run) the step runs anyway and the trace
+/// records `triggerMissed`. Triggers are events, never wall-clock times, so a scenario means the
+/// same thing on every implementation.
+public struct DriverStep: Codable, Sendable, Equatable {
+    public var after: Trigger?
+    public var action: DriverAction
+    public init(after: Trigger? = nil, _ action: DriverAction) {
+        self.after = after
+        self.action = action
+    }
+}
+
+public enum Trigger: Codable, Sendable, Equatable, Hashable {
+    case started(Int)
+    case mainBegan(Int)
+    case blockBegan(Int, block: Int)
+    case finished(Int)
+
+    public var op: Int {
+        switch self {
+        case .started(let o), .mainBegan(let o), .finished(let o): return o
+        case .blockBegan(let o, _): return o
+        }
+    }
+}
+
+public enum DriverAction: Codable, Sendable, Equatable {
+    case add(op: Int, queue: Int)
+    case addBatch(ops: [Int], queue: Int, wait: Bool)
+    /// `[op start]` called manually on the driving thread.
+    case start(Int)
+    /// Run code on the driving thread with `self` bound to `op` (e.g. Listing 2-8's `performOperation:`).
+    case perform(op: Int, [Step])
+    case cancel(Int)
+    case cancelAll(queue: Int)
+    case suspend(queue: Int)
+    case resume(queue: Int)
+    case setMaxConcurrent(queue: Int, Int)
+    case addDependency(op: Int, on: Int)
+    case removeDependency(op: Int, on: Int)
+    case waitUntilFinished(Int)
+    case waitUntilAllFinished(queue: Int)
+    case setCompletionBlock(op: Int, [Step])
+    case addExecutionBlock(op: Int, [Step])
+    case setQueuePriority(op: Int, Int)
+    case setThreadPriority(op: Int, Double)
+    case read(StateKey, op: Int)
+    case readOperationCount(queue: Int)
+    /// Ask an invocation operation for its result.
+    case result(Int)
+}

@@ -1,0 +1,30 @@
+/// The KVO-compliant key paths of an operation (004 2.5.4), plus `threadPriority` for reads.
+public enum StateKey: String, Codable, Sendable, Equatable, CaseIterable {
+    case isCancelled, isConcurrent, isExecuting, isFinished, isReady
+    case dependencies, queuePriority, completionBlock
+    case threadPriority
+
+    /// The eight key paths for which the guide promises KVO compliance (004 2.5.4).
+    public static let observable: [StateKey] = [.isCancelled, .isConcurrent, .isExecuting, .isFinished,
+                                                .isReady, .dependencies, .queuePriority, .completionBlock]
+}
+
+/// A value carried by a read or a KVO notification.
+public enum Value: Codable, Sendable, Equatable, CustomStringConvertible {
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case ops([Int])
+
+    public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var int: Int? { if case .int(let i) = self { return i }; return nil }
+    public var double: Double? { if case .double(let d) = self { return d }; return nil }
+    public var description: String {
+        switch self {
+        case .bool(let b): return b ? "YES" : "NO"
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .ops(let o): return "[" + o.map(String.init).joined(separator: ",") + "]"
+        }
+    }
+}

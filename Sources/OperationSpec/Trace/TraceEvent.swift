@@ -1,0 +1,73 @@
+/// One thing that happened, in the order it happened. `seq` is the event's position in the
+/// trace, `thread` a small number naming the thread it happened on (0 is the driving thread).
+public struct TraceEvent: Codable, Sendable, Equatable {
+    public var seq: Int
+    public var thread: Int
+    public var kind: EventKind
+    public init(seq: Int, thread: Int, _ kind: EventKind) {
+        self.seq = seq
+        self.thread = thread
+        self.kind = kind
+    }
+}
+
+public enum EventKind: Codable, Sendable, Equatable {
+    /// A thread's first event: its name (queue worker threads carry the queue's naming scheme).
+    case threadStarted(name: String, queue: Int?)
+    case stepIssued(Int)
+    case stepDone(Int)
+    case triggerMissed(Int)
+    case call(Call)
+    case returned(Call)
+    case threw(Call, MisuseKind, String)
+    case mainBegan(op: Int, threadPriority: Double)
+    case mainEnded(op: Int)
+    case blockBegan(op: Int, block: Int)
+    case blockEnded(op: Int, block: Int)
+    case completionBegan(op: Int, threadPriority: Double)
+    case completionEnded(op: Int)
+    case willChange(op: Int, StateKey, Value)
+    case didChange(op: Int, StateKey, Value)
+    case read(op: Int, StateKey, Value)
+    /// A concurrent subclass stored into its `executing` / `finished` ivar.
+    case set(op: Int, StateKey, Bool)
+    case operationCount(queue: Int, Int)
+    case signal(token: Int)
+    case awaited(token: Int, satisfied: Bool)
+    case invocationResult(op: Int)
+    /// The implementation died: signal number (0 if none) and its last words.
+    case crash(signal: Int, message: String)
+    /// Nothing more could happen while something still waited: what was pending.
+    case hang(String)
+    /// The run ended normally: every thread finished.
+    case end
+}
+
+/// The ordered history one run produced. A trace is data: it can be written, read back and
+/// checked again offline.
+public struct Trace: Codable, Sendable, Equatable {
+    public var impl: String
+    public var scheduleSeed: UInt64
+    /// What this implementation could observe while producing the trace.
+    public var capabilities: [Observation]
+    public var events: [TraceEvent]
+
+    public init(impl: String, scheduleSeed: UInt64, capabilities: [Observation], events: [TraceEvent]) {
+        self.impl = impl
+        self.scheduleSeed = scheduleSeed
+        self.capabilities = capabilities
+        self.events = events
+    }
+
+    /// How the run ended: normally, by a hang, a crash, or cut short.
+    public var ending: Ending {
+        switch events.last?.kind {
+        case .end?: return .complete
+        case .hang?: return .hang
+        case .crash?: return .crash
+        default: return .truncated
+        }
+    }
+
+    public enum Ending: String, Sendable { case complete, hang, crash, truncated }
+}

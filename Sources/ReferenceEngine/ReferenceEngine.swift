@@ -1,0 +1,17 @@
+import OperationSpec
+
+/// The reference implementation of the operation model: deterministic, in process, with virtual
+/// time and seeded interleavings. It observes everything, so every rule is checkable on it.
+public struct ReferenceEngine: Sendable {
+    public var options: EngineOptions
+    public init(options: EngineOptions = EngineOptions()) { self.options = options }
+
+    public static let capabilities: [Observation] = Observation.allCases
+
+    /// Runs the scenario under one schedule seed. The scenario must be valid
+    /// (`Scenario.validate()` returns no problem); the same scenario and seed give the same trace.
+    public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
+        let events = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options).run()
+        return Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events)
+    }
+}

@@ -1,0 +1,182 @@
+import OperationSpec
+
+extension Simulation {
+    /// One driver action: a public API call made by the driving thread. Misuse is refused with a
+    /// reported error (a `threw` event), never a trap, so a scenario can misuse on purpose.
+    func perform(_ action: DriverAction) {
+        switch action {
+        case .add(let op, let q):
+            atomic(.addOperation(op, queue: q)) {
+                if let refusal = refuseAdd(op, to: q) { return refusal }
+                enqueue(op, q)
+                pump(q)
+                return nil
+            }
+        case .addBatch(let list, let q, let wait):
+            let call = Call.addOperations(list, queue: q, wait: wait)
+            emit(.call(call))
+            for op in list {
+                if let (kind, message) = refuseAdd(op, to: q) { emit(.threw(call, kind, message)); return }
+            }
+            for op in list { enqueue(op, q) }
+            pump(q)
+            if wait {
+                push(Frame([.afterWait(call, reads: list, countOf: nil)]))
+                if !satisfied(.allFinished(list)) { block(.allFinished(list)) }
+            } else {
+                emit(.returned(call))
+            }
+        case .start(let op):
+            push(Frame([.callStart(op, .driver)]))
+        case .perform(let op, let steps):
+            push(Frame(steps.map(Instr.step), this: op, exit: .plain))
+        case .cancel(let op):
+            cancel(op)
+        case .cancelAll(let q):
+            atomic(.cancelAll(queue: q)) {
+                for op in queues[q].ops { cancel(op) }
+                return nil
+            }
+        case .suspend(let q):
+            atomic(.setSuspended(queue: q, true)) { queues[q].suspended = true; return nil }
+        case .resume(let q):
+            atomic(.setSuspended(queue: q, false)) {
+                queues[q].suspended = false
+                pump(q)
+                return nil
+            }
+        case .setMaxConcurrent(let q, let n):
+            atomic(.setMaxConcurrent(queue: q, n)) {
+                queues[q].maxConcurrent = n
+                pump(q)
+                return nil
+            }
+        case .addDependency(let op, let on):
+            atomic(.addDependency(op, on: on)) {
+                if op == on { return (.selfDependency, "operation \(op) cannot depend on itself") }
+                if ops[op].deps.contains(on) { return (.duplicateDependency, "operation \(op) already depends on \(on)") }
+                if reaches(from: on, to: op) {
+                    return (.dependencyCycle, "operation \(on) already depends, directly or not, on \(op): the edge would close a cycle")
+                }
+                changeDependencies(op) { ops[op].deps.append(on) }
+                ops[on].dependents.append(op)
+                refreshReady(op)
+                return nil
+            }
+        case .removeDependency(let op, let on):
+            atomic(.removeDependency(op, on: on)) {
+                guard ops[op].deps.contains(on) else { return nil }
+                changeDependencies(op) { ops[op].deps.removeAll { $0 == on } }
+                ops[on].dependents.removeAll { $0 == op }
+                refreshReady(op)
+                return nil
+            }
+        case .waitUntilFinished(let op):
+            let call = Call.waitUntilFinished(op)
+            emit(.call(call))
+            push(Frame([.afterWait(call, reads: [op], countOf: nil)]))
+            if !satisfied(.finished(op)) { block(.finished(op)) }
+        case .waitUntilAllFinished(let q):
+            let call = Call.waitUntilAllFinished(queue: q)
+            emit(.call(call))
+            push(Frame([.afterWait(call, reads: queues[q].everAdded, countOf: q)]))
+            if !satisfied(.queueEmpty(q)) { block(.queueEmpty(q)) }
+        case .setCompletionBlock(let op, let body):
+            atomic(.setCompletionBlock(op)) {
+                if ops[op].executing || ops[op].finished {
+                    return (.completionBlockLate, "operation \(op) is already \(ops[op].finished ? "finished" : "executing"): too late for a completion block")
+                }
+                emit(.willChange(op: op, .completionBlock, ops[op].value(.completionBlock)))
+                ops[op].completion = body
+                didChange(op, .completionBlock)
+                return nil
+            }
+        case .addExecutionBlock(let op, let body):
+            atomic(.addExecutionBlock(op)) {
+                if ops[op].executing || ops[op].finished {
+                    return (.executionBlockLate, "block operation \(op) has already started: too late for another block")
+                }
+                ops[op].blocks.append(body)
+                return nil
+            }
+        case .setQueuePriority(let op, let raw):
+            atomic(.setQueuePriority(op, raw)) {
+                emit(.willChange(op: op, .queuePriority, ops[op].value(.queuePriority)))
+                ops[op].priority = QueuePriority.normalized(raw)
+                didChange(op, .queuePriority)
+                return nil
+            }
+        case .setThreadPriority(let op, let p):
+            atomic(.setThreadPriority(op, p)) {
+                ops[op].threadPriority = min(1, max(0, p))
+                return nil
+            }
+        case .read(let key, let op):
+            emit(.read(op: op, key, ops[op].value(key)))
+        case .readOperationCount(let q):
+            emit(.operationCount(queue: q, queues[q].ops.count))
+        case .result(let op):
+            atomic(.result(op)) {
+                if ops[op].cancelled { return (.invocationCancelled, "invocation operation \(op) was cancelled: it has no result") }
+                emit(.invocationResult(op: op))
+                return nil
+            }
+        }
+    }
+
+    /// `cancel` (003 cancel; 004 2.9.3): marks the operation cancelled, with KVO; no effect once finished.
+    func cancel(_ op: Int) {
+        atomic(.cancel(op)) {
+            guard !ops[op].finished, !ops[op].cancelled else { return nil }
+            emit(.willChange(op: op, .isCancelled, ops[op].value(.isCancelled)))
+            ops[op].cancelled = true
+            didChange(op, .isCancelled)
+            return nil
+        }
+    }
+
+    /// A call that completes in one step: `call`, the body, then `returned` or `threw`.
+    private func atomic(_ call: Call, _ body: () -> (MisuseKind, String)?) {
+        emit(.call(call))
+        if let (kind, message) = body() {
+            emit(.threw(call, kind, message))
+        } else {
+            emit(.returned(call))
+        }
+    }
+
+    private func refuseAdd(_ op: Int, to q: Int) -> (MisuseKind, String)? {
+        if let other = ops[op].queue {
+            return (.alreadyInQueue, "operation \(op) is already in queue \(other)")
+        }
+        if ops[op].executing || ops[op].finished {
+            return (.executingOrFinished, "operation \(op) is already \(ops[op].finished ? "finished" : "executing")")
+        }
+        return nil
+    }
+
+    private func enqueue(_ op: Int, _ q: Int) {
+        ops[op].queue = q
+        queues[q].ops.append(op)
+        queues[q].everAdded.append(op)
+    }
+
+    private func changeDependencies(_ op: Int, _ change: () -> Void) {
+        emit(.willChange(op: op, .dependencies, ops[op].value(.dependencies)))
+        change()
+        didChange(op, .dependencies)
+    }
+
+    /// Whether `to` is reachable from `from` by following dependencies (iterative, no recursion limit).
+    private func reaches(from: Int, to: Int) -> Bool {
+        var seen = [Bool](repeating: false, count: ops.count)
+        var stack = [from]
+        while let n = stack.popLast() {
+            if n == to { return true }
+            if seen[n] { continue }
+            seen[n] = true
+            stack.append(contentsOf: ops[n].deps)
+        }
+        return false
+    }
+}

@@ -1,0 +1,209 @@
+import OperationSpec
+
+extension Simulation {
+    /// Executes one instruction on the current thread: one atomic step of the simulation.
+    func perform(_ instr: Instr, this: Int) {
+        switch instr {
+        case .step(let step): perform(step, this: this)
+        case .action(let action): perform(action)
+        case .stepIssued(let i): emit(.stepIssued(i))
+        case .stepDone(let i): emit(.stepDone(i))
+        case .awaitTrigger(let step, let trigger):
+            push(Frame([.afterTrigger(step: step, trigger)]))
+            if !satisfied(.trigger(step: step, trigger)) { block(.trigger(step: step, trigger)) }
+        case .afterTrigger(let step, let trigger):
+            if !occurred.contains(trigger) { emit(.triggerMissed(step)) }
+        case .callStart(let op, let caller):
+            let call = Call.start(op, by: caller)
+            emit(.call(call))
+            if let program = ops[op].kind.program {
+                push(Frame(program.start.map(Instr.step), this: op, exit: .returned(call)))
+            } else {
+                push(Frame([.defaultStart(op)], this: op, exit: .returned(call)))
+            }
+        case .defaultStart(let op): defaultStart(op)
+        case .invokeMain(let op):
+            emit(.mainBegan(op: op, threadPriority: threads[current].priority))
+            push(Frame(ops[op].mainBody.map(Instr.step), this: op, exit: .mainEnded(op)))
+        case .runBlocks(let op):
+            emit(.mainBegan(op: op, threadPriority: threads[current].priority))
+            ops[op].blocksLeft = ops[op].blocks.count
+            for (i, body) in ops[op].blocks.enumerated() {
+                spawn(name: "block \(op).\(i)", Frame([.beginBlock(op, i)] + body.map(Instr.step), this: op, exit: .blockEnded(op, i)))
+            }
+        case .joinBlocks(let op):
+            if ops[op].blocksLeft > 0 {
+                push(Frame([.joinBlocks(op)], this: op))
+                block(.blocks(op))
+            } else {
+                emit(.mainEnded(op: op))
+            }
+        case .baseFinish(let op):
+            // Listing 2-7's order: will isFinished, will isExecuting, change, did isExecuting, did isFinished.
+            threads[current].priority = 0.5
+            emit(.willChange(op: op, .isFinished, ops[op].value(.isFinished)))
+            emit(.willChange(op: op, .isExecuting, ops[op].value(.isExecuting)))
+            ops[op].executing = false
+            ops[op].finished = true
+            didChange(op, .isExecuting)
+            didChange(op, .isFinished)
+        case .beginBlock(let op, let i): emit(.blockBegan(op: op, block: i))
+        case .beginCompletion(let op): emit(.completionBegan(op: op, threadPriority: threads[current].priority))
+        case .afterWait(let call, let reads, let countOf):
+            emit(.returned(call))
+            if let q = countOf { emit(.operationCount(queue: q, queues[q].ops.count)) }
+            for op in reads { emit(.read(op: op, .isFinished, ops[op].value(.isFinished))) }
+        case .afterAwait(let token):
+            emit(.awaited(token: token, satisfied: tokens.contains(token)))
+        }
+    }
+
+    /// The default `start` (004 2.9.2): refuses when finished, executing or not ready; an operation
+    /// cancelled before it starts goes straight to finished without running main; otherwise it
+    /// becomes executing, runs main on this thread at its thread priority, and finishes.
+    private func defaultStart(_ op: Int) {
+        let o = ops[op]
+        if o.finished {
+            if options.profile == .classReference { return }
+            return throwFromCall(.alreadyFinished, "operation \(op) is already finished")
+        }
+        if o.executing { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
+        if !o.ready { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
+        if o.cancelled {
+            emit(.willChange(op: op, .isFinished, o.value(.isFinished)))
+            ops[op].finished = true
+            didChange(op, .isFinished)
+            return
+        }
+        emit(.willChange(op: op, .isExecuting, o.value(.isExecuting)))
+        ops[op].executing = true
+        didChange(op, .isExecuting)
+        threads[current].priority = o.threadPriority
+        let body: [Instr] = o.kind.isBlock ? [.runBlocks(op), .joinBlocks(op)] : [.invokeMain(op)]
+        push(Frame(body + [.baseFinish(op)], this: op))
+    }
+
+    /// Sends the did-change notification and lets the base class's observers react: an operation
+    /// whose finish is seen leaves its queue, frees its slot, releases its dependents, wakes its
+    /// waiters and schedules its completion block (004 2.5.3, 2.6.1, 2.6.4, 2.7.1.2).
+    func didChange(_ op: Int, _ key: StateKey) {
+        emit(.didChange(op: op, key, ops[op].value(key)))
+        switch key {
+        case .isFinished where ops[op].finished && !ops[op].finishSeen:
+            ops[op].finishSeen = true
+            occurred.insert(.finished(op))
+            if let q = ops[op].queue {
+                queues[q].ops.removeAll { $0 == op }
+                if ops[op].dispatched { queues[q].running -= 1 }
+            }
+            refreshReady(op)
+            for d in ops[op].dependents { refreshReady(d) }
+            if let body = ops[op].completion, !ops[op].completionSpawned {
+                ops[op].completionSpawned = true
+                spawn(name: "completion \(op)", Frame([.beginCompletion(op)] + body.map(Instr.step), this: op, exit: .completionEnded(op)))
+            }
+            if let q = ops[op].queue { pump(q) }
+        case .isExecuting, .isFinished, .isCancelled:
+            refreshReady(op)
+        default: break
+        }
+    }
+
+    /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
+    /// Ready: cancelled, executing or finished (003 isReady), or every dependency seen finished.
+    func refreshReady(_ op: Int) {
+        let o = ops[op]
+        let ready = o.cancelled || o.executing || o.finished || o.deps.allSatisfy { ops[$0].finishSeen }
+        guard ready != o.ready else { return }
+        emit(.willChange(op: op, .isReady, .bool(o.ready)))
+        ops[op].ready = ready
+        emit(.didChange(op: op, .isReady, .bool(ready)))
+        if ready, let q = o.queue { pump(q) }
+    }
+
+    /// Starts what the queue may start: never while suspended, never beyond its width, the
+    /// highest priority ready operation first, and among equals the earliest added (004 2.6.2, 2.9.1).
+    func pump(_ q: Int) {
+        while !queues[q].suspended {
+            let width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
+            guard queues[q].running < width else { return }
+            var pick: Int?
+            for op in queues[q].ops where !ops[op].dispatched && ops[op].ready {
+                if pick == nil || ops[op].priority > ops[pick!].priority { pick = op }
+            }
+            guard let op = pick else { return }
+            ops[op].dispatched = true
+            queues[q].running += 1
+            workerNumber += 1
+            spawn(name: "NSOperationQ_\(workerNumber)", queue: q, Frame([.callStart(op, .queue)]))
+        }
+    }
+
+    // MARK: Steps of operation code
+
+    private func perform(_ step: Step, this op: Int) {
+        switch step {
+        case .work(let units):
+            threads[current].state = .sleeping(until: now + max(0, units))
+        case .returnIfCancelled:
+            if evaluate(.isCancelled(.this), this: op) { returnFromRoutine() }
+        case .if(let condition, let then, let otherwise):
+            push(Frame((evaluate(condition, this: op) ? then : otherwise).map(Instr.step), this: op))
+        case .repeat(let n, let body):
+            push(Frame(Array(repeating: body, count: max(0, n)).flatMap { $0 }.map(Instr.step), this: op))
+        case .return:
+            returnFromRoutine()
+        case .willChange(let key):
+            emit(.willChange(op: op, key, ops[op].value(key)))
+        case .didChange(let key):
+            didChange(op, key)
+        case .set(let key, let value):
+            emit(.set(op: op, key, value))
+            if key == .isExecuting { ops[op].executing = value }
+            if key == .isFinished { ops[op].finished = value }
+        case .call(let name):
+            push(Frame((ops[op].kind.program?.routine(named: name) ?? []).map(Instr.step), this: op, exit: .plain))
+        case .callMain:
+            push(Frame([.invokeMain(op)], this: op))
+        case .callSuperStart:
+            let call = Call.superStart(op)
+            emit(.call(call))
+            push(Frame([.defaultStart(op)], this: op, exit: .returned(call)))
+        case .spawn(let method, let ref):
+            let target = ref.resolve(op)
+            let code: [Instr] = method == .start ? [.callStart(target, .program)] : [.invokeMain(target)]
+            spawn(name: "detached \(method.rawValue) \(target)", Frame(code, this: target))
+        case .start(let ref):
+            push(Frame([.callStart(ref.resolve(op), .program)], this: op))
+        case .cancel(let ref):
+            cancel(ref.resolve(op))
+        case .read(let key, let ref):
+            let target = ref.resolve(op)
+            emit(.read(op: target, key, ops[target].value(key)))
+        case .signal(let token):
+            tokens.insert(token)
+            emit(.signal(token: token))
+        case .await(let token, let timeout):
+            push(Frame([.afterAwait(token)], this: op))
+            if !tokens.contains(token) { block(.token(token), deadline: now + max(1, timeout)) }
+        }
+    }
+
+    private func evaluate(_ condition: Condition, this op: Int) -> Bool {
+        func read(_ key: StateKey, _ ref: OpRef) -> Bool {
+            let target = ref.resolve(op)
+            let value = ops[target].value(key)
+            emit(.read(op: target, key, value))
+            return value.bool ?? false
+        }
+        switch condition {
+        case .isCancelled(let r): return read(.isCancelled, r)
+        case .isReady(let r): return read(.isReady, r)
+        case .isConcurrent(let r): return read(.isConcurrent, r)
+        case .isExecuting(let r): return read(.isExecuting, r)
+        case .isFinished(let r): return read(.isFinished, r)
+        case .not(let c): return !evaluate(c, this: op)
+        case .and(let a, let b): return evaluate(a, this: op) && evaluate(b, this: op)
+        }
+    }
+}

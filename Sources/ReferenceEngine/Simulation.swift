@@ -1,0 +1,215 @@
+import OperationSpec
+
+/// One run of a scenario on the reference engine. Everything is synchronous and virtual:
+/// threads are frame stacks, time is a counter, and the only source of choice is the schedule
+/// seed, which picks the next runnable thread at every step. Same scenario and seed, same trace.
+final class Simulation {
+    let scenario: Scenario
+    let options: EngineOptions
+    var rng: Xoshiro256
+    var now = 0
+    var steps = 0
+    var events: [TraceEvent] = []
+    var threads: [VirtualThread] = []
+    var ops: [SimulatedOperation]
+    var queues: [SimulatedQueue]
+    var tokens: Set<Int> = []
+    /// Triggers that have happened (looked up, never iterated: iteration order would leak hashing).
+    var occurred: Set<Trigger> = []
+    var workerNumber = 0
+    /// The thread executing the current instruction.
+    var current = 0
+
+    init(scenario: Scenario, scheduleSeed: UInt64, options: EngineOptions) {
+        self.scenario = scenario
+        self.options = options
+        self.rng = Xoshiro256(seed: scheduleSeed)
+        self.ops = scenario.operations.map { SimulatedOperation(kind: $0.kind) }
+        self.queues = scenario.queues.map { _ in SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false) }
+    }
+
+    // MARK: Running
+
+    func run() -> [TraceEvent] {
+        threads.append(VirtualThread(id: 0, name: "main", queue: nil, frames: [Frame(driverProgram())]))
+        while true {
+            steps += 1
+            if steps > options.stepBudget {
+                emit(.hang("the run exceeded its budget of \(options.stepBudget) steps (a runaway program?)"), on: 0)
+                break
+            }
+            wakeBlocked()
+            let runnable = threads.indices.filter { threads[$0].state == .runnable }
+            if !runnable.isEmpty {
+                execute(thread: runnable[rng.below(runnable.count)])
+                continue
+            }
+            if advanceTime() { continue }
+            // Quiescence: nothing can run and no time is pending.
+            if case .blocked(.trigger, _) = threads[0].state {
+                // The trigger can no longer happen: the step runs anyway, and `afterTrigger` says so.
+                threads[0].state = .runnable
+                continue
+            }
+            let pending = threads.filter { if case .blocked = $0.state { return true }; return false }
+            if pending.isEmpty {
+                emit(.end, on: 0)
+            } else {
+                emit(.hang(pending.map(describe).joined(separator: "; ")), on: pending[0].id)
+            }
+            break
+        }
+        return events
+    }
+
+    private func advanceTime() -> Bool {
+        var next: Int?
+        for t in threads {
+            switch t.state {
+            case .sleeping(let until): next = min(next ?? until, until)
+            case .blocked(_, let deadline?): next = min(next ?? deadline, deadline)
+            default: break
+            }
+        }
+        guard let time = next else { return false }
+        now = time
+        for i in threads.indices {
+            switch threads[i].state {
+            case .sleeping(let until) where until <= now: threads[i].state = .runnable
+            case .blocked(_, let deadline?) where deadline <= now: threads[i].state = .runnable
+            default: break
+            }
+        }
+        return true
+    }
+
+    private func wakeBlocked() {
+        for i in threads.indices {
+            if case .blocked(let wait, _) = threads[i].state, satisfied(wait) { threads[i].state = .runnable }
+        }
+    }
+
+    func satisfied(_ wait: Wait) -> Bool {
+        switch wait {
+        case .finished(let op): return ops[op].finishSeen
+        case .allFinished(let list): return list.allSatisfy { ops[$0].finishSeen }
+        case .queueEmpty(let q): return queues[q].ops.isEmpty
+        case .token(let n): return tokens.contains(n)
+        case .trigger(_, let trigger): return occurred.contains(trigger) || ops[trigger.op].finishSeen
+        case .blocks(let op): return ops[op].blocksLeft == 0
+        }
+    }
+
+    private func describe(_ t: VirtualThread) -> String {
+        guard case .blocked(let wait, _) = t.state else { return "thread \(t.id)" }
+        let what: String
+        switch wait {
+        case .finished(let op): what = "operation \(op) to finish"
+        case .allFinished(let list): what = "operations \(list) to finish"
+        case .queueEmpty(let q): what = "queue \(q) to empty (holds \(queues[q].ops))"
+        case .token(let n): what = "token \(n)"
+        case .trigger(let step, let trig): what = "the trigger of driver step \(step) (\(trig))"
+        case .blocks(let op): what = "the blocks of operation \(op)"
+        }
+        return "thread \(t.id) (\(t.name)) waits for \(what)"
+    }
+
+    // MARK: Events and threads
+
+    @discardableResult
+    func emit(_ kind: EventKind, on thread: Int? = nil) -> Int {
+        let t = thread ?? current
+        let seq = events.count
+        events.append(TraceEvent(seq: seq, thread: t, kind))
+        switch kind {
+        case .call(.start(let op, _)): occurred.insert(.started(op))
+        case .mainBegan(let op, _): occurred.insert(.mainBegan(op))
+        case .blockBegan(let op, let b): occurred.insert(.blockBegan(op, block: b))
+        default: break
+        }
+        return seq
+    }
+
+    func spawn(name: String, queue: Int? = nil, _ frame: Frame) {
+        threads.append(VirtualThread(id: threads.count, name: name, queue: queue, frames: [frame]))
+    }
+
+    func block(_ wait: Wait, deadline: Int? = nil) {
+        threads[current].state = .blocked(wait, deadline: deadline)
+    }
+
+    private func execute(thread t: Int) {
+        current = t
+        if !threads[t].announced {
+            threads[t].announced = true
+            emit(.threadStarted(name: threads[t].name, queue: threads[t].queue))
+        }
+        guard var frame = threads[t].frames.popLast() else { threads[t].state = .done; return }
+        if frame.pc >= frame.code.count {
+            finishFrame(frame)
+            if threads[t].frames.isEmpty { threads[t].state = .done }
+            return
+        }
+        let instr = frame.code[frame.pc]
+        frame.pc += 1
+        threads[t].frames.append(frame)
+        perform(instr, this: frame.this)
+        if threads[t].frames.isEmpty, threads[t].state == .runnable { threads[t].state = .done }
+    }
+
+    /// A frame ran off its end: a routine records how it ended.
+    private func finishFrame(_ frame: Frame) {
+        switch frame.exit {
+        case .returned(let call)?: emit(.returned(call))
+        case .mainEnded(let op)?: emit(.mainEnded(op: op))
+        case .blockEnded(let op, let b)?:
+            emit(.blockEnded(op: op, block: b))
+            ops[op].blocksLeft -= 1
+        case .completionEnded(let op)?: emit(.completionEnded(op: op))
+        case .plain?, nil: break
+        }
+    }
+
+    func push(_ frame: Frame) { threads[current].frames.append(frame) }
+
+    /// `return`: unwind to the innermost routine boundary and end that routine.
+    func returnFromRoutine() {
+        while let frame = threads[current].frames.popLast() {
+            if frame.exit != nil { finishFrame(frame); return }
+        }
+    }
+
+    /// A public call refuses: unwind to the call's boundary and record `threw` instead of `returned`.
+    func throwFromCall(_ kind: MisuseKind, _ message: String) {
+        while let frame = threads[current].frames.popLast() {
+            if case .returned(let call)? = frame.exit {
+                emit(.threw(call, kind, message))
+                return
+            }
+        }
+    }
+
+    // MARK: The driver
+
+    /// Configuration the scenario asks for before its first step, then its steps.
+    private func driverProgram() -> [Instr] {
+        var code: [Instr] = []
+        for (q, config) in scenario.queues.enumerated() {
+            if config.maxConcurrent != QueueConfig.defaultMax { code.append(.action(.setMaxConcurrent(queue: q, config.maxConcurrent))) }
+            if config.suspended { code.append(.action(.suspend(queue: q))) }
+        }
+        for (o, config) in scenario.operations.enumerated() {
+            if let p = config.queuePriority { code.append(.action(.setQueuePriority(op: o, p))) }
+            if let p = config.threadPriority { code.append(.action(.setThreadPriority(op: o, p))) }
+            if let c = config.completion { code.append(.action(.setCompletionBlock(op: o, c))) }
+        }
+        for edge in scenario.dependencies { code.append(.action(.addDependency(op: edge.op, on: edge.on))) }
+        for (i, step) in scenario.driver.enumerated() {
+            if let trigger = step.after { code.append(.awaitTrigger(step: i, trigger)) }
+            code.append(.stepIssued(i))
+            code.append(.action(step.action))
+            code.append(.stepDone(i))
+        }
+        return code
+    }
+}
