@@ -1,0 +1,94 @@
+// BLOCK: block operations (004 2.1 Table 2-1, 2.4).
+
+extension RuleBook {
+    static let blockOperations: [RuleCheck] = [
+        RuleCheck(Rule("BLOCK-ALL-BEFORE-FINISH", .BLOCK,
+                       "A block operation becomes finished only after every one of its blocks has ended.",
+                       cites: [Citation(.guide, "2.1 Table 2-1"), Citation(.guide, "2.4")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).isBlock {
+                guard let f = [c.facts.finishingAt[op], c.facts.finishedAt[op]].compactMap({ $0 }).min() else { continue }
+                let began = c.indices(op, where: \.isBlockBegan)
+                guard !began.isEmpty else { continue }
+                r.hits += 1
+                for b in began {
+                    guard case .blockBegan(_, let n) = c.event(b).kind else { continue }
+                    let ended = c.firstIndex(op, after: b) { if case .blockEnded(_, n) = $0 { return true }; return false }
+                    if ended.map({ $0 > f }) ?? true {
+                        r.violations.append(c.violation("BLOCK-ALL-BEFORE-FINISH", "block operation \(op) began finishing while its block \(n) had not ended",
+                                                        "finished only when all blocks have finished", [b, f]))
+                        break
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("BLOCK-CONCURRENT", .BLOCK,
+                       "The blocks of one block operation are submitted together to a concurrent queue: a block waiting for a sibling block is not starved.",
+                       cites: [Citation(.guide, "2.4"), Citation(.guide, "2.1 Table 2-1")], strength: .documentedMust, needs: [.threadIdentity])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard case .block(let blocks) = c.kind(op) else { continue }
+                var signaller: [Int: Int] = [:]
+                for (n, body) in blocks.enumerated() { for t in Step.signals(in: body) { signaller[t] = n } }
+                var blockOfThread: [Int: Int] = [:]
+                for i in c.facts.opEvents[op] { if case .blockBegan(_, let n) = c.event(i).kind { blockOfThread[c.event(i).thread] = n } }
+                for (i, e) in c.events.enumerated() {
+                    guard case .awaited(let t, let ok) = e.kind, let mine = blockOfThread[e.thread], let theirs = signaller[t], theirs != mine else { continue }
+                    r.hits += 1
+                    if !ok {
+                        r.violations.append(c.violation("BLOCK-CONCURRENT", "block \(mine) of op \(op) timed out waiting for token \(t) from sibling block \(theirs)",
+                                                        "the blocks run concurrently", [i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("BLOCK-LATE-ADD-THROWS", .BLOCK,
+                       "Adding an execution block to a block operation that is executing or finished fails with an error.",
+                       cites: [Citation(.guide, "2.4")], strength: .observedOnly, needs: [.thrownErrors])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for call in c.indices(op, where: { if case .call(.addExecutionBlock(_)) = $0 { return true }; return false }) {
+                    guard let m = [c.facts.executingAt[op], c.facts.finishedAt[op], c.indices(op, where: \.isBlockBegan).first].compactMap({ $0 }).min(),
+                          m < call, let end = c.facts.endOf[call] else { continue }
+                    r.hits += 1
+                    if c.facts.returned(call, in: c.trace) != nil {
+                        r.violations.append(c.violation("BLOCK-LATE-ADD-THROWS", "addExecutionBlock on op \(op), already started, returned normally", "it throws", [m, call, end]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("BLOCK-EACH-ONCE", .BLOCK,
+                       "Each block of a block operation that runs its task runs exactly once.",
+                       cites: [Citation(.guide, "2.4")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).isBlock {
+                guard let main = c.indices(op, where: \.isMainBegan).first else { continue }
+                let expected = c.kind(op).blockCount + c.indices(op, where: { if case .returned(.addExecutionBlock(_)) = $0 { return true }; return false }).filter { $0 < main }.count
+                var runs = [Int](repeating: 0, count: expected)
+                for b in c.indices(op, where: \.isBlockBegan) { if case .blockBegan(_, let n) = c.event(b).kind, n < expected { runs[n] += 1 } }
+                r.hits += 1
+                if let n = runs.firstIndex(where: { $0 > 1 || ($0 == 0 && c.settled) }) {
+                    r.violations.append(c.violation("BLOCK-EACH-ONCE", "block \(n) of op \(op) ran \(runs[n]) times", "exactly once", [main]))
+                }
+            }
+            return r
+        },
+    ]
+}
+
+extension Step {
+    /// Tokens a body signals, looking inside conditionals and loops.
+    static func signals(in body: [Step]) -> [Int] {
+        body.flatMap { step -> [Int] in
+            switch step {
+            case .signal(let t): return [t]
+            case .if(_, let a, let b): return signals(in: a) + signals(in: b)
+            case .repeat(_, let a): return signals(in: a)
+            default: return []
+            }
+        }
+    }
+}

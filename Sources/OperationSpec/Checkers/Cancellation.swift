@@ -1,0 +1,154 @@
+// CANCEL: what cancel does and does not do (003 cancel; 004 2.5.2, 2.5.3, 2.9.2, 2.9.3).
+
+extension RuleBook {
+    static let cancellation: [RuleCheck] = [
+        RuleCheck(Rule("CANCEL-SETS-FLAG", .CANCEL,
+                       "After cancel returns on an operation that had not finished, isCancelled reports YES.",
+                       cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for call in c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }) {
+                    guard let done = c.facts.returned(call, in: c.trace) else { continue }
+                    // Only where the operation surely had not finished: never started before the call.
+                    guard c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
+                    let after = c.reports(op, .isCancelled).filter { $0.i > done && $0.isRead }
+                    guard !after.isEmpty else { continue }
+                    r.hits += 1
+                    if let bad = after.first(where: { $0.value == .bool(false) }) {
+                        r.violations.append(c.violation("CANCEL-SETS-FLAG",
+                            "op \(op) reported isCancelled NO after cancel returned", "isCancelled YES", [call, done, bad.i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("CANCEL-NOT-STOP", .CANCEL,
+                       "Cancelling an operation whose task is running does not stop it: its main (and each begun block) still runs to its end.",
+                       cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            guard c.settled else { return r }
+            for op in c.allOps {
+                guard let call = c.facts.cancelCalledAt[op] else { continue }
+                for began in c.indices(op, where: \.isTaskBegan) where began < call {
+                    let ended: Int?
+                    switch c.event(began).kind {
+                    case .mainBegan: ended = c.firstIndex(op, after: began, where: \.isMainEnded)
+                    case .blockBegan(_, let b): ended = c.firstIndex(op, after: began) { if case .blockEnded(_, b) = $0 { return true }; return false }
+                    default: ended = nil
+                    }
+                    if let e = ended, e < call { continue }
+                    r.hits += 1
+                    if ended == nil {
+                        r.violations.append(c.violation("CANCEL-NOT-STOP",
+                            "op \(op)'s task, running when cancel was called, never reached its end", "cancel does not stop a running task", [began, call]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("CANCEL-BEFORE-START-SKIPS-MAIN", .CANCEL,
+                       "An operation cancelled before it is started never runs its main or its blocks.",
+                       cites: [Citation(.guide, "2.9.2"), Citation(.guide, "2.9.3"), Citation(.guide, "Listing 2-6"), Citation(.ru, "start"), Citation(.zh, "start")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let call = c.facts.cancelCalledAt[op], let done = c.facts.endOf[call],
+                      let start = c.startCalls(op).first(where: { $0.i > done && !$0.threw }),
+                      c.facts.firstStart[op] == start.i else { continue }
+                r.hits += 1
+                if let ran = c.firstIndex(op, after: start.i, where: \.isTaskBegan) {
+                    r.violations.append(c.violation("CANCEL-BEFORE-START-SKIPS-MAIN",
+                        "op \(op) was cancelled before it started, yet its task began", "a cancelled operation never runs", [call, start.i, ran]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("CANCEL-BEFORE-START-FINISHES", .CANCEL,
+                       "A queued operation cancelled before it starts still becomes finished, so its dependents are released.",
+                       cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            guard c.settled else { return r }
+            for op in c.allOps {
+                guard let (add, q) = c.facts.addedAt[op], let call = c.facts.cancelCalledAt[op], call > add,
+                      c.facts.firstStart[op].map({ $0 > call }) ?? true else { continue }
+                // A queue left suspended or at width 0, or with a slot held by an operation that
+                // never finished, may fairly never get to it.
+                let end = c.events.count
+                if c.facts.suspension[q].value(before: end) || c.facts.width[q].value(before: end) == 0 { continue }
+                if c.allOps.contains(where: { o in c.startCalls(o).contains { $0.by == .queue } && c.facts.addedAt[o]?.queue == q && !c.facts.finishing(o, before: end) }) { continue }
+                r.hits += 1
+                if c.facts.finishedAt[op] == nil {
+                    r.violations.append(c.violation("CANCEL-BEFORE-START-FINISHES",
+                        "op \(op), cancelled in queue \(q) before it started, never became finished", "a cancelled operation still finishes", [add, call]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("CANCEL-FINISHED-NOOP", .CANCEL,
+                       "Cancelling an operation that has already finished has no effect: isCancelled keeps its value and no change is notified.",
+                       cites: [Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for call in c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }) {
+                    guard let finished = c.facts.finishedAt[op], c.facts.settled(finished, before: call),
+                          !c.facts.cancelled(op, before: call), c.facts.cancelCalledAt[op] == call else { continue }
+                    let after = c.opEvents(op).filter { $0.i > call }
+                    let flips = after.filter { if case .didChange(_, .isCancelled, .bool(true)) = $0.kind { return true }
+                                               if case .read(_, .isCancelled, .bool(true)) = $0.kind { return true }; return false }
+                    guard c.can(.kvo) || after.contains(where: { if case .read(_, .isCancelled, _) = $0.kind { return true }; return false }) else { continue }
+                    r.hits += 1
+                    if let bad = flips.first {
+                        r.violations.append(c.violation("CANCEL-FINISHED-NOOP",
+                            "op \(op) became cancelled by a cancel sent after it finished", "cancel on a finished operation has no effect", [finished, call, bad.i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("CANCEL-ALL", .CANCEL,
+                       "cancelAllOperations cancels every operation in the queue that has not finished.",
+                       cites: [Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for i in c.events.indices {
+                guard case .call(.cancelAll(let q)) = c.event(i).kind, let done = c.facts.returned(i, in: c.trace) else { continue }
+                for op in c.allOps {
+                    guard let add = c.facts.addedAt[op], add.queue == q, add.call < i,
+                          c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
+                    let reads = c.reports(op, .isCancelled).filter { $0.i > done && $0.isRead }
+                    let notified = c.reports(op, .isCancelled).contains { !$0.isRead && $0.i > i && $0.i < done && $0.value == .bool(true) }
+                    guard !reads.isEmpty || c.can(.kvo) else { continue }
+                    r.hits += 1
+                    if let bad = reads.first(where: { $0.value == .bool(false) }) {
+                        r.violations.append(c.violation("CANCEL-ALL",
+                            "op \(op), waiting in queue \(q), reported isCancelled NO after cancelAllOperations returned", "every operation in the queue is cancelled", [i, done, bad.i]))
+                    } else if c.can(.kvo) && !notified && c.facts.cancelled(op, before: i) == false {
+                        r.violations.append(c.violation("CANCEL-ALL",
+                            "op \(op), waiting in queue \(q), was not cancelled (no isCancelled notification) by cancelAllOperations", "every operation in the queue is cancelled", [i, done]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("CANCEL-CHECKED-IN-MAIN", .CANCEL,
+                       "An operation cancelled while its main runs checks isCancelled before main ends, so it can stop early.",
+                       cites: [Citation(.guide, "2.5.2"), Citation(.guide, "Listing 2-4"), Citation(.en, "main"), Citation(.zh, "main")],
+                       strength: .documentedAdvice)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let call = c.facts.cancelCalledAt[op], let done = c.facts.endOf[call],
+                      let began = c.indices(op, where: \.isMainBegan).first, began < call,
+                      let ended = c.firstIndex(op, after: began, where: \.isMainEnded), ended > done else { continue }
+                r.hits += 1
+                let mainThread = c.event(began).thread
+                let checked = c.facts.opEvents[op].contains { j in
+                    j > done && j < ended && c.event(j).thread == mainThread && { if case .read(_, .isCancelled, _) = c.event(j).kind { return true }; return false }()
+                }
+                if !checked {
+                    r.violations.append(c.violation("CANCEL-CHECKED-IN-MAIN",
+                        "op \(op) was cancelled during main and main ran to its end without reading isCancelled", "main checks isCancelled periodically", [began, call, ended]))
+                }
+            }
+            return r
+        },
+    ]
+}

@@ -1,0 +1,61 @@
+/// Small queries over an operation's events that several families share.
+extension CheckContext {
+    /// Events about `op` of the given shape, as (index, event kind).
+    func opEvents(_ op: Int) -> [(i: Int, kind: EventKind)] {
+        facts.opEvents[op].map { ($0, trace.events[$0].kind) }
+    }
+
+    /// Every `start` call on `op`: its index, caller, thread and the index of its end (if it ended).
+    func startCalls(_ op: Int) -> [(i: Int, by: Caller, thread: Int, end: Int?, threw: Bool)] {
+        opEvents(op).compactMap { (i, k) in
+            guard case .call(.start(_, let by)) = k else { return nil }
+            let end = facts.endOf[i]
+            let threw = end.map { if case .threw = trace.events[$0].kind { return true } else { return false } } ?? false
+            return (i, by, trace.events[i].thread, end, threw)
+        }
+    }
+
+    /// Reports of a state key's value about `op`: reads and did-change notifications.
+    func reports(_ op: Int, _ key: StateKey) -> [(i: Int, value: Value, isRead: Bool)] {
+        opEvents(op).compactMap { (i, k) in
+            switch k {
+            case .read(_, key, let v): return (i, v, true)
+            case .didChange(_, key, let v): return (i, v, false)
+            default: return nil
+            }
+        }
+    }
+
+    func firstIndex(_ op: Int, after i: Int, where match: (EventKind) -> Bool) -> Int? {
+        facts.opEvents[op].first { $0 > i && match(trace.events[$0].kind) }
+    }
+
+    func indices(_ op: Int, where match: (EventKind) -> Bool) -> [Int] {
+        facts.opEvents[op].filter { match(trace.events[$0].kind) }
+    }
+
+    var operationCount: Int { scenario.operations.count }
+    var allOps: Range<Int> { 0..<scenario.operations.count }
+    func can(_ what: Observation) -> Bool { trace.capabilities.contains(what) }
+}
+
+extension EventKind {
+    var isMainBegan: Bool { if case .mainBegan = self { return true }; return false }
+    var isMainEnded: Bool { if case .mainEnded = self { return true }; return false }
+    var isBlockBegan: Bool { if case .blockBegan = self { return true }; return false }
+    /// Main or any block began: the operation's task is running.
+    var isTaskBegan: Bool { isMainBegan || isBlockBegan }
+    func isDid(_ key: StateKey, _ value: Value? = nil) -> Bool {
+        if case .didChange(_, key, let v) = self { return value == nil || v == value }
+        return false
+    }
+    var isSuperStartCall: Bool { if case .call(.superStart(_)) = self { return true }; return false }
+    func isRead(_ key: StateKey, _ value: Value? = nil) -> Bool {
+        if case .read(_, key, let v) = self { return value == nil || v == value }
+        return false
+    }
+    func isWill(_ key: StateKey) -> Bool {
+        if case .willChange(_, key, _) = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,76 @@
+// COMPLETION: when and how a completion block runs (004 2.1, 2.6.3, 2.6.4, 2.7.2).
+
+extension RuleBook {
+    static let completion: [RuleCheck] = [
+        RuleCheck(Rule("COMPLETION-AFTER-FINISH", .COMPLETION,
+                       "A completion block begins only after its operation's task has ended and the operation began finishing.",
+                       cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.1")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for began in c.indices(op, where: { if case .completionBegan = $0 { return true }; return false }) {
+                    r.hits += 1
+                    let tasks = c.indices(op, where: \.isTaskBegan)
+                    let ends = c.indices(op, where: { if case .mainEnded = $0 { return true }; if case .blockEnded = $0 { return true }; return false })
+                    let marks = c.facts.opEvents[op].filter { j in j < began && { switch c.event(j).kind {
+                        case .willChange(_, .isFinished, _), .set(_, .isFinished, true), .didChange(_, .isFinished, .bool(true)), .read(_, .isFinished, .bool(true)): return true
+                        default: return false } }() }
+                    let taskDone = tasks.filter { $0 < began }.count <= ends.filter { $0 < began }.count
+                    if !taskDone || (c.can(.kvo) && marks.isEmpty) {
+                        r.violations.append(c.violation("COMPLETION-AFTER-FINISH",
+                            "op \(op)'s completion block began " + (taskDone ? "before the operation began finishing" : "while its task was still running"),
+                            "the completion block runs after the main task finishes", [tasks.last, began]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("COMPLETION-ONCE", .COMPLETION,
+                       "A completion block set before its operation finished runs exactly once, cancelled operations included.",
+                       cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                let runs = c.indices(op, where: { if case .completionBegan = $0 { return true }; return false })
+                let set = c.indices(op, where: { if case .call(.setCompletionBlock(_)) = $0 { return true }; return false })
+                    .compactMap { c.facts.returned($0, in: c.trace) }.first
+                guard let s = set, let f = c.facts.finishedAt[op], s < f || !runs.isEmpty else { continue }
+                r.hits += 1
+                if runs.count > 1 {
+                    r.violations.append(c.violation("COMPLETION-ONCE", "op \(op)'s completion block ran \(runs.count) times", "exactly once", runs))
+                } else if runs.isEmpty && c.settled && !c.facts.finishing(op, before: s) {
+                    r.violations.append(c.violation("COMPLETION-ONCE", "op \(op) finished and its completion block never ran", "exactly once", [s, f]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("COMPLETION-LATE-THROWS", .COMPLETION,
+                       "Setting a completion block on an operation that is executing or finished fails with an error.",
+                       cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for call in c.indices(op, where: { if case .call(.setCompletionBlock(_)) = $0 { return true }; return false }) {
+                    let mark = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }.min()
+                    guard let m = mark, m < call, let end = c.facts.endOf[call] else { continue }
+                    r.hits += 1
+                    if c.facts.returned(call, in: c.trace) != nil {
+                        r.violations.append(c.violation("COMPLETION-LATE-THROWS", "setCompletionBlock on op \(op), already executing or finished, returned normally",
+                                                        "it throws", [m, call, end]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("COMPLETION-THREAD-PRIORITY", .COMPLETION,
+                       "A completion block runs at the default thread priority, 0.5.",
+                       cites: [Citation(.guide, "2.6.3")], strength: .documentedMust, needs: [.threadPriority])) { c in
+            var r = CheckResult()
+            for (i, e) in c.events.enumerated() {
+                guard case .completionBegan(let op, let p) = e.kind else { continue }
+                r.hits += 1
+                if abs(p - 0.5) > 1e-9 {
+                    r.violations.append(c.violation("COMPLETION-THREAD-PRIORITY", "op \(op)'s completion block ran at thread priority \(p)", "0.5", [i]))
+                }
+            }
+            return r
+        },
+    ]
+}

@@ -1,0 +1,178 @@
+// KVO: the notifications an operation owes its observers (004 2.5.3, 2.5.4, Listings 2-6, 2-7; 001; 002).
+
+extension RuleBook {
+    static let kvo: [RuleCheck] = [
+        RuleCheck(Rule("KVO-SET-BRACKETED", .KVO,
+                       "A concurrent subclass changes isExecuting or isFinished only between a will-change and a did-change for that key on the same thread.",
+                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.5.4"), Citation(.gnustep, "start"), Citation(.ru, "isFinished, isExecuting")],
+                       strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).overridesStart {
+                var value: [StateKey: Bool] = [.isExecuting: false, .isFinished: false]
+                for (i, k) in c.opEvents(op) {
+                    guard case .set(_, let key, let v) = k, value[key] != v else { continue }
+                    value[key] = v
+                    r.hits += 1
+                    let t = c.event(i).thread
+                    let same = c.facts.opEvents[op].filter { c.event($0).thread == t }
+                    let will = same.last { $0 < i && c.event($0).kind.isWill(key) }
+                    let didBetween = will.map { w in same.contains { $0 > w && $0 < i && c.event($0).kind.isDid(key) } } ?? true
+                    let didAfter = same.contains { $0 > i && c.event($0).kind.isDid(key) }
+                    if will == nil || didBetween || (!didAfter && c.settled) {
+                        r.violations.append(c.violation("KVO-SET-BRACKETED",
+                            "op \(op) set \(key.rawValue) to \(v ? "YES" : "NO") " + (will == nil || didBetween ? "without a will-change before it" : "without a did-change after it"),
+                            "will-change, change, did-change on the same thread", [will, i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("KVO-COMPLETION-ORDER", .KVO,
+                       "An operation that finishes after executing notifies in the order: will isFinished, will isExecuting, did isExecuting, did isFinished.",
+                       cites: [Citation(.guide, "Listing 2-7"), Citation(.en, "completeoperation"), Citation(.zh, "completeOperation")],
+                       strength: .documentedExample, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let did = c.facts.notifiedFinishedAt[op], let exec = c.facts.executingAt[op], exec < did else { continue }
+                let t = c.event(did).thread
+                let keyed = c.facts.opEvents[op].filter { j in
+                    j <= did && c.event(j).thread == t && {
+                        switch c.event(j).kind {
+                        case .willChange(_, .isFinished, _), .willChange(_, .isExecuting, _), .didChange(_, .isFinished, _), .didChange(_, .isExecuting, _): return true
+                        default: return false
+                        }
+                    }()
+                }
+                guard let from = keyed.lastIndex(where: { c.event($0).kind.isWill(.isFinished) }) else { continue }
+                r.hits += 1
+                let seq = keyed[from...].map { j -> String in
+                    switch c.event(j).kind {
+                    case .willChange(_, let k, _): return "will " + k.rawValue
+                    case .didChange(_, let k, _): return "did " + k.rawValue
+                    default: return ""
+                    }
+                }
+                let expected = ["will isFinished", "will isExecuting", "did isExecuting", "did isFinished"]
+                if seq != expected {
+                    r.violations.append(c.violation("KVO-COMPLETION-ORDER", "op \(op) finished with notifications " + seq.joined(separator: ", "),
+                                                    expected.joined(separator: ", "), Array(keyed[from...])))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("KVO-CANCELLED-START", .KVO,
+                       "An operation started after it was cancelled goes straight to finished: it never reports isExecuting YES and it notifies isFinished.",
+                       cites: [Citation(.guide, "Listing 2-6"), Citation(.en, "Start"), Citation(.zh, "start")],
+                       strength: .documentedExample, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let call = c.facts.cancelCalledAt[op], let done = c.facts.endOf[call],
+                      let s = c.startCalls(op).first(where: { $0.i > done && !$0.threw }), c.facts.firstStart[op] == s.i else { continue }
+                r.hits += 1
+                if let exec = c.facts.opEvents[op].first(where: { j in j > s.i && {
+                    switch c.event(j).kind {
+                    case .didChange(_, .isExecuting, .bool(true)), .read(_, .isExecuting, .bool(true)), .set(_, .isExecuting, true): return true
+                    default: return false
+                    } }() }) {
+                    r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, reported isExecuting YES",
+                                                    "a cancelled operation moves straight to finished", [call, s.i, exec]))
+                } else if c.settled && c.facts.notifiedFinishedAt[op] == nil {
+                    r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, never notified isFinished",
+                                                    "will/did isFinished even when cancelled", [call, s.i]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("KVO-BALANCED", .KVO,
+                       "Every did-change follows a will-change for the same operation and key on the same thread, and every will-change is followed by its did-change.",
+                       cites: [Citation(.guide, "2.5.4"), Citation(.guide, "Listing 2-6"), Citation(.guide, "Listing 2-7")],
+                       strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            var open: [String: [Int]] = [:]  // "thread/op/key" -> will indices (looked up only)
+            var order: [String] = []
+            for (i, e) in c.events.enumerated() {
+                switch e.kind {
+                case .willChange(let op, let key, _):
+                    let k = "\(e.thread)/\(op)/\(key.rawValue)"
+                    if open[k] == nil { order.append(k) }
+                    open[k, default: []].append(i)
+                case .didChange(let op, let key, _):
+                    r.hits += 1
+                    let k = "\(e.thread)/\(op)/\(key.rawValue)"
+                    if open[k]?.popLast() == nil {
+                        r.violations.append(c.violation("KVO-BALANCED", "op \(op) sent did-change \(key.rawValue) with no will-change before it on thread \(e.thread)",
+                                                        "will and did come in pairs", [i]))
+                    }
+                default: break
+                }
+            }
+            if c.trace.ending == .complete {
+                for k in order { for w in open[k] ?? [] {
+                    r.violations.append(c.violation("KVO-BALANCED", "a will-change was never followed by its did-change", "will and did come in pairs", [w]))
+                } }
+            }
+            return r
+        },
+        RuleCheck(Rule("KVO-FINISH-ALWAYS", .KVO,
+                       "Every operation that finishes, cancelled or not, sends a did-change for isFinished.",
+                       cites: [Citation(.guide, "2.5.3"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.3")],
+                       strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            guard c.settled else { return r }
+            for op in c.allOps {
+                guard let f = c.facts.finishedAt[op] else { continue }
+                r.hits += 1
+                if c.facts.notifiedFinishedAt[op] == nil {
+                    r.violations.append(c.violation("KVO-FINISH-ALWAYS", "op \(op) became finished without a did-change for isFinished",
+                                                    "a finish notification is always sent; dependents and queues rely on it", [f]))
+                }
+            }
+            return r
+        },
+        kvoCall("KVO-CANCELLED", key: .isCancelled, "Cancelling an operation that was neither finished nor cancelled notifies isCancelled during the call.",
+                cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.9.3")]) { c, call in
+            guard case .cancel(let op) = call.kind, c.facts.firstStart[op].map({ $0 > call.i }) ?? true, c.facts.cancelCalledAt[op] == call.i else { return nil }
+            return op
+        },
+        kvoCall("KVO-DEPENDENCIES", key: .dependencies, "addDependency and removeDependency that change the dependencies notify the dependencies key during the call.",
+                cites: [Citation(.guide, "2.5.4")]) { c, call in
+            switch call.kind {
+            case .addDependency(let op, let on): return c.facts.dependencies(of: op, at: call.i).contains(on) || op == on ? nil : op
+            case .removeDependency(let op, let on): return c.facts.dependencies(of: op, at: call.i).contains(on) ? op : nil
+            default: return nil
+            }
+        },
+        kvoCall("KVO-QUEUE-PRIORITY", key: .queuePriority, "setQueuePriority that changes the priority notifies queuePriority during the call.",
+                cites: [Citation(.guide, "2.5.4")]) { c, call in
+            guard case .setQueuePriority(let op, let raw) = call.kind,
+                  c.facts.priority[op].value(before: call.i) != QueuePriority.normalized(raw) else { return nil }
+            return op
+        },
+        kvoCall("KVO-COMPLETION-BLOCK", key: .completionBlock, "setCompletionBlock notifies completionBlock during the call.",
+                cites: [Citation(.guide, "2.5.4")]) { _, call in
+            if case .setCompletionBlock(let op) = call.kind { return op }
+            return nil
+        },
+    ]
+
+    /// A rule of the form "this call, when it succeeds and changes something, notifies `key`
+    /// (will and did) before it returns". `subject` says whether a call applies, and for which op.
+    static func kvoCall(_ id: String, key: StateKey, _ statement: String, cites: [Citation],
+                        subject: @escaping @Sendable (CheckContext, (i: Int, kind: Call)) -> Int?) -> RuleCheck {
+        RuleCheck(Rule(id, .KVO, statement, cites: cites, strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for (i, e) in c.events.enumerated() {
+                guard case .call(let call) = e.kind, let done = c.facts.returned(i, in: c.trace), let op = subject(c, (i, call)) else { continue }
+                r.hits += 1
+                let within = c.facts.opEvents[op].filter { $0 > i && $0 < done }
+                let will = within.contains { c.event($0).kind.isWill(key) }
+                let did = within.contains { c.event($0).kind.isDid(key) }
+                if !will || !did {
+                    r.violations.append(c.violation(id, "\(call) returned without " + (will ? "a did-change" : "a will-change") + " for \(key.rawValue)",
+                                                    "will and did change for \(key.rawValue) during the call", [i, done]))
+                }
+            }
+            return r
+        }
+    }
+}

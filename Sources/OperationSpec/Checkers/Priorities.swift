@@ -1,0 +1,104 @@
+// PRIORITY and THREAD: queue priority and its normalisation, thread priority
+// (003 setQueuePriority:, setThreadPriority:; 004 2.6.2, 2.6.3).
+
+extension RuleBook {
+    static let priority: [RuleCheck] = [
+        RuleCheck(Rule("PRIORITY-ORDER", .PRIORITY,
+                       "When a serial queue picks its next operation, a ready operation of higher priority goes before a ready one of lower priority.",
+                       cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.9.1")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for q in c.scenario.queues.indices {
+                var previous: Int?
+                var resumes: [Int] = []
+                for i in c.facts.queueEvents[q] {
+                    if case .call(.setSuspended(_, false)) = c.event(i).kind, let done = c.facts.endOf[i] { resumes.append(done) }
+                    if case .call(.setMaxConcurrent(_, _)) = c.event(i).kind, let done = c.facts.endOf[i] { resumes.append(done) }
+                }
+                let starts = c.events.indices.filter { i in
+                    if case .call(.start(let op, .queue)) = c.event(i).kind { return c.facts.addedAt[op]?.queue == q }
+                    return false
+                }
+                for s in starts {
+                    guard case .call(.start(let x, _)) = c.event(s).kind else { continue }
+                    defer { previous = x }
+                    guard c.facts.width[q].value(before: s) == 1 else { continue }
+                    // The choice was made after the previous operation finished, or the queue was resumed.
+                    let choice = ([previous.flatMap { p in c.facts.finishedAt[p] }] + resumes.filter { $0 < s }.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
+                    guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
+                    let px = c.facts.priority[x].value(before: s)
+                    let rivals = c.allOps.filter { y in
+                        y != x && c.facts.addedAt[y].map { $0.queue == q && $0.call < cp } == true
+                            && (c.startCalls(y).first { $0.by == .queue }?.i ?? Int.max) > s
+                            && !c.facts.priority[y].changed(between: cp, and: s)
+                            && (c.facts.cancelled(y, before: cp) || c.facts.dependencies(of: y, at: cp).allSatisfy { d in
+                                c.facts.finishedAt[d].map { c.facts.settled($0, before: cp) } ?? false })
+                    }
+                    guard !rivals.isEmpty else { continue }
+                    r.hits += 1
+                    if let y = rivals.first(where: { c.facts.priority[$0].value(before: s) > px }) {
+                        r.violations.append(c.violation("PRIORITY-ORDER",
+                            "serial queue \(q) started op \(x) (priority \(px)) while op \(y) (priority \(c.facts.priority[y].value(before: s))) was ready too",
+                            "the higher priority ready operation starts first", [cp, s]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("PRIORITY-NORMALIZE", .PRIORITY,
+                       "A queue priority that is not one of the defined values reads back as the next defined value towards Normal.",
+                       cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                var expected: Int?, raw = 0
+                for (i, k) in c.opEvents(op) {
+                    if case .returned(.setQueuePriority(_, let v)) = k { expected = QueuePriority.normalized(v); raw = v }
+                    guard let want = expected, case .read(_, .queuePriority, .int(let got)) = k else { continue }
+                    if QueuePriority.defined.contains(raw) { continue }
+                    r.hits += 1
+                    if got != want {
+                        r.violations.append(c.violation("PRIORITY-NORMALIZE", "op \(op)'s priority, set to \(raw), read back as \(got)",
+                                                        "\(want), the next defined value towards Normal", [i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("PRIORITY-DEFAULT-NORMAL", .PRIORITY,
+                       "An operation whose priority was never set reports Normal (0).",
+                       cites: [Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                let firstSet = c.indices(op, where: { if case .call(.setQueuePriority(_, _)) = $0 { return true }; return false }).first ?? Int.max
+                for report in c.reports(op, .queuePriority) where report.isRead && report.i < firstSet {
+                    r.hits += 1
+                    if report.value != .int(QueuePriority.normal) {
+                        r.violations.append(c.violation("PRIORITY-DEFAULT-NORMAL", "op \(op) reported priority \(report.value) before any was set", "Normal (0)", [report.i]))
+                    }
+                }
+            }
+            return r
+        },
+    ]
+
+    static let threadPriority: [RuleCheck] = [
+        RuleCheck(Rule("THREAD-PRIORITY-MAIN", .THREAD,
+                       "The default start runs main at the operation's thread priority: the value set before it started, or 0.5.",
+                       cites: [Citation(.guide, "2.6.3"), Citation(.gnustep, "setThreadPriority:")], strength: .documentedMust, needs: [.threadPriority])) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).overridesStart {
+                guard let s = c.facts.firstStart[op], let began = c.firstIndex(op, after: s, where: \.isMainBegan),
+                      case .mainBegan(_, let p) = c.event(began).kind else { continue }
+                var want = 0.5
+                for (i, k) in c.opEvents(op) where i < s {
+                    if case .returned(.setThreadPriority(_, let v)) = k { want = v }
+                }
+                guard (0...1).contains(want) else { continue }
+                r.hits += 1
+                if abs(p - want) > 1e-9 {
+                    r.violations.append(c.violation("THREAD-PRIORITY-MAIN", "op \(op)'s main ran at thread priority \(p)", "\(want)", [s, began]))
+                }
+            }
+            return r
+        },
+    ]
+}

@@ -1,0 +1,114 @@
+// READY: when an operation reports itself ready (003 isReady, addDependency; 004 2.6.1, 2.9.2, 2.5.4).
+
+extension RuleBook {
+    static let readiness: [RuleCheck] = [
+        RuleCheck(Rule("READY-DEPS-UNFINISHED", .READY,
+                       "An operation with an unfinished dependency reports isReady NO, unless it is cancelled, executing or finished.",
+                       cites: [Citation(.gnustep, "addDependency:, isReady"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for report in c.reports(op, .isReady) {
+                    let i = report.i
+                    if c.facts.cancelCalledAt[op].map({ $0 < i }) == true || c.facts.executingAt[op].map({ $0 < i }) == true
+                        || c.facts.finishing(op, before: i) { continue }
+                    guard let pending = c.facts.dependencies(of: op, at: i).first(where: { !c.facts.finishing($0, before: i) }) else { continue }
+                    r.hits += 1
+                    if report.value == .bool(true) {
+                        r.violations.append(c.violation("READY-DEPS-UNFINISHED",
+                            "op \(op) reported isReady YES while its dependency op \(pending) had not finished",
+                            "isReady NO until every dependency has finished", [i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("READY-AFTER-DEPS", .READY,
+                       "Once every dependency of an operation has finished and said so, the operation reports isReady YES.",
+                       cites: [Citation(.gnustep, "isReady"), Citation(.guide, "2.6.1")],
+                       strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                for report in c.reports(op, .isReady) where report.isRead {
+                    let i = report.i
+                    let deps = c.facts.dependencies(of: op, at: i)
+                    // Every dependency must have delivered its finish, and that thread moved on.
+                    let known = deps.allSatisfy { d in c.facts.notifiedFinishedAt[d].map { c.facts.settled($0, before: i) } ?? false }
+                    guard known else { continue }
+                    r.hits += 1
+                    if report.value == .bool(false) {
+                        r.violations.append(c.violation("READY-AFTER-DEPS",
+                            deps.isEmpty ? "op \(op) reported isReady NO with no dependency in force"
+                                         : "op \(op) reported isReady NO after its dependencies \(deps) had all finished",
+                            "isReady YES once every dependency has finished", [i] + deps.map { c.facts.notifiedFinishedAt[$0] }))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("READY-CANCELLED", .READY,
+                       "A cancelled operation reports isReady YES even while it has unfinished dependencies.",
+                       cites: [Citation(.gnustep, "isReady"), Citation(.guide, "2.9.2 (Listing 2-8 commentary)")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let cancelCall = c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }).first,
+                      let done = c.facts.returned(cancelCall, in: c.trace),
+                      !c.facts.finishing(op, before: cancelCall) else { continue }
+                for report in c.reports(op, .isReady) where report.i > done {
+                    guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }
+                    r.hits += 1
+                    if report.value == .bool(false) {
+                        r.violations.append(c.violation("READY-CANCELLED",
+                            "op \(op) reported isReady NO after cancel returned", "a cancelled operation is ready", [cancelCall, done, report.i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("READY-EXECUTING-FINISHED", .READY,
+                       "An executing or finished operation reports isReady YES.",
+                       cites: [Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                let marks = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }
+                guard let mark = marks.min() else { continue }
+                for report in c.reports(op, .isReady) where c.facts.settled(mark, before: report.i) {
+                    r.hits += 1
+                    if report.value == .bool(false) {
+                        r.violations.append(c.violation("READY-EXECUTING-FINISHED",
+                            "op \(op) reported isReady NO after it had been executing or finished", "isReady YES", [mark, report.i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("READY-KVO", .READY,
+                       "A change of an operation's isReady is announced: a will-change for isReady comes before any report of the new value.",
+                       cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                var last: Value?
+                var announced = false
+                for (i, k) in c.opEvents(op) {
+                    switch k {
+                    case .willChange(_, .isReady, _): announced = true
+                    case .didChange(_, .isReady, let v), .read(_, .isReady, let v):
+                        if let prev = last, prev != v {
+                            r.hits += 1
+                            if !announced {
+                                r.violations.append(c.violation("READY-KVO",
+                                    "op \(op)'s isReady went from \(prev) to \(v) with no will-change notification",
+                                    "every change of isReady is notified", [i]))
+                            }
+                        }
+                        last = v
+                        if case .didChange = k { announced = false }
+                    default: break
+                    }
+                }
+            }
+            return r
+        },
+    ]
+}

@@ -1,0 +1,145 @@
+// START: the default start and its refusals; what a concurrent subclass's start must do
+// (003 start; 004 2.2, 2.5.3 Table 2-2, 2.7.2, 2.9.2; 001; 002).
+
+extension RuleBook {
+    static let start: [RuleCheck] = [
+        RuleCheck(Rule("START-NOT-READY-THROWS", .START,
+                       "Calling the default start of an operation that is not ready fails with an error and runs nothing.",
+                       cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).overridesStart {
+                for s in c.startCalls(op) {
+                    guard let end = s.end, !(c.facts.cancelCalledAt[op].map { $0 < end } ?? false),
+                          !c.facts.finishing(op, before: end), c.facts.executingAt[op].map({ $0 > end }) ?? true,
+                          let pending = c.facts.dependencies(of: op, at: s.i).first(where: { !c.facts.finishing($0, before: end) })
+                    else { continue }
+                    r.hits += 1
+                    if !s.threw {
+                        r.violations.append(c.violation("START-NOT-READY-THROWS",
+                            "start on op \(op) returned normally while its dependency op \(pending) had not finished",
+                            "start on an operation that is not ready throws", [s.i, end]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("START-EXECUTING-THROWS", .START,
+                       "Calling the default start of an operation that is executing fails with an error.",
+                       cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).overridesStart {
+                guard let began = c.indices(op, where: \.isTaskBegan).first else { continue }
+                for s in c.startCalls(op) where s.i > began {
+                    guard let end = s.end, !c.facts.finishing(op, before: end) else { continue }
+                    r.hits += 1
+                    if !s.threw {
+                        r.violations.append(c.violation("START-EXECUTING-THROWS",
+                            "a second start on op \(op), called while its task ran, returned normally", "start on an executing operation throws", [began, s.i, end]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("START-FINISHED", .START,
+                       "Calling the default start of a finished operation fails with an error and runs nothing again.",
+                       cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.2")], strength: .documentedMust,
+                       variants: [Variant(.classReference, "Calling the default start of a finished operation returns quietly and runs nothing again (class reference, OS X 10.6 and later; not among the seed documents).")])) { c in
+            var r = CheckResult()
+            let quiet = c.profile == .classReference
+            for op in c.allOps where !c.kind(op).overridesStart {
+                guard let finished = c.facts.finishedAt[op] else { continue }
+                for s in c.startCalls(op) where c.facts.settled(finished, before: s.i) {
+                    guard let end = s.end else { continue }
+                    r.hits += 1
+                    if let ran = c.firstIndex(op, after: s.i, where: \.isTaskBegan), ran < end {
+                        r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) ran its task again",
+                                                        "a finished operation never runs again", [finished, s.i, ran]))
+                    } else if quiet && s.threw {
+                        r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) threw",
+                                                        "it returns quietly (class-reference profile)", [finished, s.i, end]))
+                    } else if !quiet && !s.threw {
+                        r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) returned normally",
+                                                        "it throws (guide profile, 004 2.7.2)", [finished, s.i, end]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("START-SYNC-MAIN", .START,
+                       "The default start of a non-concurrent operation runs main synchronously on the thread that called start, before start returns.",
+                       cites: [Citation(.guide, "2.2"), Citation(.guide, "2.5.3"), Citation(.zh, "1 (start before / main begin / start after)")],
+                       strength: .documentedMust, needs: [.threadIdentity])) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).overridesStart {
+                for s in c.startCalls(op) where !s.threw {
+                    guard let end = s.end, !(c.facts.cancelCalledAt[op].map { $0 < end } ?? false),
+                          !c.facts.finishing(op, before: s.i), c.facts.firstStart[op] == s.i else { continue }
+                    r.hits += 1
+                    let began = c.firstIndex(op, after: s.i, where: \.isMainBegan)
+                    let ended = began.flatMap { b in c.firstIndex(op, after: b, where: \.isMainEnded) }
+                    if let b = began, c.event(b).thread != s.thread {
+                        r.violations.append(c.violation("START-SYNC-MAIN", "op \(op)'s main ran on thread \(c.event(b).thread), not on the thread that called start (\(s.thread))",
+                                                        "main runs on the calling thread", [s.i, b]))
+                    } else if began == nil || began! > end || ended == nil || ended! > end {
+                        r.violations.append(c.violation("START-SYNC-MAIN", "start on op \(op) returned before its main had run to its end",
+                                                        "main runs synchronously inside start", [s.i, began, end]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("START-KVO", .START,
+                       "The default start announces isExecuting becoming YES before main and isFinished becoming YES after it.",
+                       cites: [Citation(.guide, "2.9.2"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).overridesStart {
+                guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end,
+                      let began = c.firstIndex(op, after: s.i, where: \.isMainBegan), began < end,
+                      let ended = c.firstIndex(op, after: began, where: \.isMainEnded) else { continue }
+                r.hits += 1
+                let executing = c.facts.opEvents[op].contains { $0 > s.i && $0 < began && c.event($0).kind.isDid(.isExecuting, .bool(true)) }
+                let finished = c.facts.opEvents[op].contains { $0 > ended && $0 <= end && c.event($0).kind.isDid(.isFinished, .bool(true)) }
+                if !executing || !finished {
+                    r.violations.append(c.violation("START-KVO",
+                        "the default start of op \(op) did not announce " + (executing ? "isFinished YES after main" : "isExecuting YES before main"),
+                        "did-change isExecuting YES before main and isFinished YES after it", [s.i, began, ended, end]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("START-CONCURRENT-NO-SUPER", .START,
+                       "A subclass that overrides start never calls [super start].",
+                       cites: [Citation(.gnustep, "start"), Citation(.guide, "2.5.3 Table 2-2"), Citation(.zh, "2 (start)")],
+                       strength: .documentedMust, needs: [.superStart])) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).overridesStart {
+                for s in c.startCalls(op) {
+                    r.hits += 1
+                    let stop = s.end ?? c.events.count
+                    if let bad = c.facts.opEvents[op].first(where: { $0 > s.i && $0 < stop && c.event($0).kind.isSuperStartCall }) {
+                        r.violations.append(c.violation("START-CONCURRENT-NO-SUPER", "op \(op)'s start called [super start]",
+                                                        "an overriding start must not call super", [s.i, bad]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("START-CONCURRENT-ASYNC", .START,
+                       "A concurrent operation's start does not run its main on the thread that called start; start returns and the task goes on elsewhere.",
+                       cites: [Citation(.guide, "2.2"), Citation(.guide, "Listing 2-6"), Citation(.zh, "2")],
+                       strength: .documentedMust, needs: [.threadIdentity])) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).reportsConcurrent {
+                for s in c.startCalls(op) where !s.threw {
+                    guard let began = c.firstIndex(op, after: s.i, where: \.isMainBegan) else { continue }
+                    r.hits += 1
+                    if c.event(began).thread == s.thread, began < (s.end ?? c.events.count) {
+                        r.violations.append(c.violation("START-CONCURRENT-ASYNC", "concurrent op \(op) ran main inside start, on the calling thread",
+                                                        "start sets up another thread and returns", [s.i, began]))
+                    }
+                }
+            }
+            return r
+        },
+    ]
+}

@@ -1,0 +1,121 @@
+// STATE: invariants of the state properties (003 isFinished, isConcurrent, cancel; 004 2.2, Listing 2-7).
+
+extension RuleBook {
+    static let state: [RuleCheck] = [
+        RuleCheck(Rule("STATE-EXCLUSIVE", .STATE,
+                       "An operation never reports isExecuting and isFinished both YES.",
+                       cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
+                       strength: .documentedExample)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                var known: [StateKey: (Bool, Int)] = [:]
+                for (i, k) in c.opEvents(op) {
+                    let key: StateKey, v: Bool
+                    switch k {
+                    case .didChange(_, let kk, .bool(let b)), .read(_, let kk, .bool(let b)): key = kk; v = b
+                    case .set(_, let kk, let b): key = kk; v = b
+                    default: continue
+                    }
+                    guard key == .isExecuting || key == .isFinished else { continue }
+                    known[key] = (v, i)
+                    r.hits += 1
+                    if let e = known[.isExecuting], let f = known[.isFinished], e.0 && f.0 {
+                        r.violations.append(c.violation("STATE-EXCLUSIVE", "op \(op) was executing and finished at once",
+                                                        "isExecuting and isFinished are never both YES", [e.1, f.1]))
+                        known = [:]
+                    }
+                }
+            }
+            return r
+        },
+        monotonic("STATE-FINISHED-MONOTONIC", .isFinished, "Once an operation reports isFinished YES it never reports NO again.",
+                  cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3")]),
+        monotonic("STATE-CANCELLED-MONOTONIC", .isCancelled, "Once an operation reports isCancelled YES it never reports NO again.",
+                  cites: [Citation(.gnustep, "cancel")]),
+        RuleCheck(Rule("STATE-FINISHED-REGARDLESS", .STATE,
+                       "An operation that was started becomes finished, whether it completed, was cancelled or failed.",
+                       cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "main"), Citation(.guide, "2.5.3")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            guard c.settled else { return r }
+            for op in c.allOps {
+                guard let s = c.startCalls(op).first(where: { !$0.threw && $0.end != nil }) else { continue }
+                r.hits += 1
+                if c.facts.finishedAt[op] == nil {
+                    r.violations.append(c.violation("STATE-FINISHED-REGARDLESS", "op \(op) was started and never became finished",
+                                                    "every started operation reaches isFinished", [s.i, s.end]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("STATE-NOT-CONCURRENT-DEFAULT", .STATE,
+                       "An operation that does not override isConcurrent reports NO.",
+                       cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).reportsConcurrent {
+                for report in c.reports(op, .isConcurrent) {
+                    r.hits += 1
+                    if report.value == .bool(true) {
+                        r.violations.append(c.violation("STATE-NOT-CONCURRENT-DEFAULT", "op \(op) reported isConcurrent YES without overriding it",
+                                                        "the default isConcurrent is NO", [report.i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("STATE-NOT-EXECUTING-BEFORE-START", .STATE,
+                       "An operation does not report isExecuting YES before its start has been called.",
+                       cites: [Citation(.guide, "2.9.2"), Citation(.gnustep, "start")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                let first = c.facts.firstStart[op] ?? Int.max
+                for report in c.reports(op, .isExecuting) where report.i < first {
+                    r.hits += 1
+                    if report.value == .bool(true) {
+                        r.violations.append(c.violation("STATE-NOT-EXECUTING-BEFORE-START", "op \(op) reported isExecuting YES before start was called",
+                                                        "an operation executes only once started", [report.i]))
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("STATE-MAIN-ONCE", .STATE,
+                       "An operation's main runs at most once, however often it is started or added.",
+                       cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps where !c.kind(op).overridesStart {
+                let mains = c.indices(op, where: \.isMainBegan)
+                guard !mains.isEmpty else { continue }
+                r.hits += 1
+                if mains.count > 1 {
+                    r.violations.append(c.violation("STATE-MAIN-ONCE", "op \(op)'s main ran \(mains.count) times", "main runs at most once", mains))
+                }
+            }
+            return r
+        },
+    ]
+
+    static func monotonic(_ id: String, _ key: StateKey, _ statement: String, cites: [Citation]) -> RuleCheck {
+        RuleCheck(Rule(id, .STATE, statement, cites: cites, strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                var yes: Int?
+                for (i, k) in c.opEvents(op) {
+                    let v: Bool
+                    switch k {
+                    case .didChange(_, key, .bool(let b)), .read(_, key, .bool(let b)): v = b
+                    case .set(_, key, let b): v = b
+                    default: continue
+                    }
+                    if let first = yes {
+                        r.hits += 1
+                        if !v {
+                            r.violations.append(c.violation(id, "op \(op) reported \(key.rawValue) NO after YES", "\(key.rawValue) never goes back to NO", [first, i]))
+                            yes = nil
+                        }
+                    } else if v { yes = i }
+                }
+            }
+            return r
+        }
+    }
+}

@@ -1,0 +1,42 @@
+// SUBCLASS: what a concurrent subclass must declare (004 2.5.3 Table 2-2; 001; 002).
+
+extension RuleBook {
+    static let subclasses: [RuleCheck] = [
+        RuleCheck(Rule("SUBCLASS-CONCURRENT-FLAG", .SUBCLASS,
+                       "An operation whose start returns before its task has finished reports isConcurrent YES.",
+                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.en, "isconcurrent"), Citation(.zh, "2 (isAsynchronous)")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).overridesStart {
+                guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end, !c.facts.finishing(op, before: end),
+                      c.facts.finishedAt[op] != nil || c.indices(op, where: \.isMainBegan).contains(where: { $0 > end }) else { continue }
+                for report in c.reports(op, .isConcurrent) {
+                    r.hits += 1
+                    if report.value == .bool(false) {
+                        r.violations.append(c.violation("SUBCLASS-CONCURRENT-FLAG", "op \(op) runs asynchronously but reported isConcurrent NO",
+                                                        "a concurrent operation overrides isConcurrent to return YES", [s.i, end, report.i]))
+                    }
+                }
+            }
+            return r
+        },
+    ]
+
+    static let invocation: [RuleCheck] = [
+        RuleCheck(Rule("INVOCATION-CANCELLED-RESULT", .INVOCATION,
+                       "Asking a cancelled invocation operation for its result fails with an error.",
+                       cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let cancel = c.facts.cancelCalledAt[op], let cancelled = c.facts.endOf[cancel], !c.facts.finishing(op, before: cancel) else { continue }
+                for call in c.indices(op, where: { if case .call(.result(_)) = $0 { return true }; return false }) where call > cancelled {
+                    r.hits += 1
+                    if let done = c.facts.returned(call, in: c.trace) {
+                        r.violations.append(c.violation("INVOCATION-CANCELLED-RESULT", "the result of cancelled op \(op) was returned", "it throws", [cancel, call, done]))
+                    }
+                }
+            }
+            return r
+        },
+    ]
+}

@@ -1,0 +1,37 @@
+/// What a checker sees: the scenario, the trace, the profile, and the facts indexed from the trace.
+public struct CheckContext: Sendable {
+    public let scenario: Scenario
+    public let trace: Trace
+    public let profile: Profile
+    public let facts: TraceFacts
+
+    public init(scenario: Scenario, trace: Trace, profile: Profile) {
+        self.scenario = scenario
+        self.trace = trace
+        self.profile = profile
+        self.facts = TraceFacts(scenario: scenario, trace: trace)
+    }
+
+    public var events: [TraceEvent] { trace.events }
+    public func event(_ i: Int) -> TraceEvent { trace.events[i] }
+    public func kind(_ op: Int) -> OperationKind { scenario.operations[op].kind }
+    /// The run ended on its own (normally or by a hang), so "never happened" is meaningful.
+    /// After a crash or a cut, liveness rules have nothing to say.
+    public var settled: Bool { trace.ending == .complete || trace.ending == .hang }
+
+    public func violation(_ rule: String, _ observed: String, _ expected: String, _ witnesses: [Int?]) -> Violation {
+        Violation(rule: rule, observed: observed, expected: expected,
+                  witnesses: witnesses.compactMap { $0 }.map { trace.events[$0] })
+    }
+}
+
+/// One rule with its checker: `(Scenario, Trace) -> [Violation]`, pure, linear in the trace
+/// (after the shared `TraceFacts` pass).
+public struct RuleCheck: Sendable {
+    public let rule: Rule
+    public let check: @Sendable (CheckContext) -> CheckResult
+    public init(_ rule: Rule, _ check: @escaping @Sendable (CheckContext) -> CheckResult) {
+        self.rule = rule
+        self.check = check
+    }
+}

@@ -1,0 +1,216 @@
+/// Facts indexed from a trace in one pass, shared by all checkers: which events concern which
+/// operation and queue, how calls paired with their returns, and the first evidence of each
+/// state. "Evidence" is any event that shows a state: a did-change, a read, an ivar store, or a
+/// consequence (a completion block runs only after its operation finished).
+public struct TraceFacts: Sendable {
+    /// For each operation, the indices of the events about it, in order.
+    public private(set) var opEvents: [[Int]]
+    /// For each queue, the indices of the calls about it and its worker threads' starts.
+    public private(set) var queueEvents: [[Int]]
+    /// For each `call` event, the index of its `returned` or `threw`; nil when it never ended.
+    public private(set) var endOf: [Int: Int] = [:]
+    /// For each operation, the first evidence it was finished / cancelled / executing.
+    public private(set) var finishedAt: [Int?]
+    public private(set) var notifiedFinishedAt: [Int?]
+    public private(set) var cancelledAt: [Int?]
+    public private(set) var executingAt: [Int?]
+    /// Successful additions to queues: (call index, queue) per operation, at most one.
+    public private(set) var addedAt: [(call: Int, queue: Int)?]
+    /// Dependency edges with the interval they were in force.
+    public private(set) var edges: [EdgeLife] = []
+    /// The queue that owns each thread, for worker threads.
+    public private(set) var workerQueue: [Int: Int] = [:]
+    /// Per operation: the first sign it began finishing (a will-change of isFinished, or any
+    /// finish evidence). Observers of one notification run in an order nobody promises, so a
+    /// reaction to a finish may be logged before our own did-change; "finishing" is the safe mark.
+    public private(set) var finishingAt: [Int?]
+    /// Per operation: the first `start` call, any caller.
+    public private(set) var firstStart: [Int?]
+    /// Per operation: the first `cancel` (or `cancelAllOperations` of its queue) call.
+    public private(set) var cancelCalledAt: [Int?]
+    /// For each event, the index of the next event on the same thread (`count` if none):
+    /// an event "settled" before `i` when its thread had moved on before `i`.
+    public private(set) var nextOnThread: [Int]
+    /// Per queue: its suspension and width over time, by the index each change took effect.
+    public private(set) var suspension: [Timeline<Bool>]
+    public private(set) var width: [Timeline<Int>]
+    /// Per operation: normalised priority over time.
+    public private(set) var priority: [Timeline<Int>]
+    /// Indices of edges per operation, for quick lookup.
+    private var edgesOf: [[Int]]
+
+    public struct EdgeLife: Sendable {
+        public let op: Int, on: Int
+        /// Index of the `returned` of the addDependency call.
+        public let added: Int
+        /// Index of the `call` of the removeDependency that ended it.
+        public var removed: Int?
+        public func active(at i: Int) -> Bool { added < i && (removed.map { i < $0 } ?? true) }
+    }
+
+    public init(scenario: Scenario, trace: Trace) {
+        let n = scenario.operations.count
+        opEvents = Array(repeating: [], count: n)
+        queueEvents = Array(repeating: [], count: scenario.queues.count)
+        finishedAt = Array(repeating: nil, count: n)
+        notifiedFinishedAt = Array(repeating: nil, count: n)
+        cancelledAt = Array(repeating: nil, count: n)
+        executingAt = Array(repeating: nil, count: n)
+        addedAt = Array(repeating: nil, count: n)
+        finishingAt = Array(repeating: nil, count: n)
+        firstStart = Array(repeating: nil, count: n)
+        cancelCalledAt = Array(repeating: nil, count: n)
+        nextOnThread = Array(repeating: trace.events.count, count: trace.events.count)
+        suspension = scenario.queues.map { _ in Timeline(initial: false) }
+        width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
+        priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
+        edgesOf = Array(repeating: [], count: n)
+        var lastOnThread: [Int: Int] = [:]
+        var open: [Int: [Int]] = [:]  // thread -> stack of open call indices
+        let events = trace.events
+        func first(_ slot: inout [Int?], _ op: Int, _ i: Int) { if slot[op] == nil { slot[op] = i } }
+        func valid(_ op: Int) -> Bool { op >= 0 && op < n }
+
+        for (i, e) in events.enumerated() {
+            if let prev = lastOnThread[e.thread] { nextOnThread[prev] = i }
+            lastOnThread[e.thread] = i
+            switch e.kind {
+            case .threadStarted(_, let q?): workerQueue[e.thread] = q; if q < queueEvents.count { queueEvents[q].append(i) }
+            case .call(let c):
+                open[e.thread, default: []].append(i)
+                switch c {
+                case .start(let op, _): if valid(op) { first(&firstStart, op, i) }
+                case .cancel(let op): if valid(op) { first(&cancelCalledAt, op, i) }
+                case .cancelAll(let q):
+                    for op in 0..<n where addedAt[op]?.queue == q && finishedAt[op] == nil { first(&cancelCalledAt, op, i) }
+                default: break
+                }
+                if let op = c.op, valid(op) { opEvents[op].append(i) }
+                for op in Self.batch(c) where valid(op) { opEvents[op].append(i) }
+                if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
+            case .returned(let c), .threw(let c, _, _):
+                if var stack = open[e.thread], let k = stack.lastIndex(where: { events[$0].kind.call == c }) {
+                    let start = stack.remove(at: k)
+                    open[e.thread] = stack
+                    endOf[start] = i
+                    if case .returned = e.kind {
+                        switch c {
+                        case .addOperation(let op, let q): if valid(op), addedAt[op] == nil { addedAt[op] = (start, q) }
+                        case .addOperations(let list, let q, _): for op in list where valid(op) && addedAt[op] == nil { addedAt[op] = (start, q) }
+                        case .addDependency(let op, let on):
+                            if valid(op) { edgesOf[op].append(edges.count) }
+                            edges.append(EdgeLife(op: op, on: on, added: i))
+                        case .removeDependency(let op, let on):
+                            if valid(op), let k = edgesOf[op].last(where: { edges[$0].on == on && edges[$0].removed == nil }) { edges[k].removed = start }
+                        case .setSuspended(let q, let v): if q < suspension.count { suspension[q].record(v, at: v ? i : start) }
+                        case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: start) }
+                        case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
+                        default: break
+                        }
+                    }
+                }
+                if let op = c.op, valid(op) { opEvents[op].append(i) }
+                for op in Self.batch(c) where valid(op) { opEvents[op].append(i) }
+                if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
+            case .didChange(let op, let key, let v), .read(let op, let key, let v):
+                guard valid(op) else { continue }
+                opEvents[op].append(i)
+                if v == .bool(true) {
+                    if key == .isFinished { first(&finishedAt, op, i) }
+                    if key == .isCancelled { first(&cancelledAt, op, i) }
+                    if key == .isExecuting { first(&executingAt, op, i) }
+                    if key == .isFinished, case .didChange = e.kind { first(&notifiedFinishedAt, op, i) }
+                }
+            case .set(let op, let key, let v):
+                guard valid(op) else { continue }
+                opEvents[op].append(i)
+                if v, key == .isFinished { first(&finishedAt, op, i) }
+                if v, key == .isExecuting { first(&executingAt, op, i) }
+            case .completionBegan(let op, _):
+                guard valid(op) else { continue }
+                opEvents[op].append(i)
+                first(&finishedAt, op, i)
+            case .willChange(let op, let key, _):
+                guard valid(op) else { continue }
+                opEvents[op].append(i)
+                if key == .isFinished { first(&finishingAt, op, i) }
+            case .mainBegan(let op, _), .mainEnded(let op), .blockBegan(let op, _),
+                 .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op):
+                if valid(op) { opEvents[op].append(i) }
+            case .operationCount(let q, _):
+                if q < queueEvents.count { queueEvents[q].append(i) }
+            default: break
+            }
+        }
+    }
+
+    /// Whether the operation had begun finishing before event `i` (the lenient mark).
+    public func finishing(_ op: Int, before i: Int) -> Bool {
+        let f = [finishingAt[op], finishedAt[op]].compactMap { $0 }.min()
+        return f.map { $0 < i } ?? false
+    }
+    /// Whether event `e`'s thread had moved on past it before event `i`.
+    public func settled(_ e: Int, before i: Int) -> Bool { nextOnThread[e] < i }
+    /// Whether the operation had shown itself finished before event `i`.
+    public func finished(_ op: Int, before i: Int) -> Bool { finishedAt[op].map { $0 < i } ?? false }
+    public func cancelled(_ op: Int, before i: Int) -> Bool { cancelledAt[op].map { $0 < i } ?? false }
+    /// Dependencies of `op` in force at event `i`.
+    public func dependencies(of op: Int, at i: Int) -> [Int] {
+        edgesOf[op].map { edges[$0] }.filter { $0.active(at: i) }.map(\.on)
+    }
+    /// Every dependency `op` ever had, with its interval.
+    public func edges(of op: Int) -> [EdgeLife] { edgesOf[op].map { edges[$0] } }
+    /// The end of the call at `i` if it returned normally.
+    public func returned(_ i: Int, in trace: Trace) -> Int? {
+        guard let end = endOf[i], case .returned = trace.events[end].kind else { return nil }
+        return end
+    }
+    public func threw(_ i: Int, in trace: Trace) -> MisuseKind? {
+        guard let end = endOf[i], case .threw(_, let kind, _) = trace.events[end].kind else { return nil }
+        return kind
+    }
+
+    static func batch(_ c: Call) -> [Int] {
+        if case .addOperations(let list, _, _) = c { return list }
+        return []
+    }
+    static func queue(_ c: Call) -> Int? {
+        switch c {
+        case .addOperation(_, let q), .addOperations(_, let q, _), .cancelAll(let q), .setSuspended(let q, _),
+             .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q):
+            return q
+        default: return nil
+        }
+    }
+}
+
+extension EventKind {
+    /// The call a `call` / `returned` / `threw` event is about.
+    public var call: Call? {
+        switch self {
+        case .call(let c), .returned(let c), .threw(let c, _, _): return c
+        default: return nil
+        }
+    }
+}
+
+/// A value that changes at known trace positions: "what was it at event i" by binary search.
+public struct Timeline<T: Sendable & Equatable>: Sendable {
+    public let initial: T
+    public private(set) var changes: [(at: Int, value: T)] = []
+    public init(initial: T) { self.initial = initial }
+    mutating func record(_ value: T, at i: Int) {
+        changes.append((i, value))
+        if changes.count > 1, changes[changes.count - 2].at > i { changes.sort { $0.at < $1.at } }
+    }
+    /// The value in force just before event `i`.
+    public func value(before i: Int) -> T {
+        var lo = 0, hi = changes.count
+        while lo < hi { let mid = (lo + hi) / 2; if changes[mid].at < i { lo = mid + 1 } else { hi = mid } }
+        return lo == 0 ? initial : changes[lo - 1].value
+    }
+    /// The last value.
+    public var final: T { changes.last?.value ?? initial }
+    /// Whether the value changed in the open interval (a, b).
+    public func changed(between a: Int, and b: Int) -> Bool { changes.contains { $0.at > a && $0.at < b } }
+}
