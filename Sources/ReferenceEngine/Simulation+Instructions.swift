@@ -144,7 +144,8 @@ extension Simulation {
     private func perform(_ step: Step, this op: Int) {
         switch step {
         case .work(let units):
-            threads[current].state = .sleeping(until: now + max(0, units))
+            // Zero work is a scheduling point only: the thread stays runnable.
+            if units > 0 { threads[current].state = .sleeping(until: now + units) }
         case .returnIfCancelled:
             if evaluate(.isCancelled(.this), this: op) { returnFromRoutine() }
         case .if(let condition, let then, let otherwise):

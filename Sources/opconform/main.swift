@@ -1,14 +1,17 @@
-import OperationSpec
-import ReferenceEngine
-let s = Scenario(queues: [QueueConfig(maxConcurrent: 1)],
-  operations: [OperationConfig(kind: .main([.work(3)]), completion: [.work(1)]),
-               OperationConfig(kind: .block([[.work(1)], [.work(2)]])),
-               OperationConfig(kind: .main([.returnIfCancelled, .work(2)]))],
-  dependencies: [Edge(1, on: 0)],
-  driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.cancel(2)), DriverStep(.start(2)), DriverStep(.waitUntilAllFinished(queue: 0))])
-let t = ReferenceEngine().run(s, scheduleSeed: 7)
-for e in t.events { print(e) }
-for (rule, v) in RuleBook.verdicts(scenario: s, trace: t, profile: .guide) {
-  if case .checked(let r) = v { print(rule.id, r.hits, r.violations.count); for x in r.violations { print(x) } } else { print(rule.id, v) }
+import Conformance
+import Foundation
+
+// opconform: the command line. Exit status: 0 conformant, 1 violations, 2 bad usage or input,
+// 3 internal error. Every message for bad input is one sentence on standard error.
+var arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+do {
+    status = try CLI.run(arguments)
+} catch let error as InputError {
+    FileHandle.standardError.write(Data("opconform: \(error.message)\nRun 'opconform --help' for usage.\n".utf8))
+    status = 2
+} catch {
+    FileHandle.standardError.write(Data("opconform: internal error: \(error)\n".utf8))
+    status = 3
 }
-print(RuleBook.all.count)
+exit(status)

@@ -75,7 +75,7 @@ extension RuleBook {
                 // never finished, may fairly never get to it.
                 let end = c.events.count
                 if c.facts.suspension[q].value(before: end) || c.facts.width[q].value(before: end) == 0 { continue }
-                if c.allOps.contains(where: { o in c.startCalls(o).contains { $0.by == .queue } && c.facts.addedAt[o]?.queue == q && !c.facts.finishing(o, before: end) }) { continue }
+                if c.allOps.contains(where: { o in o != op && c.startCalls(o).contains { $0.by == .queue } && c.facts.addedAt[o]?.queue == q && !c.facts.finishing(o, before: end) }) { continue }
                 r.hits += 1
                 if c.facts.finishedAt[op] == nil {
                     r.violations.append(c.violation("CANCEL-BEFORE-START-FINISHES",

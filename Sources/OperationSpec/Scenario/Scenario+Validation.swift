@@ -1,0 +1,115 @@
+extension Scenario {
+    /// Every reason this scenario cannot be run, each one sentence; empty when it is valid.
+    /// Checked before any run so that bad input is reported, never trapped on.
+    public func problems() -> [String] {
+        var out: [String] = []
+        let nOps = operations.count, nQueues = queues.count
+        if format != Scenario.formatVersion { out.append("the scenario's format is \(format), but this build reads format \(Scenario.formatVersion)") }
+        func op(_ i: Int, _ place: String) { if i < 0 || i >= nOps { out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))") } }
+        func queue(_ i: Int, _ place: String) { if i < 0 || i >= nQueues { out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))") } }
+
+        for (q, config) in queues.enumerated() where config.maxConcurrent < QueueConfig.defaultMax {
+            out.append("queue \(q) has maxConcurrent \(config.maxConcurrent); use -1 for the default, or 0 or more")
+        }
+        for (i, o) in operations.enumerated() {
+            let place = "operation \(i)"
+            if let p = o.threadPriority, !p.isFinite { out.append("\(place) has a thread priority that is not a number") }
+            switch o.kind {
+            case .main(let body), .invocation(let body): check(body, in: place, this: i, program: nil, &out)
+            case .block(let blocks):
+                if blocks.isEmpty { out.append("\(place) is a block operation with no block") }
+                for (b, body) in blocks.enumerated() { check(body, in: "\(place) block \(b)", this: i, program: nil, &out) }
+            case .concurrent(let p):
+                check(p.start, in: "\(place) start", this: i, program: p, &out)
+                check(p.main, in: "\(place) main", this: i, program: p, &out)
+                for r in p.routines { check(r.body, in: "\(place) routine \(r.name)", this: i, program: p, &out) }
+            }
+            if let c = o.completion { check(c, in: "\(place) completion block", this: i, program: nil, &out) }
+        }
+        for (k, e) in dependencies.enumerated() { op(e.op, "dependency \(k)"); op(e.on, "dependency \(k)") }
+        for (s, step) in driver.enumerated() {
+            let place = "driver step \(s)"
+            if let t = step.after {
+                op(t.op, "\(place)'s trigger")
+                if case .blockBegan(let o, let b) = t, o >= 0, o < nOps, b >= operations[o].kind.blockCount || b < 0 {
+                    out.append("\(place)'s trigger names block \(b) of operation \(o), which has \(operations[o].kind.blockCount) blocks")
+                }
+            }
+            switch step.action {
+            case .add(let o, let q): op(o, place); queue(q, place)
+            case .addBatch(let list, let q, _):
+                list.forEach { op($0, place) }; queue(q, place)
+                if list.isEmpty { out.append("\(place) adds an empty batch") }
+            case .start(let o), .cancel(let o), .waitUntilFinished(let o), .read(_, let o): op(o, place)
+            case .perform(let o, let steps):
+                op(o, place)
+                if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
+            case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q): queue(q, place)
+            case .setMaxConcurrent(let q, let n):
+                queue(q, place)
+                if n < QueueConfig.defaultMax { out.append("\(place) sets maxConcurrent \(n); use -1 for the default, or 0 or more") }
+            case .addDependency(let a, let b), .removeDependency(let a, let b): op(a, place); op(b, place)
+            case .setCompletionBlock(let o, let body):
+                op(o, place)
+                check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
+            case .addExecutionBlock(let o, let body):
+                op(o, place)
+                if o >= 0 && o < nOps && !operations[o].kind.isBlock { out.append("\(place) adds an execution block to operation \(o), which is not a block operation") }
+                check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
+            case .setQueuePriority(let o, _): op(o, place)
+            case .setThreadPriority(let o, let p):
+                op(o, place)
+                if !p.isFinite { out.append("\(place) sets a thread priority that is not a number") }
+            case .result(let o):
+                op(o, place)
+                if o >= 0 && o < nOps, case .invocation = operations[o].kind {} else if o >= 0 && o < nOps {
+                    out.append("\(place) asks operation \(o) for a result, but only invocation operations have one")
+                }
+            }
+        }
+        return out
+    }
+
+    private func check(_ body: [Step], in place: String, this: Int, program: ConcurrentProgram?, _ out: inout [String]) {
+        let nOps = operations.count
+        for step in body {
+            switch step {
+            case .work(let n) where n < 0 || n > 1_000_000:
+                out.append("\(place) works \(n) units; allowed is 0...1000000")
+            case .if(let cond, let a, let b):
+                checkRefs(cond, place, &out)
+                check(a, in: place, this: this, program: program, &out)
+                check(b, in: place, this: this, program: program, &out)
+            case .repeat(let n, let a):
+                if n < 0 || n > 10_000 { out.append("\(place) repeats \(n) times; allowed is 0...10000") }
+                check(a, in: place, this: this, program: program, &out)
+            case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
+                if program == nil && !operations[this].kind.overridesStart {
+                    out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")
+                }
+                if case .set(let key, _) = step, key != .isExecuting && key != .isFinished {
+                    out.append("\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
+                }
+            case .call(let name):
+                if operations[this].kind.program?.routine(named: name) == nil { out.append("\(place) calls routine \"\(name)\", which operation \(this) does not define") }
+            case .callSuperStart where !operations[this].kind.overridesStart:
+                out.append("\(place) calls [super start], but operation \(this) does not override start")
+            case .spawn(_, let r), .start(let r), .cancel(let r), .read(_, let r):
+                if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+            case .await(_, let t) where t <= 0 || t > 1_000_000:
+                out.append("\(place) awaits with timeout \(t); allowed is 1...1000000")
+            default: break
+            }
+        }
+    }
+
+    private func checkRefs(_ c: Condition, _ place: String, _ out: inout [String]) {
+        let nOps = operations.count
+        switch c {
+        case .isCancelled(let r), .isReady(let r), .isConcurrent(let r), .isExecuting(let r), .isFinished(let r):
+            if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+        case .not(let a): checkRefs(a, place, &out)
+        case .and(let a, let b): checkRefs(a, place, &out); checkRefs(b, place, &out)
+        }
+    }
+}

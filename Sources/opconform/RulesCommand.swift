@@ -1,0 +1,21 @@
+import Conformance
+import OperationSpec
+
+/// `opconform rules [--json | --markdown] [--rules GLOB]`: the catalog, with citations.
+enum RulesCommand {
+    static func run(_ input: Arguments) throws -> Int32 {
+        var input = input
+        let args = try input.parse(flags: ["--json", "--markdown"], options: ["--rules"])
+        if args.flags.contains("--help") { print(Help.rules); return 0 }
+        if !args.positionals.isEmpty { throw InputError("rules takes no argument, but was given '\(args.positionals[0])'") }
+        var rules = RuleBook.rules
+        if let glob = args.options["--rules"] {
+            rules = RuleBook.matching(glob).map(\.rule)
+            if rules.isEmpty { throw InputError("no rule matches '\(glob)'; 'opconform rules' lists them") }
+        }
+        if args.flags.contains("--json") { print(RuleCatalogReport.json(rules), terminator: "") }
+        else if args.flags.contains("--markdown") { print(RuleCatalogReport.markdown(rules), terminator: "") }
+        else { print(RuleCatalogReport.text(rules), terminator: "") }
+        return 0
+    }
+}
