@@ -21,9 +21,11 @@ let package = Package(
         .target(name: "ReferenceEngine", dependencies: ["OperationSpec"], swiftSettings: strict),
         // JSON, fixtures, samples, (later) generator, runner, shrinker, adapters, reports.
         .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
-        .executableTarget(name: "opconform", dependencies: ["Conformance"], swiftSettings: strict),
-        .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec"], swiftSettings: strict),
+        // The commands, as a library so tests can run them in process and read what they print.
+        .target(name: "OpconformCLI", dependencies: ["Conformance"], swiftSettings: strict),
+        .executableTarget(name: "opconform", dependencies: ["OpconformCLI"], swiftSettings: strict),
+        .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
         .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "OpconformCLI"], swiftSettings: strict),
     ]
 )

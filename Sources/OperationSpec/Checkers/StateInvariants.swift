@@ -22,7 +22,7 @@ extension RuleBook {
                     if let e = known[.isExecuting], let f = known[.isFinished], e.0 && f.0 {
                         r.violations.append(c.violation("STATE-EXCLUSIVE", "op \(op) was executing and finished at once",
                                                         "isExecuting and isFinished are never both YES", [e.1, f.1]))
-                        known = [:]
+                        break  // one report per operation: later overlaps follow from the first
                     }
                 }
             }

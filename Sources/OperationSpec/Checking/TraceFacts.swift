@@ -45,7 +45,8 @@ public struct TraceFacts: Sendable {
         public let added: Int
         /// Index of the `call` of the removeDependency that ended it.
         public var removed: Int?
-        public func active(at i: Int) -> Bool { added < i && (removed.map { i < $0 } ?? true) }
+        /// In force at event `i`: added before it, and not removed by a call that began before it.
+        public func active(at i: Int) -> Bool { added < i && (removed.map { i <= $0 } ?? true) }
     }
 
     public init(scenario: Scenario, trace: Trace) {

@@ -5,7 +5,8 @@ import OperationSpec
 /// `opconform samples [--schedules N] [--profile P] [--write DIR]`: runs the documents' own sample
 /// operations through every checker under N schedule seeds each and says what breaks.
 enum SamplesCommand {
-    static func run(_ input: Arguments) throws -> Int32 {
+    static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
+        func print(_ s: String, terminator: String = "\n") { console.out(s + terminator) }
         var input = input
         let args = try input.parse(flags: [], options: ["--schedules", "--profile", "--write", "--seed"])
         if args.flags.contains("--help") { print(Help.samples); return 0 }
@@ -23,9 +24,9 @@ enum SamplesCommand {
             return 0
         }
         var anyViolation = false
-        let interactive = isatty(2) != 0
+        let interactive = console.interactive
         for sample in DocumentSamples.all {
-            if interactive { FileHandle.standardError.write(Data("running \(sample.scenario.name) under \(schedules) schedules...\r".utf8)) }
+            if interactive { console.err("running \(sample.scenario.name) under \(schedules) schedules...\r") }
             let sweep = ScheduleSweep(scenario: sample.scenario, schedules: schedules, firstSeed: seed, profile: profile)
             print("\(sample.scenario.name)  (\(sample.source))")
             print("  \(schedules) schedules from seed \(seed); endings: " + sweep.endings.keys.sorted().map { "\($0) \(sweep.endings[$0]!)" }.joined(separator: ", "))

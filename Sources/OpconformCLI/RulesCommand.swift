@@ -3,7 +3,8 @@ import OperationSpec
 
 /// `opconform rules [--json | --markdown] [--rules GLOB]`: the catalog, with citations.
 enum RulesCommand {
-    static func run(_ input: Arguments) throws -> Int32 {
+    static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
+        func print(_ s: String, terminator: String = "\n") { console.out(s + terminator) }
         var input = input
         let args = try input.parse(flags: ["--json", "--markdown"], options: ["--rules"])
         if args.flags.contains("--help") { print(Help.rules); return 0 }

@@ -11,9 +11,11 @@ enum Help {
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
+      replay     Run one scenario file on the reference engine under one schedule seed; print
+                 the trace and every violation.
       help CMD   Help for one command.
 
-    PLANNED (see Specs/): run, replay, gate, matrix, faults, bench, driver.
+    PLANNED (see Specs/): run, gate, matrix, faults, bench, driver.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -22,6 +24,7 @@ enum Help {
       swift run opconform rules
       swift run opconform rules --json --rules 'KVO-*'
       swift run opconform samples --schedules 10000
+      swift run opconform replay Fixtures/samples/guide-listings-2-5-to-2-7.json --schedule-seed 8
     """
 
     static let rules = """
@@ -51,10 +54,22 @@ enum Help {
     Exit status 1 when any sample breaks a rule (several do: that is a finding about the documents).
     """
 
+    static let replay = """
+    opconform replay FILE [--schedule-seed S] [--profile P] [--rules GLOB] [--json]
+
+    Runs the scenario in FILE (the JSON of Specs/scenario-format.md) on the reference engine under
+    schedule seed S (default 1), prints every trace event and then each violated rule with the
+    events that witness it. The same file and seed print the same bytes on every machine.
+
+      --json   print {trace, violations} as JSON (sorted keys) instead
+    Exit status 1 when a rule is violated, 2 when FILE is not a valid scenario.
+    """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "rules": return rules
         case "samples": return samples
+        case "replay": return replay
         default: return nil
         }
     }

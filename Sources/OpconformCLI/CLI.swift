@@ -2,20 +2,52 @@ import Conformance
 import Foundation
 import OperationSpec
 
-enum CLI {
-    static func run(_ args: [String]) throws -> Int32 {
+/// Where a command writes. The real tool writes to standard output and error; tests capture.
+public protocol Console: AnyObject {
+    func out(_ text: String)
+    func err(_ text: String)
+    /// Whether standard error is a terminal (progress lines are shown only then).
+    var interactive: Bool { get }
+}
+
+/// The process's own standard output and error.
+public final class StandardConsole: Console {
+    public init() {}
+    public func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    public func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    public var interactive: Bool { isatty(2) != 0 }
+}
+
+public enum CLI {
+    /// Runs one command line and returns the exit status: 0 conformant, 1 violations,
+    /// 2 bad usage or input (one sentence on standard error), 3 internal error.
+    public static func main(_ args: [String], console: Console) -> Int32 {
+        do {
+            return try run(args, console)
+        } catch let error as InputError {
+            console.err("opconform: \(error.message)\nRun 'opconform --help' for usage.\n")
+            return 2
+        } catch {
+            console.err("opconform: internal error: \(error)\n")
+            return 3
+        }
+    }
+
+    static func run(_ args: [String], _ console: Console) throws -> Int32 {
+        func print(_ s: String) { console.out(s + "\n") }
         guard let command = args.first else { print(Help.overview); return 0 }
         let rest = Array(args.dropFirst())
         switch command {
         case "-h", "--help", "help":
             if let topic = rest.first { print(Help.topic(topic) ?? Help.overview) } else { print(Help.overview) }
             return 0
-        case "rules": return try RulesCommand.run(Arguments(rest, command: "rules"))
-        case "samples": return try SamplesCommand.run(Arguments(rest, command: "samples"))
-        case "run", "replay", "gate", "matrix", "faults", "bench", "driver":
-            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, samples")
+        case "rules": return try RulesCommand.run(Arguments(rest, command: "rules"), console)
+        case "samples": return try SamplesCommand.run(Arguments(rest, command: "samples"), console)
+        case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
+        case "run", "gate", "matrix", "faults", "bench", "driver":
+            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, samples, replay")
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, samples")
+            throw InputError("unknown command '\(command)'; the commands are: rules, samples, replay")
         }
     }
 }

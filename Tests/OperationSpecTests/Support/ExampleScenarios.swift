@@ -1,0 +1,95 @@
+import OperationSpec
+
+/// Small scenarios that, between them, reach every rule's antecedent on the reference engine.
+/// Each rule's example in `RuleExamples` names one of these.
+enum ExampleScenarios {
+    /// A serial queue, a dependency, a block operation, a completion block, a thread priority,
+    /// and late misuse after everything finished.
+    static let queue = Scenario(name: "example-queue",
+        queues: [QueueConfig(maxConcurrent: 1)],
+        operations: [OperationConfig(kind: .main([.work(3)]), threadPriority: 0.8, completion: [.work(1)]),
+                     OperationConfig(kind: .block([[.work(1)], [.work(2)]]))],
+        dependencies: [Edge(1, on: 0)],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)),
+                 DriverStep(.read(.isReady, op: 1)), DriverStep(.read(.queuePriority, op: 0)),
+                 DriverStep(.waitUntilAllFinished(queue: 0)),
+                 DriverStep(.read(.isReady, op: 0)), DriverStep(.read(.isReady, op: 1)),
+                 DriverStep(.cancel(0)), DriverStep(.read(.isCancelled, op: 0)),
+                 DriverStep(.start(0)), DriverStep(.setCompletionBlock(op: 0, [])), DriverStep(.addExecutionBlock(op: 1, []))])
+
+    /// Operations started by hand: readiness, refusal, cancellation before start, removal.
+    static let manual = Scenario(name: "example-manual",
+        queues: [QueueConfig()],
+        operations: (0..<6).map { _ in OperationConfig(kind: .main([.work(1)])) },
+        dependencies: [Edge(1, on: 0), Edge(2, on: 3), Edge(4, on: 3), Edge(5, on: 3)],
+        driver: [DriverStep(.read(.isExecuting, op: 0)), DriverStep(.read(.isConcurrent, op: 0)), DriverStep(.start(0)),
+                 DriverStep(.read(.isReady, op: 1)), DriverStep(.start(4)),
+                 DriverStep(.cancel(2)), DriverStep(.read(.isCancelled, op: 2)), DriverStep(.read(.isReady, op: 2)),
+                 DriverStep(.start(2)), DriverStep(.read(.isCancelled, op: 2)),
+                 DriverStep(.removeDependency(op: 5, on: 3)), DriverStep(.read(.isReady, op: 5)),
+                 DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
+
+    /// Cancel, a second start and a suspension, all while main runs.
+    static let cancelDuring = Scenario(name: "example-cancel-during",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .main([.repeat(5, [.work(1), .returnIfCancelled])]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .mainBegan(0), .start(0)),
+                 DriverStep(.suspend(queue: 0)), DriverStep(.cancel(0)), DriverStep(.waitUntilFinished(0)), DriverStep(.resume(queue: 0))])
+
+    /// A suspended queue: cancel one, cancel all, resume.
+    static let suspended = Scenario(name: "example-suspended",
+        queues: [QueueConfig(maxConcurrent: 2, suspended: true)],
+        operations: (0..<3).map { _ in OperationConfig(kind: .main([.work(1)])) },
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.add(op: 2, queue: 0)),
+                 DriverStep(.cancel(1)), DriverStep(.cancelAll(queue: 0)), DriverStep(.read(.isCancelled, op: 2)),
+                 DriverStep(.resume(queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    /// A correct concurrent subclass: executing is set before main is detached.
+    static let correctConcurrent = ConcurrentProgram(
+        overridesIsConcurrent: true,
+        start: [.if(.isCancelled(.this), then: [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished), .return], else: []),
+                .willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)],
+        main: [.work(1), .call("completeOperation")],
+        routines: [Routine("completeOperation", [.willChange(.isFinished), .willChange(.isExecuting), .set(.isExecuting, false),
+                                                 .set(.isFinished, true), .didChange(.isExecuting), .didChange(.isFinished)])])
+
+    static let concurrent = Scenario(name: "example-concurrent",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .concurrent(correctConcurrent)), OperationConfig(kind: .concurrent(correctConcurrent))],
+        driver: [DriverStep(.start(0)), DriverStep(.read(.isConcurrent, op: 0)), DriverStep(.add(op: 1, queue: 0)),
+                 DriverStep(.waitUntilFinished(0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    /// A suspended serial queue with four priorities, three of them non-standard.
+    static let priority = Scenario(name: "example-priority",
+        queues: [QueueConfig(maxConcurrent: 1, suspended: true)],
+        operations: [OperationConfig(kind: .main([.work(1)]), queuePriority: -8), OperationConfig(kind: .main([.work(1)]), queuePriority: 3),
+                     OperationConfig(kind: .main([.work(1)]), queuePriority: 9), OperationConfig(kind: .main([.work(1)]), queuePriority: -6)],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.add(op: 2, queue: 0)), DriverStep(.add(op: 3, queue: 0)),
+                 DriverStep(.setQueuePriority(op: 1, 5)), DriverStep(.read(.queuePriority, op: 1)), DriverStep(.read(.queuePriority, op: 2)),
+                 DriverStep(.read(.queuePriority, op: 3)), DriverStep(.resume(queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    /// A dependency across two queues, and a batch added with wait.
+    static let twoQueues = Scenario(name: "example-two-queues",
+        queues: [QueueConfig(), QueueConfig()],
+        operations: [OperationConfig(kind: .main([.work(2)])), OperationConfig(kind: .main([.work(1)])),
+                     OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .main([.work(1)]))],
+        dependencies: [Edge(1, on: 0)],
+        driver: [DriverStep(.add(op: 1, queue: 1)), DriverStep(.add(op: 0, queue: 0)),
+                 DriverStep(.addBatch(ops: [2, 3], queue: 0, wait: true)), DriverStep(.waitUntilAllFinished(queue: 1))])
+
+    /// Misuse, each refused: self, duplicate and cyclic dependencies, a second queue, a cancelled result.
+    static let misuse = Scenario(name: "example-misuse",
+        queues: [QueueConfig(), QueueConfig()],
+        operations: [OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .invocation([.work(1)]))],
+        driver: [DriverStep(.addDependency(op: 0, on: 0)), DriverStep(.addDependency(op: 0, on: 1)), DriverStep(.addDependency(op: 0, on: 1)),
+                 DriverStep(.addDependency(op: 1, on: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.add(op: 1, queue: 1)),
+                 DriverStep(.cancel(2)), DriverStep(.result(2)), DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    /// Two blocks of one operation that wait for each other.
+    static let blocks = Scenario(name: "example-blocks",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .block([[.signal(1), .await(2, timeout: 5)], [.signal(2), .await(1, timeout: 5)]]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    static let all = [queue, manual, cancelDuring, suspended, concurrent, priority, twoQueues, misuse, blocks]
+}
