@@ -14,7 +14,7 @@ enum ReplayCommand {
         if let impl = args.options["--impl"], impl != "reference" {
             throw InputError("replay: unknown implementation '\(impl)'; this build has: reference")
         }
-        let scenario = try JSONCodec.loadScenario(at: args.positionals[0])
+        // Options first, so a typo in one is reported before the file is read.
         let seed = UInt64(try args.int("--schedule-seed", default: 1, range: 0...Int.max))
         let profile = try args.profile()
         var checks = RuleBook.all
@@ -22,6 +22,7 @@ enum ReplayCommand {
             checks = RuleBook.matching(glob)
             if checks.isEmpty { throw InputError("no rule matches '\(glob)'; 'opconform rules' lists them") }
         }
+        let scenario = try JSONCodec.loadScenario(at: args.positionals[0])
         let trace = ReferenceEngine(options: EngineOptions(profile: profile)).run(scenario, scheduleSeed: seed)
         let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }

@@ -69,7 +69,8 @@ extension RuleBook {
             var r = CheckResult()
             guard c.settled else { return r }
             for op in c.allOps {
-                guard let (add, q) = c.facts.addedAt[op], let call = c.facts.cancelCalledAt[op], call > add,
+                // Cancelled before it started, whether before or after it was added.
+                guard let (add, q) = c.facts.addedAt[op], let call = c.facts.cancelCalledAt[op],
                       c.facts.firstStart[op].map({ $0 > call }) ?? true else { continue }
                 // A queue left suspended or at width 0, or with a slot held by an operation that
                 // never finished, may fairly never get to it.

@@ -1,0 +1,112 @@
+import Conformance
+import Foundation
+import OpconformCLI
+import OperationSpec
+import Testing
+
+/// Captures what a command prints.
+final class CapturedConsole: Console {
+    var stdout = "", stderr = ""
+    var interactive: Bool { false }
+    func out(_ text: String) { stdout += text }
+    func err(_ text: String) { stderr += text }
+}
+
+func opconform(_ args: String...) -> (status: Int32, out: String, err: String) {
+    let c = CapturedConsole()
+    let status = CLI.main(args, console: c)
+    return (status, c.stdout, c.stderr)
+}
+
+func temporaryFile(_ contents: String) -> String {
+    let path = NSTemporaryDirectory() + "opconform-test-\(UUID().uuidString).json"
+    FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+    return path
+}
+
+@Suite("The command line")
+struct CommandLineTests {
+    @Test("rules --json lists every rule with id, statement, citations and strength")
+    func rulesJSON() throws {
+        let r = opconform("rules", "--json")
+        #expect(r.status == 0)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]])
+        #expect(array.count == RuleBook.rules.count)
+        for entry in array {
+            #expect(entry["id"] is String)
+            #expect(entry["statement"] is String)
+            #expect(entry["strength"] is String)
+            #expect((entry["citations"] as? [[String: Any]])?.isEmpty == false)
+        }
+    }
+
+    @Test("rules prints a readable catalog and --help teaches")
+    func rulesText() {
+        #expect(opconform("rules").out.contains("START-FINISHED  [documented must]"))
+        #expect(opconform("--help").out.contains("EXIT STATUS"))
+        #expect(opconform("help", "replay").out.contains("--schedule-seed"))
+    }
+
+    @Test("bad input gets one clear sentence and status 2", arguments: [
+        (["rules", "--rules", "NOPE-*"], "no rule matches 'NOPE-*'"),
+        (["rules", "--frobnicate"], "unknown option '--frobnicate'"),
+        (["launch"], "unknown command 'launch'"),
+        (["replay"], "needs exactly one scenario file"),
+        (["replay", "/nonexistent/scenario.json"], "cannot be read"),
+        (["samples", "--schedules", "zero"], "--schedules must be a whole number"),
+        (["replay", "--profile", "apple", "x.json"], "unknown profile 'apple'"),
+    ])
+    func badUsage(args: [String], fragment: String) {
+        let c = CapturedConsole()
+        #expect(CLI.main(args, console: c) == 2)
+        #expect(c.stderr.contains(fragment), "\(c.stderr)")
+        #expect(c.stderr.split(separator: "\n").count == 2, "one sentence, then the pointer to --help")
+    }
+
+    @Test("a malformed scenario file is refused in one sentence")
+    func malformedFile() {
+        let path = temporaryFile("{\"format\": 1, \"operations\": [")
+        let r = opconform("replay", path)
+        #expect(r.status == 2)
+        #expect(r.err.contains("is not valid JSON") || r.err.contains(path))
+    }
+
+    @Test("a scenario of the wrong shape names the place")
+    func wrongShape() {
+        let path = temporaryFile("{\"format\": 1, \"name\": \"x\", \"seed\": 0, \"generatorVersion\": 0, \"queues\": [], \"operations\": [{\"kind\": {\"mian\": {\"_0\": []}}}], \"dependencies\": [], \"driver\": []}")
+        let r = opconform("replay", path)
+        #expect(r.status == 2)
+        #expect(r.err.contains("operations[0]"), "\(r.err)")
+    }
+
+    @Test("a scenario naming an operation that does not exist is refused in one sentence")
+    func missingOperation() throws {
+        var s = DocumentSamples.all[0].scenario
+        s.driver.append(DriverStep(.cancel(42)))
+        let path = temporaryFile(JSONCodec.encodeString(s))
+        let r = opconform("replay", path)
+        #expect(r.status == 2)
+        #expect(r.err.contains("names operation 42, but the scenario has 2"), "\(r.err)")
+    }
+
+    @Test("an unknown rule id in replay is refused")
+    func unknownRule() {
+        let path = temporaryFile(JSONCodec.encodeString(DocumentSamples.all[0].scenario))
+        let r = opconform("replay", path, "--rules", "READY-NOSUCH")
+        #expect(r.status == 2)
+        #expect(r.err.contains("no rule matches 'READY-NOSUCH'"))
+    }
+
+    @Test("replay prints the trace and the verdict; exit 1 on a violation, 0 without")
+    func replay() {
+        let racy = temporaryFile(JSONCodec.encodeString(DocumentSamples.all.first { $0.scenario.name == "guide-listings-2-5-to-2-7" }!.scenario))
+        let bad = opconform("replay", racy, "--schedule-seed", "8")
+        #expect(bad.status == 1)
+        #expect(bad.out.contains("STATE-EXCLUSIVE: op 0 was executing and finished at once"))
+        let clean = opconform("replay", racy, "--schedule-seed", "1")
+        #expect(clean.status == 0)
+        #expect(clean.out.contains("0 violations"))
+        let json = opconform("replay", racy, "--schedule-seed", "8", "--json")
+        #expect(json.out == opconform("replay", racy, "--schedule-seed", "8", "--json").out)
+    }
+}
