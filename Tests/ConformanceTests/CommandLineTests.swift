@@ -20,7 +20,7 @@ func opconform(_ args: String...) -> (status: Int32, out: String, err: String) {
 
 func temporaryFile(_ contents: String) -> String {
     let path = NSTemporaryDirectory() + "opconform-test-\(UUID().uuidString).json"
-    FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+    precondition(FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)), "cannot write \(path)")
     return path
 }
 
