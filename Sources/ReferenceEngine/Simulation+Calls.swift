@@ -75,7 +75,7 @@ extension Simulation {
             let call = Call.waitUntilFinished(op)
             emit(.call(call))
             push(Frame([.afterWait(call, reads: [op], countOf: nil)]))
-            if !satisfied(.finished(op)) { block(.finished(op)) }
+            if !satisfied(.finished(op)) && !has(.waitReturnsEarly) { block(.finished(op)) }
         case .waitUntilAllFinished(let q):
             let call = Call.waitUntilAllFinished(queue: q)
             emit(.call(call))
@@ -83,7 +83,7 @@ extension Simulation {
             if !satisfied(.queueEmpty(q)) { block(.queueEmpty(q)) }
         case .setCompletionBlock(let op, let body):
             atomic(.setCompletionBlock(op)) {
-                if ops[op].executing || ops[op].finished {
+                if (ops[op].executing || ops[op].finished) && !has(.completionLateAccepted) {
                     return (.completionBlockLate, "operation \(op) is already \(ops[op].finished ? "finished" : "executing"): too late for a completion block")
                 }
                 emit(.willChange(op: op, .completionBlock, ops[op].value(.completionBlock)))
@@ -102,7 +102,7 @@ extension Simulation {
         case .setQueuePriority(let op, let raw):
             atomic(.setQueuePriority(op, raw)) {
                 emit(.willChange(op: op, .queuePriority, ops[op].value(.queuePriority)))
-                ops[op].priority = QueuePriority.normalized(raw)
+                ops[op].priority = has(.priorityNotNormalised) ? raw : QueuePriority.normalized(raw)
                 didChange(op, .queuePriority)
                 return nil
             }
@@ -112,12 +112,12 @@ extension Simulation {
                 return nil
             }
         case .read(let key, let op):
-            emit(.read(op: op, key, ops[op].value(key)))
+            emit(.read(op: op, key, getter(op, key)))
         case .readOperationCount(let q):
             emit(.operationCount(queue: q, queues[q].ops.count))
         case .result(let op):
             atomic(.result(op)) {
-                if ops[op].cancelled { return (.invocationCancelled, "invocation operation \(op) was cancelled: it has no result") }
+                if ops[op].cancelled && !has(.cancelledResultReturned) { return (.invocationCancelled, "invocation operation \(op) was cancelled: it has no result") }
                 emit(.invocationResult(op: op))
                 return nil
             }
@@ -127,7 +127,7 @@ extension Simulation {
     /// `cancel` (003 cancel; 004 2.9.3): marks the operation cancelled, with KVO; no effect once finished.
     func cancel(_ op: Int) {
         atomic(.cancel(op)) {
-            guard !ops[op].finished, !ops[op].cancelled else { return nil }
+            guard !ops[op].finished || has(.cancelAfterFinishSticks), !ops[op].cancelled else { return nil }
             emit(.willChange(op: op, .isCancelled, ops[op].value(.isCancelled)))
             ops[op].cancelled = true
             didChange(op, .isCancelled)
@@ -146,7 +146,7 @@ extension Simulation {
     }
 
     private func refuseAdd(_ op: Int, to q: Int) -> (MisuseKind, String)? {
-        if let other = ops[op].queue {
+        if let other = ops[op].queue, !(has(.addedTwice) && !ops[op].dispatched) {
             return (.alreadyInQueue, "operation \(op) is already in queue \(other)")
         }
         if ops[op].executing || ops[op].finished {

@@ -24,15 +24,23 @@ extension Simulation {
         case .defaultStart(let op): defaultStart(op)
         case .invokeMain(let op):
             emit(.mainBegan(op: op, threadPriority: threads[current].priority))
+            if has(.completionBeforeFinish) { spawnCompletion(op) }
             push(Frame(ops[op].mainBody.map(Instr.step), this: op, exit: .mainEnded(op)))
         case .runBlocks(let op):
             emit(.mainBegan(op: op, threadPriority: threads[current].priority))
             ops[op].blocksLeft = ops[op].blocks.count
-            for (i, body) in ops[op].blocks.enumerated() {
-                spawn(name: "block \(op).\(i)", Frame([.beginBlock(op, i)] + body.map(Instr.step), this: op, exit: .blockEnded(op, i)))
+            if has(.blocksRunSerially) {
+                for (i, body) in ops[op].blocks.enumerated().reversed() {
+                    push(Frame([.beginBlock(op, i)] + body.map(Instr.step), this: op, exit: .blockEnded(op, i)))
+                }
+            } else {
+                for (i, body) in ops[op].blocks.enumerated() {
+                    spawn(name: "block \(op).\(i)", Frame([.beginBlock(op, i)] + body.map(Instr.step), this: op, exit: .blockEnded(op, i)))
+                }
             }
         case .joinBlocks(let op):
-            if ops[op].blocksLeft > 0 {
+            let early = has(.blockOperationFinishesEarly) && ops[op].blocksLeft < ops[op].blocks.count
+            if ops[op].blocksLeft > 0 && !early {
                 push(Frame([.joinBlocks(op)], this: op))
                 block(.blocks(op))
             } else {
@@ -43,10 +51,22 @@ extension Simulation {
             threads[current].priority = 0.5
             emit(.willChange(op: op, .isFinished, ops[op].value(.isFinished)))
             emit(.willChange(op: op, .isExecuting, ops[op].value(.isExecuting)))
-            ops[op].executing = false
-            ops[op].finished = true
-            didChange(op, .isExecuting)
-            didChange(op, .isFinished)
+            if has(.finishedWhileExecuting) {
+                ops[op].finished = true
+                didChange(op, .isFinished)
+                ops[op].executing = false
+                didChange(op, .isExecuting)
+            } else if has(.finishedNotifiedFirst) {
+                ops[op].executing = false
+                ops[op].finished = true
+                didChange(op, .isFinished)
+                didChange(op, .isExecuting)
+            } else {
+                ops[op].executing = false
+                ops[op].finished = true
+                didChange(op, .isExecuting)
+                didChange(op, .isFinished)
+            }
         case .beginBlock(let op, let i): emit(.blockBegan(op: op, block: i))
         case .beginCompletion(let op): emit(.completionBegan(op: op, threadPriority: threads[current].priority))
         case .afterWait(let call, let reads, let countOf):
@@ -67,9 +87,9 @@ extension Simulation {
             if options.profile == .classReference { return }
             return throwFromCall(.alreadyFinished, "operation \(op) is already finished")
         }
-        if o.executing { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
-        if !o.ready { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
-        if o.cancelled {
+        if o.executing && !has(.secondStartRuns) { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
+        if !o.ready && !has(.startWhenNotReady) { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
+        if o.cancelled && !has(.startIgnoresCancel) {
             emit(.willChange(op: op, .isFinished, o.value(.isFinished)))
             ops[op].finished = true
             didChange(op, .isFinished)
@@ -78,7 +98,7 @@ extension Simulation {
         emit(.willChange(op: op, .isExecuting, o.value(.isExecuting)))
         ops[op].executing = true
         didChange(op, .isExecuting)
-        threads[current].priority = o.threadPriority
+        threads[current].priority = has(.threadPriorityIgnored) ? 0.5 : o.threadPriority
         let body: [Instr] = o.kind.isBlock ? [.runBlocks(op), .joinBlocks(op)] : [.invokeMain(op)]
         push(Frame(body + [.baseFinish(op)], this: op))
     }
@@ -93,15 +113,12 @@ extension Simulation {
             ops[op].finishSeen = true
             occurred.insert(.finished(op))
             if let q = ops[op].queue {
-                queues[q].ops.removeAll { $0 == op }
+                if !has(.finishedStayInQueue) { queues[q].ops.removeAll { $0 == op } }
                 if ops[op].dispatched { queues[q].running -= 1 }
             }
             refreshReady(op)
             for d in ops[op].dependents { refreshReady(d) }
-            if let body = ops[op].completion, !ops[op].completionSpawned {
-                ops[op].completionSpawned = true
-                spawn(name: "completion \(op)", Frame([.beginCompletion(op)] + body.map(Instr.step), this: op, exit: .completionEnded(op)))
-            }
+            if !ops[op].completionSpawned || has(.completionRunsTwice) { spawnCompletion(op) }
             if let q = ops[op].queue { pump(q) }
         case .isExecuting, .isFinished, .isCancelled:
             refreshReady(op)
@@ -109,13 +126,23 @@ extension Simulation {
         }
     }
 
+    func spawnCompletion(_ op: Int) {
+        guard let body = ops[op].completion else { return }
+        ops[op].completionSpawned = true
+        spawn(name: "completion \(op)", Frame([.beginCompletion(op)] + body.map(Instr.step), this: op, exit: .completionEnded(op)))
+    }
+
     /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
     /// Ready: cancelled, executing or finished (003 isReady), or every dependency seen finished.
     func refreshReady(_ op: Int) {
         let o = ops[op]
-        let ready = o.cancelled || o.executing || o.finished || o.deps.allSatisfy { ops[$0].finishSeen }
+        let cancelled = o.cancelled && !has(.cancelledNotReady)
+        let depsDone = has(.readyIgnoresDependencies) || o.deps.allSatisfy {
+            ops[$0].finishSeen || (has(.crossQueueDependencyIgnored) && ops[$0].queue != nil && o.queue != nil && ops[$0].queue != o.queue)
+        }
+        let ready = cancelled || o.executing || o.finished || depsDone
         guard ready != o.ready else { return }
-        emit(.willChange(op: op, .isReady, .bool(o.ready)))
+        if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(o.ready))) }
         ops[op].ready = ready
         emit(.didChange(op: op, .isReady, .bool(ready)))
         if ready, let q = o.queue { pump(q) }
@@ -124,12 +151,13 @@ extension Simulation {
     /// Starts what the queue may start: never while suspended, never beyond its width, the
     /// highest priority ready operation first, and among equals the earliest added (004 2.6.2, 2.9.1).
     func pump(_ q: Int) {
-        while !queues[q].suspended {
-            let width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
+        while !queues[q].suspended || has(.suspensionIgnored) {
+            var width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
+            if has(.oneTooMany) && queues[q].maxConcurrent != QueueConfig.defaultMax { width += 1 }
             guard queues[q].running < width else { return }
             var pick: Int?
             for op in queues[q].ops where !ops[op].dispatched && ops[op].ready {
-                if pick == nil || ops[op].priority > ops[pick!].priority { pick = op }
+                if pick == nil || (!has(.priorityIgnored) && ops[op].priority > ops[pick!].priority) { pick = op }
             }
             guard let op = pick else { return }
             ops[op].dispatched = true
@@ -180,7 +208,7 @@ extension Simulation {
             cancel(ref.resolve(op))
         case .read(let key, let ref):
             let target = ref.resolve(op)
-            emit(.read(op: target, key, ops[target].value(key)))
+            emit(.read(op: target, key, getter(target, key)))
         case .signal(let token):
             tokens.insert(token)
             emit(.signal(token: token))
@@ -193,7 +221,7 @@ extension Simulation {
     private func evaluate(_ condition: Condition, this op: Int) -> Bool {
         func read(_ key: StateKey, _ ref: OpRef) -> Bool {
             let target = ref.resolve(op)
-            let value = ops[target].value(key)
+            let value = getter(target, key)
             emit(.read(op: target, key, value))
             return value.bool ?? false
         }

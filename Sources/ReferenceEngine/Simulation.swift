@@ -19,11 +19,20 @@ final class Simulation {
     var workerNumber = 0
     /// The thread executing the current instruction.
     var current = 0
+    private let faults: [Fault]
+    func has(_ fault: Fault) -> Bool { faults.contains(fault) }
+
+    /// What a getter returns (the one place a fault can make a getter lie).
+    func getter(_ op: Int, _ key: StateKey) -> Value {
+        if key == .isConcurrent && has(.concurrentFlagLost) { return .bool(false) }
+        return ops[op].value(key)
+    }
 
     init(scenario: Scenario, scheduleSeed: UInt64, options: EngineOptions) {
         self.scenario = scenario
         self.options = options
         self.rng = Xoshiro256(seed: scheduleSeed)
+        self.faults = options.faults
         self.ops = scenario.operations.map { SimulatedOperation(kind: $0.kind) }
         self.queues = scenario.queues.map { _ in SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false) }
     }

@@ -1,0 +1,82 @@
+import OperationSpec
+
+/// A realistic bug the reference engine can be told to have, to prove the harness finds bugs:
+/// every fault must be caught by some rule within a bounded number of generated cases, and shrunk
+/// to a small scenario (`FaultTests`). `opconform faults` lists them.
+public enum Fault: String, Sendable, CaseIterable, Codable {
+    case cancelledNotReady = "cancelled-not-ready"
+    case readyIgnoresDependencies = "ready-ignores-dependencies"
+    case startIgnoresCancel = "start-ignores-cancel"
+    case cancelAfterFinishSticks = "cancel-after-finish-sticks"
+    case secondStartRuns = "second-start-runs"
+    case startWhenNotReady = "start-when-not-ready"
+    case finishedNotifiedFirst = "finished-notified-first"
+    case readinessUnannounced = "readiness-unannounced"
+    case finishedWhileExecuting = "finished-while-executing"
+    case crossQueueDependencyIgnored = "cross-queue-dependency-ignored"
+    case completionRunsTwice = "completion-runs-twice"
+    case completionBeforeFinish = "completion-before-finish"
+    case priorityIgnored = "priority-ignored"
+    case priorityNotNormalised = "priority-not-normalised"
+    case threadPriorityIgnored = "thread-priority-ignored"
+    case oneTooMany = "one-too-many"
+    case suspensionIgnored = "suspension-ignored"
+    case waitReturnsEarly = "wait-returns-early"
+    case blockOperationFinishesEarly = "block-operation-finishes-early"
+    case blocksRunSerially = "blocks-run-serially"
+    case concurrentFlagLost = "concurrent-flag-lost"
+    case cancelledResultReturned = "cancelled-result-returned"
+    case addedTwice = "added-twice"
+    case finishedStayInQueue = "finished-stay-in-queue"
+    case completionLateAccepted = "completion-late-accepted"
+
+    /// What the bug is, in one sentence.
+    public var summary: String {
+        switch self {
+        case .cancelledNotReady: return "a cancelled operation with unfinished dependencies reports isReady NO (and so is never started)"
+        case .readyIgnoresDependencies: return "isReady ignores dependencies, so a dependent may start before them"
+        case .startIgnoresCancel: return "the default start runs main even when the operation was cancelled"
+        case .cancelAfterFinishSticks: return "cancel on a finished operation still sets isCancelled"
+        case .secondStartRuns: return "start on an executing operation does not throw and runs main again"
+        case .startWhenNotReady: return "start on an operation that is not ready does not throw"
+        case .finishedNotifiedFirst: return "the finish sends did-change isFinished before did-change isExecuting"
+        case .readinessUnannounced: return "isReady changes without a will-change notification"
+        case .finishedWhileExecuting: return "the finish sets isFinished, notifies, and only then clears isExecuting"
+        case .crossQueueDependencyIgnored: return "a dependency on an operation in another queue is ignored"
+        case .completionRunsTwice: return "the completion block runs twice"
+        case .completionBeforeFinish: return "the completion block is started when main begins"
+        case .priorityIgnored: return "a queue starts operations in the order they were added, ignoring priority"
+        case .priorityNotNormalised: return "a non-standard queue priority is stored as given"
+        case .threadPriorityIgnored: return "main runs at the default thread priority whatever was set"
+        case .oneTooMany: return "a queue with a width runs one operation more than it allows"
+        case .suspensionIgnored: return "a suspended queue still starts operations"
+        case .waitReturnsEarly: return "waitUntilFinished returns before the operation finished"
+        case .blockOperationFinishesEarly: return "a block operation finishes when its first block ends"
+        case .blocksRunSerially: return "the blocks of a block operation run one after another on one thread"
+        case .concurrentFlagLost: return "isConcurrent reports NO even for a subclass that overrides it"
+        case .cancelledResultReturned: return "a cancelled invocation operation still returns a result"
+        case .addedTwice: return "an operation already in a queue is accepted by a second addOperation"
+        case .finishedStayInQueue: return "finished operations stay in the queue's operations"
+        case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
+        }
+    }
+
+    /// The rule family the bug belongs to.
+    public var family: Family {
+        switch self {
+        case .cancelledNotReady, .readyIgnoresDependencies, .readinessUnannounced: return .READY
+        case .startIgnoresCancel, .cancelAfterFinishSticks: return .CANCEL
+        case .secondStartRuns, .startWhenNotReady: return .START
+        case .finishedNotifiedFirst: return .KVO
+        case .finishedWhileExecuting: return .STATE
+        case .crossQueueDependencyIgnored: return .DEP
+        case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION
+        case .priorityIgnored, .priorityNotNormalised: return .PRIORITY
+        case .threadPriorityIgnored: return .THREAD
+        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue: return .QUEUE
+        case .blockOperationFinishesEarly, .blocksRunSerially: return .BLOCK
+        case .concurrentFlagLost: return .SUBCLASS
+        case .cancelledResultReturned: return .INVOCATION
+        }
+    }
+}
