@@ -1,6 +1,7 @@
 import Conformance
 import Foundation
 import OperationSpec
+import ReferenceEngine
 
 /// Where a command writes. The real tool writes to standard output and error; tests capture.
 public protocol Console: AnyObject {
@@ -44,10 +45,12 @@ public enum CLI {
         case "rules": return try RulesCommand.run(Arguments(rest, command: "rules"), console)
         case "samples": return try SamplesCommand.run(Arguments(rest, command: "samples"), console)
         case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
-        case "run", "gate", "matrix", "faults", "bench", "driver":
-            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, samples, replay")
+        case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
+        case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
+        case "gate", "matrix", "bench", "driver":
+            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, faults, samples")
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, samples, replay")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, faults, samples")
         }
     }
 }
@@ -57,6 +60,8 @@ struct Arguments {
     let command: String
     private(set) var flags: Set<String> = []
     private(set) var options: [String: String] = [:]
+    /// Every value of options that may repeat (`--fault a --fault b`).
+    private(set) var repeated: [String: [String]] = [:]
     private(set) var positionals: [String] = []
 
     init(_ args: [String], command: String) { self.command = command; self.raw = args }
@@ -70,7 +75,7 @@ struct Arguments {
             if allowedFlags.contains(a) { flags.insert(a); i += 1; continue }
             if allowedOptions.contains(a) {
                 guard i + 1 < raw.count else { throw InputError("\(command): \(a) needs a value") }
-                options[a] = raw[i + 1]; i += 2; continue
+                options[a] = raw[i + 1]; repeated[a, default: []].append(raw[i + 1]); i += 2; continue
             }
             if a.hasPrefix("-") { throw InputError("\(command): unknown option '\(a)'; it takes: " + (allowedFlags + allowedOptions).joined(separator: ", ")) }
             positionals.append(a); i += 1
@@ -82,6 +87,34 @@ struct Arguments {
         guard let s = options[name] else { return value }
         guard let n = Int(s), range.contains(n) else { throw InputError("\(command): \(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(s)'") }
         return n
+    }
+
+    func values(_ name: String) -> [String] { repeated[name] ?? [] }
+
+    func seed(_ name: String, default value: UInt64) throws(InputError) -> UInt64 {
+        guard let s = options[name] else { return value }
+        guard let n = UInt64(s) else { throw InputError("\(command): \(name) must be a whole number from 0 to \(UInt64.max), not '\(s)'") }
+        return n
+    }
+
+    func faults() throws(InputError) -> [Fault] {
+        try values("--fault").map { (name: String) throws(InputError) -> Fault in
+            guard let f = Fault(rawValue: name) else { throw InputError("\(command): unknown fault '\(name)'; 'opconform faults' lists them") }
+            return f
+        }
+    }
+
+    func generatorOptions() throws(InputError) -> GeneratorOptions {
+        GeneratorOptions(size: try int("--size", default: 8, range: 1...64),
+                         misuseRate: try int("--misuse-rate", default: 10, range: 0...100),
+                         flawRate: try int("--flaw-rate", default: 0, range: 0...100))
+    }
+
+    func rules() throws(InputError) -> [RuleCheck] {
+        guard let glob = options["--rules"] else { return RuleBook.all }
+        let rules = RuleBook.matching(glob)
+        if rules.isEmpty { throw InputError("no rule matches '\(glob)'; 'opconform rules' lists them") }
+        return rules
     }
 
     func profile() throws(InputError) -> Profile {

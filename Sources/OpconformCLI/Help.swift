@@ -8,19 +8,25 @@ enum Help {
       opconform <command> [options]
 
     COMMANDS
+      run        Generate cases from a seed, run them on an implementation, check every rule,
+                 shrink each broken rule's first case and write it with a line to replay it.
+      replay     Re-run one case (a finding file, a scenario file, or --seed S) and print its
+                 trace and verdict.
+      faults     The reference engine's injectable bugs, to prove the harness finds bugs.
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
-      replay     Run one scenario file on the reference engine under one schedule seed; print
-                 the trace and every violation.
       help CMD   Help for one command.
 
-    PLANNED (see Specs/): run, gate, matrix, faults, bench, driver.
+    PLANNED (see the open issues): gate, matrix, bench, driver; implementations foundation, gnustep.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
 
     EXAMPLES
+      swift run opconform run --impl reference --count 5000 --seed 1
+      swift run opconform run --impl reference --fault priority-ignored --count 2000
+      swift run opconform replay opconform-findings/PRIORITY-ORDER-123.json
       swift run opconform rules
       swift run opconform rules --json --rules 'KVO-*'
       swift run opconform samples --schedules 10000
@@ -55,14 +61,59 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--schedule-seed S] [--profile P] [--rules GLOB] [--json]
+    opconform replay FILE [--original] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--json]
+    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
 
-    Runs the scenario in FILE (the JSON of Specs/scenario-format.md) on the reference engine under
-    schedule seed S (default 1), prints every trace event and then each violated rule with the
-    events that witness it. The same file and seed print the same bytes on every machine.
+    Re-runs one case and prints every trace event, then each violated rule with the events that
+    witness it. The same case prints the same bytes on every machine.
 
-      --json   print {trace, violations} as JSON (sorted keys) instead
-    Exit status 1 when a rule is violated, 2 when FILE is not a valid scenario.
+    FILE is a finding written by 'run' (the minimised scenario with its case seed, schedule seed,
+    implementation, profile and faults), or a plain scenario (Specs/scenario-format.md; schedule
+    seed 1 unless given). For a finding, replay first regenerates the case from its seed and says
+    whether the generator still builds the same case; if not, it warns and runs the stored one.
+    --original runs the regenerated, unminimised case instead.
+
+    --seed S regenerates case seed S with the given generator options (defaults: size 8,
+    misuse 10%, flaws 0%) and runs it under its own schedule seed: the line 'run' prints.
+
+      --json   print {scenario, trace, violations} as JSON (sorted keys)
+    Exit status 1 when a rule is violated, 2 when the input is not valid.
+    """
+
+    static let run = """
+    opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
+                  [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--json FILE] [--junit FILE]
+                  [--out DIR] [--no-shrink] [--attempts N] [--table]
+
+    Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
+    from S and k, that rebuilds its scenario anywhere. Each case runs on the implementation and
+    every rule is checked. For each broken rule, the first breaking case is shrunk to a minimal
+    scenario that still breaks it, written to DIR (default opconform-findings/) with its seeds,
+    and printed with a line to paste.
+
+      --impl NAME        reference (this build); --fault NAME injects a bug (opconform faults)
+      --size K           at most K operations per case (1...64, default 8)
+      --misuse-rate R    percent of cases that misuse the API on purpose (default 10)
+      --flaw-rate R      percent of concurrent subclasses written wrong on purpose (default 0)
+      --rules GLOB       check only matching rules
+      --profile P        guide (default), class-reference, gnustep
+      --json FILE        {impl, seed, cases, rules:[{id,hits,cases,violations,status,reason}],
+                         findings:[{rule,message,caseSeed,replay,scenarioFile,operations,...}]}
+      --junit FILE       one test case per rule
+      --attempts N       tries per shrink candidate (nondeterministic implementations)
+      --table            print hits and violations per rule
+
+    Statuses: pass, fail, not-observable (the implementation cannot see what the rule needs),
+    not-applicable (the rule belongs to another profile), not-reached (no case reached it).
+    Exit status 0 when no rule was broken, 1 otherwise, 2 for bad usage.
+    """
+
+    static let faults = """
+    opconform faults [--json]
+
+    Lists the bugs the reference engine can be told to have. Each is realistic and belongs to a
+    rule family; the test suite proves each is caught within 2000 generated cases and shrunk to
+    a small scenario. Inject with: opconform run --impl reference --fault NAME.
     """
 
     static func topic(_ name: String) -> String? {
@@ -70,6 +121,8 @@ enum Help {
         case "rules": return rules
         case "samples": return samples
         case "replay": return replay
+        case "run": return run
+        case "faults": return faults
         default: return nil
         }
     }

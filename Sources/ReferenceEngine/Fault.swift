@@ -10,7 +10,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     case cancelAfterFinishSticks = "cancel-after-finish-sticks"
     case secondStartRuns = "second-start-runs"
     case startWhenNotReady = "start-when-not-ready"
-    case finishedNotifiedFirst = "finished-notified-first"
+    case finishUnannounced = "finish-unannounced"
     case readinessUnannounced = "readiness-unannounced"
     case finishedWhileExecuting = "finished-while-executing"
     case crossQueueDependencyIgnored = "cross-queue-dependency-ignored"
@@ -39,7 +39,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .cancelAfterFinishSticks: return "cancel on a finished operation still sets isCancelled"
         case .secondStartRuns: return "start on an executing operation does not throw and runs main again"
         case .startWhenNotReady: return "start on an operation that is not ready does not throw"
-        case .finishedNotifiedFirst: return "the finish sends did-change isFinished before did-change isExecuting"
+        case .finishUnannounced: return "the finish sends did-change isFinished without a will-change before it"
         case .readinessUnannounced: return "isReady changes without a will-change notification"
         case .finishedWhileExecuting: return "the finish sets isFinished, notifies, and only then clears isExecuting"
         case .crossQueueDependencyIgnored: return "a dependency on an operation in another queue is ignored"
@@ -67,7 +67,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .cancelledNotReady, .readyIgnoresDependencies, .readinessUnannounced: return .READY
         case .startIgnoresCancel, .cancelAfterFinishSticks: return .CANCEL
         case .secondStartRuns, .startWhenNotReady: return .START
-        case .finishedNotifiedFirst: return .KVO
+        case .finishUnannounced: return .KVO
         case .finishedWhileExecuting: return .STATE
         case .crossQueueDependencyIgnored: return .DEP
         case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION

@@ -19,9 +19,9 @@ extension Simulation {
             if let program = ops[op].kind.program {
                 push(Frame(program.start.map(Instr.step), this: op, exit: .returned(call)))
             } else {
-                push(Frame([.defaultStart(op)], this: op, exit: .returned(call)))
+                push(Frame([.defaultStart(op, checkReady: caller != .queue)], this: op, exit: .returned(call)))
             }
-        case .defaultStart(let op): defaultStart(op)
+        case .defaultStart(let op, let checkReady): defaultStart(op, checkReady: checkReady)
         case .invokeMain(let op):
             emit(.mainBegan(op: op, threadPriority: threads[current].priority))
             if has(.completionBeforeFinish) { spawnCompletion(op) }
@@ -49,17 +49,12 @@ extension Simulation {
         case .baseFinish(let op):
             // Listing 2-7's order: will isFinished, will isExecuting, change, did isExecuting, did isFinished.
             threads[current].priority = 0.5
-            emit(.willChange(op: op, .isFinished, ops[op].value(.isFinished)))
+            if !has(.finishUnannounced) { emit(.willChange(op: op, .isFinished, ops[op].value(.isFinished))) }
             emit(.willChange(op: op, .isExecuting, ops[op].value(.isExecuting)))
             if has(.finishedWhileExecuting) {
                 ops[op].finished = true
                 didChange(op, .isFinished)
                 ops[op].executing = false
-                didChange(op, .isExecuting)
-            } else if has(.finishedNotifiedFirst) {
-                ops[op].executing = false
-                ops[op].finished = true
-                didChange(op, .isFinished)
                 didChange(op, .isExecuting)
             } else {
                 ops[op].executing = false
@@ -81,14 +76,16 @@ extension Simulation {
     /// The default `start` (004 2.9.2): refuses when finished, executing or not ready; an operation
     /// cancelled before it starts goes straight to finished without running main; otherwise it
     /// becomes executing, runs main on this thread at its thread priority, and finishes.
-    private func defaultStart(_ op: Int) {
+    /// A queue calls start only on an operation it found ready; a dependency added since "may not
+    /// prevent" it from running (004 2.6.1), so the queue's own start does not check again.
+    private func defaultStart(_ op: Int, checkReady: Bool) {
         let o = ops[op]
         if o.finished {
             if options.profile == .classReference { return }
             return throwFromCall(.alreadyFinished, "operation \(op) is already finished")
         }
         if o.executing && !has(.secondStartRuns) { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
-        if !o.ready && !has(.startWhenNotReady) { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
+        if checkReady && !o.ready && !has(.startWhenNotReady) { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
         if o.cancelled && !has(.startIgnoresCancel) {
             emit(.willChange(op: op, .isFinished, o.value(.isFinished)))
             ops[op].finished = true
@@ -173,7 +170,10 @@ extension Simulation {
         switch step {
         case .work(let units):
             // Zero work is a scheduling point only: the thread stays runnable.
-            if units > 0 { threads[current].state = .sleeping(until: now + units) }
+            if units > 0 {
+                emit(.work(op: op, units: units))
+                threads[current].state = .sleeping(until: now + units)
+            }
         case .returnIfCancelled:
             if evaluate(.isCancelled(.this), this: op) { returnFromRoutine() }
         case .if(let condition, let then, let otherwise):
@@ -197,7 +197,7 @@ extension Simulation {
         case .callSuperStart:
             let call = Call.superStart(op)
             emit(.call(call))
-            push(Frame([.defaultStart(op)], this: op, exit: .returned(call)))
+            push(Frame([.defaultStart(op, checkReady: true)], this: op, exit: .returned(call)))
         case .spawn(let method, let ref):
             let target = ref.resolve(op)
             let code: [Instr] = method == .start ? [.callStart(target, .program)] : [.invokeMain(target)]

@@ -44,7 +44,7 @@ final class Simulation {
         while true {
             steps += 1
             if steps > options.stepBudget {
-                emit(.hang("the run exceeded its budget of \(options.stepBudget) steps (a runaway program?)"), on: 0)
+                emit(.cut("the run exceeded its budget of \(options.stepBudget) steps (a runaway program?)"), on: 0)
                 break
             }
             wakeBlocked()

@@ -66,7 +66,7 @@ enum Instr: Equatable {
     /// Call `start` on an operation (base or overridden).
     case callStart(Int, Caller)
     /// The default `start`: checks, then moves to executing (or straight to finished if cancelled).
-    case defaultStart(Int)
+    case defaultStart(Int, checkReady: Bool)
     case invokeMain(Int)
     case runBlocks(Int)
     case joinBlocks(Int)

@@ -51,7 +51,7 @@ struct CommandLineTests {
         (["rules", "--rules", "NOPE-*"], "no rule matches 'NOPE-*'"),
         (["rules", "--frobnicate"], "unknown option '--frobnicate'"),
         (["launch"], "unknown command 'launch'"),
-        (["replay"], "needs exactly one scenario file"),
+        (["replay"], "needs one scenario or finding file, or --seed S"),
         (["replay", "/nonexistent/scenario.json"], "cannot be read"),
         (["samples", "--schedules", "zero"], "--schedules must be a whole number"),
         (["replay", "--profile", "apple", "x.json"], "unknown profile 'apple'"),

@@ -31,10 +31,15 @@ extension RuleBook {
                 guard case .block(let blocks) = c.kind(op) else { continue }
                 var signaller: [Int: Int] = [:]
                 for (n, body) in blocks.enumerated() { for t in Step.signals(in: body) { signaller[t] = n } }
-                var blockOfThread: [Int: Int] = [:]
-                for i in c.facts.opEvents[op] { if case .blockBegan(_, let n) = c.event(i).kind { blockOfThread[c.event(i).thread] = n } }
+                // The block running on each thread at each moment (blocks may share a thread).
+                var running: [Int: Int] = [:]
                 for (i, e) in c.events.enumerated() {
-                    guard case .awaited(let t, let ok) = e.kind, let mine = blockOfThread[e.thread], let theirs = signaller[t], theirs != mine else { continue }
+                    switch e.kind {
+                    case .blockBegan(op, let n): running[e.thread] = n; continue
+                    case .blockEnded(op, _): running[e.thread] = nil; continue
+                    default: break
+                    }
+                    guard case .awaited(let t, let ok) = e.kind, let mine = running[e.thread], let theirs = signaller[t], theirs != mine else { continue }
                     r.hits += 1
                     if !ok {
                         r.violations.append(c.violation("BLOCK-CONCURRENT", "block \(mine) of op \(op) timed out waiting for token \(t) from sibling block \(theirs)",

@@ -11,7 +11,7 @@ extension RuleBook {
                     guard let done = c.facts.returned(call, in: c.trace) else { continue }
                     // Only where the operation surely had not finished: never started before the call.
                     guard c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
-                    let after = c.reports(op, .isCancelled).filter { $0.i > done && $0.isRead }
+                    let after = c.reports(op, .isCancelled).filter { c.facts.began($0.i, after: done) && $0.isRead }
                     guard !after.isEmpty else { continue }
                     r.hits += 1
                     if let bad = after.first(where: { $0.value == .bool(false) }) {
@@ -65,7 +65,7 @@ extension RuleBook {
         },
         RuleCheck(Rule("CANCEL-BEFORE-START-FINISHES", .CANCEL,
                        "A queued operation cancelled before it starts still becomes finished, so its dependents are released.",
-                       cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
+                       cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             for op in c.allOps {
@@ -115,7 +115,7 @@ extension RuleBook {
                 for op in c.allOps {
                     guard let add = c.facts.addedAt[op], add.queue == q, add.call < i,
                           c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
-                    let reads = c.reports(op, .isCancelled).filter { $0.i > done && $0.isRead }
+                    let reads = c.reports(op, .isCancelled).filter { c.facts.began($0.i, after: done) && $0.isRead }
                     let notified = c.reports(op, .isCancelled).contains { !$0.isRead && $0.i > i && $0.i < done && $0.value == .bool(true) }
                     guard !reads.isEmpty || c.can(.kvo) else { continue }
                     r.hits += 1
@@ -131,22 +131,28 @@ extension RuleBook {
             return r
         },
         RuleCheck(Rule("CANCEL-CHECKED-IN-MAIN", .CANCEL,
-                       "An operation cancelled while its main runs checks isCancelled before main ends, so it can stop early.",
+                       "After an operation is cancelled while its main runs, main does not begin a second unit of work without first checking isCancelled.",
                        cites: [Citation(.guide, "2.5.2"), Citation(.guide, "Listing 2-4"), Citation(.en, "main"), Citation(.zh, "main")],
-                       strength: .documentedAdvice)) { c in
+                       strength: .documentedAdvice, subject: .subclass)) { c in
             var r = CheckResult()
             for op in c.allOps {
                 guard let call = c.facts.cancelCalledAt[op], let done = c.facts.endOf[call],
-                      let began = c.indices(op, where: \.isMainBegan).first, began < call,
-                      let ended = c.firstIndex(op, after: began, where: \.isMainEnded), ended > done else { continue }
+                      let began = c.indices(op, where: \.isMainBegan).first, began < call else { continue }
+                let thread = c.event(began).thread
+                let ended = c.firstIndex(op, after: began, where: \.isMainEnded) ?? c.events.count
+                guard ended > done else { continue }
                 r.hits += 1
-                let mainThread = c.event(began).thread
-                let checked = c.facts.opEvents[op].contains { j in
-                    j > done && j < ended && c.event(j).thread == mainThread && { if case .read(_, .isCancelled, _) = c.event(j).kind { return true }; return false }()
+                // Listing 2-4 checks before each unit of work, so a cancel that lands just after a
+                // check lets one more unit run; a second one means main stopped checking.
+                var units: [Int] = []
+                for j in c.facts.opEvents[op] where j > done && j < ended && c.event(j).thread == thread {
+                    if case .read(_, .isCancelled, _) = c.event(j).kind { break }
+                    if case .work = c.event(j).kind { units.append(j) }
                 }
-                if !checked {
+                if units.count > 1 {
                     r.violations.append(c.violation("CANCEL-CHECKED-IN-MAIN",
-                        "op \(op) was cancelled during main and main ran to its end without reading isCancelled", "main checks isCancelled periodically", [began, call, ended]))
+                        "op \(op) was cancelled during main and main went on to \(units.count) more units of work without reading isCancelled",
+                        "main checks isCancelled before each unit of work", [call, done] + units.prefix(2).map(Optional.some)))
                 }
             }
             return r

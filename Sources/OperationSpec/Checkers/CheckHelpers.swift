@@ -34,6 +34,18 @@ extension CheckContext {
         facts.opEvents[op].filter { match(trace.events[$0].kind) }
     }
 
+    /// When `op` was handed to its runtime: added to a queue, or first started. Dependencies added
+    /// after this "may not prevent" it from running (004 2.6.1), so ordering rules ignore them.
+    func handedOver(_ op: Int) -> Int? {
+        [facts.addedAt[op]?.call, facts.firstStart[op]].compactMap { $0 }.min()
+    }
+
+    /// Dependencies of `op` in force at event `i` that were added before `op` was handed over.
+    func earlyDependencies(of op: Int, at i: Int) -> [Int] {
+        let cutoff = handedOver(op) ?? Int.max
+        return facts.edges(of: op).filter { $0.active(at: i) && $0.added < cutoff }.map(\.on)
+    }
+
     var operationCount: Int { scenario.operations.count }
     var allOps: Range<Int> { 0..<scenario.operations.count }
     func can(_ what: Observation) -> Bool { trace.capabilities.contains(what) }

@@ -3,7 +3,7 @@
 extension RuleBook {
     static let completion: [RuleCheck] = [
         RuleCheck(Rule("COMPLETION-AFTER-FINISH", .COMPLETION,
-                       "A completion block begins only after its operation's task has ended and the operation began finishing.",
+                       "A completion block begins only after its operation began finishing and, for the default start, after main ended.",
                        cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -14,7 +14,9 @@ extension RuleBook {
                     let marks = c.facts.opEvents[op].filter { j in j < began && { switch c.event(j).kind {
                         case .willChange(_, .isFinished, _), .set(_, .isFinished, true), .didChange(_, .isFinished, .bool(true)), .read(_, .isFinished, .bool(true)): return true
                         default: return false } }() }
-                    let taskDone = tasks.filter { $0 < began }.count <= ends.filter { $0 < began }.count
+                    // A subclass that overrides start finishes itself, often from inside main
+                    // (Listing 2-7), so for it the finish is the mark, not main's return.
+                    let taskDone = c.kind(op).overridesStart || tasks.filter { $0 < began }.count <= ends.filter { $0 < began }.count
                     if !taskDone || (c.can(.kvo) && marks.isEmpty) {
                         r.violations.append(c.violation("COMPLETION-AFTER-FINISH",
                             "op \(op)'s completion block began " + (taskDone ? "before the operation began finishing" : "while its task was still running"),
@@ -26,7 +28,7 @@ extension RuleBook {
         },
         RuleCheck(Rule("COMPLETION-ONCE", .COMPLETION,
                        "A completion block set before its operation finished runs exactly once, cancelled operations included.",
-                       cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
+                       cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.9.3")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             for op in c.allOps {
                 let runs = c.indices(op, where: { if case .completionBegan = $0 { return true }; return false })

@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let dependencies: [RuleCheck] = [
-        order("DEP-ORDER", crossQueue: false, "An operation's task does not begin before every dependency it had when started has finished.",
+        order("DEP-ORDER", crossQueue: false, "An operation's task does not begin before every dependency it had when it was queued or started has finished.",
               cites: [Citation(.guide, "2.6.1"), Citation(.gnustep, "addDependency:"), Citation(.guide, "2.1")]),
         order("DEP-ACROSS-QUEUES", crossQueue: true, "A dependency on an operation in another queue orders execution just as one in the same queue does.",
               cites: [Citation(.guide, "2.6.1")]),
@@ -22,7 +22,7 @@ extension RuleBook {
                 r.hits += 1
                 guard c.facts.returned(i, in: c.trace) != nil else { continue }
                 if let bad = c.reports(op, .dependencies).first(where: { rep in
-                    if rep.i > end, case .ops(let list) = rep.value { return list.filter { $0 == on }.count > 1 }
+                    if c.facts.began(rep.i, after: end), case .ops(let list) = rep.value { return list.filter { $0 == on }.count > 1 }
                     return false
                 }) {
                     r.violations.append(c.violation("DEP-DUPLICATE", "op \(op) lists op \(on) more than once after a duplicate addDependency",
@@ -41,7 +41,7 @@ extension RuleBook {
                       c.facts.dependencies(of: op, at: done + 1).allSatisfy({ d in c.facts.finishedAt[d].map { c.facts.settled($0, before: i) } ?? false })
                 else { continue }
                 let nextAdd = c.facts.edges(of: op).map(\.added).filter { $0 > done }.min() ?? Int.max
-                let after = c.reports(op, .isReady).filter { $0.i > done && $0.i < nextAdd }
+                let after = c.reports(op, .isReady).filter { c.facts.began($0.i, after: done) && $0.i < nextAdd }
                 guard !after.isEmpty else { continue }
                 r.hits += 1
                 if let bad = after.first(where: { $0.isRead && $0.value == .bool(false) }) {
@@ -54,10 +54,10 @@ extension RuleBook {
     ]
 
     static func order(_ id: String, crossQueue: Bool, _ statement: String, cites: [Citation]) -> RuleCheck {
-        RuleCheck(Rule(id, .DEP, statement, cites: cites, strength: .documentedMust)) { c in
+        RuleCheck(Rule(id, .DEP, statement, cites: cites, strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             for op in c.allOps {
-                guard let first = c.facts.firstStart[op] else { continue }
+                guard let first = c.handedOver(op) else { continue }
                 let myQueue = c.facts.addedAt[op]?.queue
                 for began in c.indices(op, where: \.isTaskBegan) {
                     if c.facts.cancelCalledAt[op].map({ $0 < began }) == true { continue }
@@ -87,6 +87,8 @@ extension RuleBook {
                 guard case .call(.addDependency(let op, let on)) = e.kind, let stuck = affected(c, op, on, i) else { continue }
                 r.hits += 1
                 guard let done = c.facts.returned(i, in: c.trace) else { continue }
+                // A cycle through an operation that had already finished deadlocks nothing.
+                if stuck.contains(where: { c.facts.finishing($0, before: done) }) { continue }
                 for o in stuck {
                     if c.facts.cancelCalledAt[o] != nil { continue }
                     if let ran = c.firstIndex(o, after: done, where: \.isTaskBegan) {

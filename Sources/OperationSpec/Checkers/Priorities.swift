@@ -23,12 +23,14 @@ extension RuleBook {
                     defer { previous = x }
                     guard c.facts.width[q].value(before: s) == 1 else { continue }
                     // The choice was made after the previous operation finished, or the queue was resumed.
-                    let choice = ([previous.flatMap { p in c.facts.finishedAt[p] }] + resumes.filter { $0 < s }.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
+                    // The earliest sign of the previous operation's finish: the queue may choose
+                    // before our own did-change is logged.
+                    let choice = ([previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }] + resumes.filter { $0 < s }.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
                     let px = c.facts.priority[x].value(before: s)
                     let rivals = c.allOps.filter { y in
                         y != x && c.facts.addedAt[y].map { $0.queue == q && $0.call < cp } == true
-                            && (c.startCalls(y).first { $0.by == .queue }?.i ?? Int.max) > s
+                            && (c.facts.firstStart[y] ?? Int.max) > s && !c.facts.finishing(y, before: s)
                             && !c.facts.priority[y].changed(between: cp, and: s)
                             && (c.facts.cancelled(y, before: cp) || c.facts.dependencies(of: y, at: cp).allSatisfy { d in
                                 c.facts.finishedAt[d].map { c.facts.settled($0, before: cp) } ?? false })
@@ -49,10 +51,10 @@ extension RuleBook {
                        cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                var expected: Int?, raw = 0
+                var expected: Int?, raw = 0, setAt = 0
                 for (i, k) in c.opEvents(op) {
-                    if case .returned(.setQueuePriority(_, let v)) = k { expected = QueuePriority.normalized(v); raw = v }
-                    guard let want = expected, case .read(_, .queuePriority, .int(let got)) = k else { continue }
+                    if case .returned(.setQueuePriority(_, let v)) = k { expected = QueuePriority.normalized(v); raw = v; setAt = i }
+                    guard let want = expected, case .read(_, .queuePriority, .int(let got)) = k, c.facts.began(i, after: setAt) else { continue }
                     if QueuePriority.defined.contains(raw) { continue }
                     r.hits += 1
                     if got != want {

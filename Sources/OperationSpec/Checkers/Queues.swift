@@ -12,7 +12,11 @@ extension RuleBook {
                 for s in c.queueStarts(q) {
                     guard case .call(.start(let x, _)) = c.event(s).kind else { continue }
                     running.removeAll { c.taskDone($0.op, before: s) }
-                    let width = c.facts.width[q].value(before: s)
+                    // The queue decided before `start` was logged: any width in force since the
+                    // operation was added may have allowed it.
+                    let since = c.facts.addedAt[x]?.call ?? s
+                    let widths = [c.facts.width[q].value(before: since + 1)] + c.facts.width[q].changes.filter { $0.at > since && $0.at < s }.map(\.value)
+                    let width = widths.contains(QueueConfig.defaultMax) ? QueueConfig.defaultMax : widths.max()!
                     running.append((x, s))
                     guard width != QueueConfig.defaultMax else { continue }
                     r.hits += 1
@@ -30,17 +34,27 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.9.5"), Citation(.guide, "2.9.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for q in c.scenario.queues.indices {
-                r.hits += c.facts.suspension[q].changes.filter { $0.value }.count
-                for s in c.queueStarts(q) where c.facts.suspension[q].value(before: s) {
-                    r.violations.append(c.violation("QUEUE-SUSPENDED", "suspended queue \(q) started an operation", "nothing new starts while suspended",
-                                                    [c.facts.suspension[q].changes.last { $0.at < s }?.at, s]))
+                for op in c.allOps {
+                    guard let add = c.facts.addedAt[op], add.queue == q else { continue }
+                    // The moment the queue could first decide to run it: added, and its
+                    // dependencies had begun finishing. A decision made before a suspension took
+                    // effect may legitimately show as a start logged after it.
+                    let released = ([add.call] + c.earlyDependencies(of: op, at: c.events.count).compactMap { d in
+                        [c.facts.finishingAt[d], c.facts.finishedAt[d]].compactMap { $0 }.min() }).max()!
+                    guard c.facts.suspension[q].value(before: released) else { continue }
+                    r.hits += 1
+                    if let s = c.startCalls(op).first(where: { $0.by == .queue }), c.facts.suspension[q].value(before: s.i),
+                       !c.facts.suspension[q].changed(between: released, and: s.i) {
+                        r.violations.append(c.violation("QUEUE-SUSPENDED", "suspended queue \(q) started op \(op)", "nothing new starts while suspended",
+                                                        [c.facts.suspension[q].changes.last { $0.at < released }?.at, add.call, s.i]))
+                    }
                 }
             }
             return r
         },
         RuleCheck(Rule("QUEUE-SUSPEND-RUNNING-CONTINUE", .QUEUE,
                        "Suspending a queue does not pause its running operations: each still runs to its finish.",
-                       cites: [Citation(.guide, "2.9.5")], strength: .documentedMust)) { c in
+                       cites: [Citation(.guide, "2.9.5")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             for q in c.scenario.queues.indices {
@@ -112,7 +126,7 @@ extension RuleBook {
         },
         RuleCheck(Rule("QUEUE-OWNERSHIP", .QUEUE,
                        "An operation already in a queue, executing or finished is refused by addOperation with an error.",
-                       cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+                       cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.7.2")], strength: .observedOnly, needs: [.thrownErrors])) { c in
             var r = CheckResult()
             for (i, e) in c.events.enumerated() {
                 let list: [Int]
@@ -137,7 +151,7 @@ extension RuleBook {
         },
         RuleCheck(Rule("QUEUE-PROGRESS", .QUEUE,
                        "A queue that is not suspended and has a free slot does not leave a ready operation waiting: readiness, not priority, decides.",
-                       cites: [Citation(.guide, "2.9.1"), Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
+                       cites: [Citation(.guide, "2.9.1"), Citation(.guide, "2.6.2")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             let end = c.events.count
@@ -151,7 +165,9 @@ extension RuleBook {
                 guard width == QueueConfig.defaultMax ? busy == 0 : busy < width else { continue }
                 for op in c.allOps {
                     guard let add = c.facts.addedAt[op], add.queue == q, c.facts.returned(add.call, in: c.trace) != nil else { continue }
-                    let ready = c.facts.cancelCalledAt[op] != nil || c.facts.dependencies(of: op, at: end).allSatisfy { c.facts.finishedAt[$0] != nil }
+                    // A cancelled operation may leave the queue without being started (003 cancel).
+                    if let cancel = c.facts.cancelCalledAt[op], (c.facts.firstStart[op] ?? Int.max) > cancel { continue }
+                    let ready = c.facts.dependencies(of: op, at: end).allSatisfy { c.facts.finishedAt[$0] != nil }
                     guard ready else { continue }
                     r.hits += 1
                     if c.facts.firstStart[op] == nil {
@@ -164,12 +180,12 @@ extension RuleBook {
         },
         RuleCheck(Rule("QUEUE-READY-ONLY", .QUEUE,
                        "A queue starts only operations that are ready: every dependency finished, or the operation cancelled.",
-                       cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.6.1"), Citation(.gnustep, "addDependency:")], strength: .documentedMust)) { c in
+                       cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.6.1"), Citation(.gnustep, "addDependency:")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             for q in c.scenario.queues.indices {
                 for s in c.queueStarts(q) {
                     guard case .call(.start(let x, _)) = c.event(s).kind else { continue }
-                    let deps = c.facts.dependencies(of: x, at: s)
+                    let deps = c.earlyDependencies(of: x, at: s)
                     guard !deps.isEmpty else { continue }
                     r.hits += 1
                     if c.facts.cancelCalledAt[x].map({ $0 < s }) == true { continue }
@@ -177,6 +193,21 @@ extension RuleBook {
                         r.violations.append(c.violation("QUEUE-READY-ONLY", "queue \(q) started op \(x) before its dependency op \(d) had finished",
                                                         "only ready operations are started", [s]))
                     }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("QUEUE-CALLS-START", .QUEUE,
+                       "A queue runs an operation by calling its start, so a subclass's own start is what runs.",
+                       cites: [Citation(.ru, "start is called by the operation queue"), Citation(.guide, "2.2"), Citation(.guide, "2.5.3 Table 2-2")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard c.facts.addedAt[op] != nil, let began = c.indices(op, where: \.isTaskBegan).first else { continue }
+                r.hits += 1
+                if c.facts.firstStart[op].map({ $0 > began }) ?? true {
+                    r.violations.append(c.violation("QUEUE-CALLS-START", "queued op \(op)'s task began without a call to its start",
+                                                    "the queue calls start", [c.facts.addedAt[op]?.call, began]))
                 }
             }
             return r
@@ -207,7 +238,7 @@ extension RuleBook {
                 guard case .returned(let call) = e.kind, let ops = targets(c, call, i), !ops.isEmpty else { continue }
                 r.hits += 1
                 for op in ops {
-                    if let bad = c.reports(op, .isFinished).first(where: { $0.i > i && $0.isRead && $0.value == .bool(false) }) {
+                    if let bad = c.reports(op, .isFinished).first(where: { c.facts.began($0.i, after: i) && $0.isRead && $0.value == .bool(false) }) {
                         r.violations.append(c.violation(id, "\(call) returned while op \(op) had not finished", "the wait returns only after the work is done", [i, bad.i]))
                     } else if c.can(.kvo) && !c.facts.finishing(op, before: i) {
                         r.violations.append(c.violation(id, "\(call) returned before op \(op) began finishing", "the wait returns only after the work is done", [i]))

@@ -32,8 +32,9 @@ extension RuleBook {
                 for report in c.reports(op, .isReady) where report.isRead {
                     let i = report.i
                     let deps = c.facts.dependencies(of: op, at: i)
-                    // Every dependency must have delivered its finish, and that thread moved on.
-                    let known = deps.allSatisfy { d in c.facts.notifiedFinishedAt[d].map { c.facts.settled($0, before: i) } ?? false }
+                    // Every dependency must have delivered its finish, its observers must be done
+                    // (the notifying thread moved past the burst), and the read began after that.
+                    let known = deps.allSatisfy { d in c.facts.notifiedFinishedAt[d].map { c.facts.burstOver($0, before: i) && c.facts.began(i, after: c.facts.nextOnThread[$0]) } ?? false }
                     guard known else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
@@ -55,7 +56,7 @@ extension RuleBook {
                 guard let cancelCall = c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }).first,
                       let done = c.facts.returned(cancelCall, in: c.trace),
                       !c.facts.finishing(op, before: cancelCall) else { continue }
-                for report in c.reports(op, .isReady) where report.i > done {
+                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: done) {
                     guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
@@ -73,7 +74,7 @@ extension RuleBook {
             for op in c.allOps {
                 let marks = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }
                 guard let mark = marks.min() else { continue }
-                for report in c.reports(op, .isReady) where c.facts.settled(mark, before: report.i) {
+                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: mark) {
                     r.hits += 1
                     if report.value == .bool(false) {
                         r.violations.append(c.violation("READY-EXECUTING-FINISHED",

@@ -5,13 +5,13 @@ extension RuleBook {
     static let start: [RuleCheck] = [
         RuleCheck(Rule("START-NOT-READY-THROWS", .START,
                        "Calling the default start of an operation that is not ready fails with an error and runs nothing.",
-                       cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+                       cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
-                for s in c.startCalls(op) {
+                for s in c.startCalls(op) where s.by != .queue {
                     guard let end = s.end, !(c.facts.cancelCalledAt[op].map { $0 < end } ?? false),
                           !c.facts.finishing(op, before: end), c.facts.executingAt[op].map({ $0 > end }) ?? true,
-                          let pending = c.facts.dependencies(of: op, at: s.i).first(where: { !c.facts.finishing($0, before: end) })
+                          let pending = c.earlyDependencies(of: op, at: s.i).first(where: { !c.facts.finishing($0, before: end) })
                     else { continue }
                     r.hits += 1
                     if !s.threw {
@@ -25,7 +25,7 @@ extension RuleBook {
         },
         RuleCheck(Rule("START-EXECUTING-THROWS", .START,
                        "Calling the default start of an operation that is executing fails with an error.",
-                       cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
+                       cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
                 guard let began = c.indices(op, where: \.isTaskBegan).first else { continue }
@@ -110,7 +110,7 @@ extension RuleBook {
         RuleCheck(Rule("START-CONCURRENT-NO-SUPER", .START,
                        "A subclass that overrides start never calls [super start].",
                        cites: [Citation(.gnustep, "start"), Citation(.guide, "2.5.3 Table 2-2"), Citation(.zh, "2 (start)")],
-                       strength: .documentedMust, needs: [.superStart])) { c in
+                       strength: .documentedMust, needs: [.superStart], subject: .subclass)) { c in
             var r = CheckResult()
             for op in c.allOps where c.kind(op).overridesStart {
                 for s in c.startCalls(op) {
@@ -127,7 +127,7 @@ extension RuleBook {
         RuleCheck(Rule("START-CONCURRENT-ASYNC", .START,
                        "A concurrent operation's start does not run its main on the thread that called start; start returns and the task goes on elsewhere.",
                        cites: [Citation(.guide, "2.2"), Citation(.guide, "Listing 2-6"), Citation(.zh, "2")],
-                       strength: .documentedMust, needs: [.threadIdentity])) { c in
+                       strength: .documentedMust, needs: [.threadIdentity], subject: .subclass)) { c in
             var r = CheckResult()
             for op in c.allOps where c.kind(op).reportsConcurrent {
                 for s in c.startCalls(op) where !s.threw {

@@ -8,20 +8,30 @@ extension RuleBook {
                        strength: .documentedExample)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                var known: [StateKey: (Bool, Int)] = [:]
+                // Exact: a subclass's own ivar stores show both values at every moment.
+                var ivars: [StateKey: Int] = [:]
+                // Sound for any source: finishing never goes back, so an observation of
+                // executing YES that began after evidence of finished YES shows both at once.
+                var finished: Int?
                 for (i, k) in c.opEvents(op) {
-                    let key: StateKey, v: Bool
+                    var both: [Int]?
                     switch k {
-                    case .didChange(_, let kk, .bool(let b)), .read(_, let kk, .bool(let b)): key = kk; v = b
-                    case .set(_, let kk, let b): key = kk; v = b
+                    case .set(_, let key, let v) where key == .isExecuting || key == .isFinished:
+                        r.hits += 1
+                        ivars[key] = v ? i : nil
+                        if key == .isFinished && v && finished == nil { finished = i }
+                        if let e = ivars[.isExecuting], let f = ivars[.isFinished] { both = [e, f] }
+                    case .didChange(_, .isFinished, .bool(true)), .read(_, .isFinished, .bool(true)):
+                        if finished == nil { finished = i }
+                    case .didChange(_, .isExecuting, let v), .read(_, .isExecuting, let v):
+                        guard let f = finished else { continue }
+                        r.hits += 1
+                        if v == .bool(true) && c.facts.began(i, after: f) { both = [f, i] }
                     default: continue
                     }
-                    guard key == .isExecuting || key == .isFinished else { continue }
-                    known[key] = (v, i)
-                    r.hits += 1
-                    if let e = known[.isExecuting], let f = known[.isFinished], e.0 && f.0 {
+                    if let w = both {
                         r.violations.append(c.violation("STATE-EXCLUSIVE", "op \(op) was executing and finished at once",
-                                                        "isExecuting and isFinished are never both YES", [e.1, f.1]))
+                                                        "isExecuting and isFinished are never both YES", w))
                         break  // one report per operation: later overlaps follow from the first
                     }
                 }
@@ -34,7 +44,7 @@ extension RuleBook {
                   cites: [Citation(.gnustep, "cancel")]),
         RuleCheck(Rule("STATE-FINISHED-REGARDLESS", .STATE,
                        "An operation that was started becomes finished, whether it completed, was cancelled or failed.",
-                       cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "main"), Citation(.guide, "2.5.3")], strength: .documentedMust)) { c in
+                       cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "main"), Citation(.guide, "2.5.3")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             for op in c.allOps {
@@ -108,7 +118,9 @@ extension RuleBook {
                     }
                     if let first = yes {
                         r.hits += 1
-                        if !v {
+                        // A NO logged after the YES may have been taken before it: only a NO
+                        // that surely began after the YES is a going back.
+                        if !v && c.facts.began(i, after: first) {
                             r.violations.append(c.violation(id, "op \(op) reported \(key.rawValue) NO after YES", "\(key.rawValue) never goes back to NO", [first, i]))
                             yes = nil
                         }

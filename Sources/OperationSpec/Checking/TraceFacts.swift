@@ -31,6 +31,8 @@ public struct TraceFacts: Sendable {
     /// For each event, the index of the next event on the same thread (`count` if none):
     /// an event "settled" before `i` when its thread had moved on before `i`.
     public private(set) var nextOnThread: [Int]
+    /// For each event, the index of the previous event on the same thread (-1 if none).
+    public private(set) var previousOnThread: [Int]
     /// Per queue: its suspension and width over time, by the index each change took effect.
     public private(set) var suspension: [Timeline<Bool>]
     public private(set) var width: [Timeline<Int>]
@@ -49,7 +51,10 @@ public struct TraceFacts: Sendable {
         public func active(at i: Int) -> Bool { added < i && (removed.map { i <= $0 } ?? true) }
     }
 
+    private let events: [TraceEvent]
+
     public init(scenario: Scenario, trace: Trace) {
+        self.events = trace.events
         let n = scenario.operations.count
         opEvents = Array(repeating: [], count: n)
         queueEvents = Array(repeating: [], count: scenario.queues.count)
@@ -62,6 +67,7 @@ public struct TraceFacts: Sendable {
         firstStart = Array(repeating: nil, count: n)
         cancelCalledAt = Array(repeating: nil, count: n)
         nextOnThread = Array(repeating: trace.events.count, count: trace.events.count)
+        previousOnThread = Array(repeating: -1, count: trace.events.count)
         suspension = scenario.queues.map { _ in Timeline(initial: false) }
         width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
         priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
@@ -73,7 +79,7 @@ public struct TraceFacts: Sendable {
         func valid(_ op: Int) -> Bool { op >= 0 && op < n }
 
         for (i, e) in events.enumerated() {
-            if let prev = lastOnThread[e.thread] { nextOnThread[prev] = i }
+            if let prev = lastOnThread[e.thread] { nextOnThread[prev] = i; previousOnThread[i] = prev }
             lastOnThread[e.thread] = i
             switch e.kind {
             case .threadStarted(_, let q?): workerQueue[e.thread] = q; if q < queueEvents.count { queueEvents[q].append(i) }
@@ -136,7 +142,7 @@ public struct TraceFacts: Sendable {
                 opEvents[op].append(i)
                 if key == .isFinished { first(&finishingAt, op, i) }
             case .mainBegan(let op, _), .mainEnded(let op), .blockBegan(let op, _),
-                 .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op):
+                 .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _):
                 if valid(op) { opEvents[op].append(i) }
             case .operationCount(let q, _):
                 if q < queueEvents.count { queueEvents[q].append(i) }
@@ -152,6 +158,29 @@ public struct TraceFacts: Sendable {
     }
     /// Whether event `e`'s thread had moved on past it before event `i`.
     public func settled(_ e: Int, before i: Int) -> Bool { nextOnThread[e] < i }
+
+    /// Whether observation `r` (a read, or the value a notification carries) surely began after
+    /// event `e`. A value is taken before it is logged, so another thread may change things in
+    /// between: `r` began after `e` only if `r` is on `e`'s thread, or `r`'s thread logged
+    /// something after `e` and before `r`.
+    public func began(_ r: Int, after e: Int) -> Bool {
+        guard r > e else { return false }
+        return events[r].thread == events[e].thread || previousOnThread[r] > e
+    }
+
+    /// Whether the notification at `e`, and every notification its observers sent from it on the
+    /// same thread, was over before event `i`: the thread had logged something other than a
+    /// will- or did-change after `e`, before `i`.
+    public func burstOver(_ e: Int, before i: Int) -> Bool {
+        var j = nextOnThread[e]
+        while j < i {
+            switch events[j].kind {
+            case .willChange, .didChange: j = nextOnThread[j]
+            default: return true
+            }
+        }
+        return false
+    }
     /// Whether the operation had shown itself finished before event `i`.
     public func finished(_ op: Int, before i: Int) -> Bool { finishedAt[op].map { $0 < i } ?? false }
     public func cancelled(_ op: Int, before i: Int) -> Bool { cancelledAt[op].map { $0 < i } ?? false }

@@ -13,10 +13,14 @@ public struct Rule: Sendable, Equatable {
     public let profiles: [Profile]
     /// Where the documents disagree: the statement under a given profile.
     public let variants: [Variant]
+    /// Whose duty the rule states: the runtime's, or the subclass author's. A subclass rule
+    /// judges the scenario's own operation code; on an implementation under test it confirms
+    /// the adapter ran that code faithfully.
+    public let subject: Subject
 
     public init(_ id: String, _ family: Family, _ statement: String, cites: [Citation],
                 strength: Strength, needs: [Observation] = [], profiles: [Profile] = [],
-                variants: [Variant] = []) {
+                variants: [Variant] = [], subject: Subject = .runtime) {
         self.id = id
         self.family = family
         self.statement = statement
@@ -25,6 +29,7 @@ public struct Rule: Sendable, Equatable {
         self.needs = needs
         self.profiles = profiles
         self.variants = variants
+        self.subject = subject
     }
 
     public func applies(to profile: Profile) -> Bool { profiles.isEmpty || profiles.contains(profile) }
@@ -86,6 +91,10 @@ public enum Document: String, Sendable, CaseIterable {
     }
 }
 
+public enum Subject: String, Sendable, Codable {
+    case runtime, subclass
+}
+
 public enum Strength: String, Sendable, Codable, CaseIterable {
     case documentedMust = "documented must"
     case documentedExample = "documented example"
@@ -108,6 +117,9 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     case threadPriority
     /// Whether a concurrent subclass called `super.start`.
     case superStart
+    /// Every operation's move to finished is in the trace (a did-change, or an equivalent record
+    /// the adapter makes). Rules that conclude from the absence of a finish need it.
+    case finishing
 }
 
 /// Where the documents disagree, a profile picks one reading.

@@ -24,11 +24,13 @@ extension EventKind: CustomStringConvertible {
         case .read(let op, let k, let v): return "op \(op) \(k.rawValue) read \(v)"
         case .set(let op, let k, let v): return "op \(op) sets its \(k.rawValue) ivar to \(v ? "YES" : "NO")"
         case .operationCount(let q, let n): return "queue \(q) operationCount read \(n)"
+        case .work(let op, let n): return "op \(op) works \(n) unit" + (n == 1 ? "" : "s")
         case .signal(let t): return "token \(t) signalled"
         case .awaited(let t, let ok): return "token \(t) " + (ok ? "received" : "timed out")
         case .invocationResult(let op): return "op \(op) result returned"
         case .crash(let sig, let m): return "crash (signal \(sig)): \(m)"
         case .hang(let what): return "hang: \(what)"
+        case .cut(let why): return "run cut short: \(why)"
         case .end: return "end of run"
         }
     }

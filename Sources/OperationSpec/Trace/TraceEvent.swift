@@ -32,6 +32,8 @@ public enum EventKind: Codable, Sendable, Equatable {
     /// A concurrent subclass stored into its `executing` / `finished` ivar.
     case set(op: Int, StateKey, Bool)
     case operationCount(queue: Int, Int)
+    /// Code of `op` began a unit of work of the given length.
+    case work(op: Int, units: Int)
     case signal(token: Int)
     case awaited(token: Int, satisfied: Bool)
     case invocationResult(op: Int)
@@ -39,6 +41,8 @@ public enum EventKind: Codable, Sendable, Equatable {
     case crash(signal: Int, message: String)
     /// Nothing more could happen while something still waited: what was pending.
     case hang(String)
+    /// The run was stopped before it could end (a step budget ran out): a truncated trace.
+    case cut(String)
     /// The run ended normally: every thread finished.
     case end
 }

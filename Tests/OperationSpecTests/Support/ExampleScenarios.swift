@@ -55,8 +55,10 @@ enum ExampleScenarios {
 
     static let concurrent = Scenario(name: "example-concurrent",
         queues: [QueueConfig()],
-        operations: [OperationConfig(kind: .concurrent(correctConcurrent)), OperationConfig(kind: .concurrent(correctConcurrent))],
+        operations: [OperationConfig(kind: .concurrent(correctConcurrent)), OperationConfig(kind: .concurrent(correctConcurrent)),
+                     OperationConfig(kind: .concurrent(correctConcurrent))],
         driver: [DriverStep(.start(0)), DriverStep(.read(.isConcurrent, op: 0)), DriverStep(.add(op: 1, queue: 0)),
+                 DriverStep(.cancel(2)), DriverStep(.start(2)),
                  DriverStep(.waitUntilFinished(0)), DriverStep(.waitUntilAllFinished(queue: 0))])
 
     /// A suspended serial queue with four priorities, three of them non-standard.

@@ -29,7 +29,9 @@ enum RuleExamples {
         "CANCEL-FINISHED-NOOP": RuleExample(scenario: S.queue) { $0.replace(.read(op: 0, .isCancelled, .bool(false)), with: .read(op: 0, .isCancelled, .bool(true))) },
         "CANCEL-ALL": RuleExample(scenario: S.suspended) { $0.replace(.read(op: 2, .isCancelled, .bool(true)), with: .read(op: 2, .isCancelled, .bool(false))) },
         "CANCEL-CHECKED-IN-MAIN": RuleExample(scenario: S.cancelDuring) { e in
-            e.dropAll { if case .read(0, .isCancelled, _) = $0 { return true }; return false } },
+            e.dropAll { if case .read(0, .isCancelled, _) = $0 { return true }; return false }
+            e.insert(.work(op: 0, units: 1), after: .returned(.cancel(0)), thread: 1)
+            e.insert(.work(op: 0, units: 1), after: .returned(.cancel(0)), thread: 1) },
         // START
         "START-NOT-READY-THROWS": RuleExample(scenario: S.manual) { e in
             e.dropAll { if case .threw(.start(4, _), _, _) = $0 { return true }; return false }
@@ -48,8 +50,8 @@ enum RuleExamples {
             e.insert(.mainBegan(op: 0, threadPriority: 0.5), after: startCall(0, .driver)) },
         // KVO
         "KVO-SET-BRACKETED": RuleExample(scenario: S.concurrent) { $0.drop(.willChange(op: 0, .isExecuting, .bool(false))) },
-        "KVO-COMPLETION-ORDER": RuleExample(scenario: S.queue) { $0.swapWithNext(.willChange(op: 0, .isFinished, .bool(false))) },
-        "KVO-CANCELLED-START": RuleExample(scenario: S.manual) { $0.insert(.didChange(op: 2, .isExecuting, .bool(true)), after: startCall(2, .driver)) },
+        "KVO-COMPLETION-ORDER": RuleExample(scenario: S.concurrent) { $0.drop(.willChange(op: 0, .isExecuting, .bool(true))) },
+        "KVO-CANCELLED-START": RuleExample(scenario: S.concurrent) { $0.insert(.didChange(op: 2, .isExecuting, .bool(true)), after: startCall(2, .driver)) },
         "KVO-BALANCED": RuleExample(scenario: S.queue) { $0.drop(.willChange(op: 0, .isExecuting, .bool(false))) },
         "KVO-FINISH-ALWAYS": RuleExample(scenario: S.queue) { $0.drop(.didChange(op: 0, .isFinished, .bool(true))) },
         "KVO-CANCELLED": RuleExample(scenario: S.manual) { $0.drop(.didChange(op: 2, .isCancelled, .bool(true))) },
@@ -57,7 +59,7 @@ enum RuleExamples {
         "KVO-QUEUE-PRIORITY": RuleExample(scenario: S.priority) { $0.drop(.didChange(op: 1, .queuePriority, .int(4))) },
         "KVO-COMPLETION-BLOCK": RuleExample(scenario: S.queue) { $0.drop(.didChange(op: 0, .completionBlock, .bool(true))) },
         // STATE
-        "STATE-EXCLUSIVE": RuleExample(scenario: S.queue) { $0.insert(.read(op: 0, .isExecuting, .bool(true)), after: .didChange(op: 0, .isFinished, .bool(true))) },
+        "STATE-EXCLUSIVE": RuleExample(scenario: S.concurrent) { $0.insert(.set(op: 0, .isExecuting, true), after: .set(op: 0, .isFinished, true)) },
         "STATE-FINISHED-MONOTONIC": RuleExample(scenario: S.queue) { $0.insert(.read(op: 0, .isFinished, .bool(false)), after: .read(op: 0, .isCancelled, .bool(false))) },
         "STATE-CANCELLED-MONOTONIC": RuleExample(scenario: S.manual) { $0.replace(.read(op: 2, .isCancelled, .bool(true)), nth: 1, with: .read(op: 2, .isCancelled, .bool(false))) },
         "STATE-FINISHED-REGARDLESS": RuleExample(scenario: S.manual) { e in
@@ -108,9 +110,11 @@ enum RuleExamples {
         "QUEUE-OWNERSHIP": RuleExample(scenario: S.misuse) { e in
             e.dropAll { if case .threw(.addOperation(1, 1), _, _) = $0 { return true }; return false }
             e.insert(.returned(.addOperation(1, queue: 1)), after: .call(.addOperation(1, queue: 1))) },
-        "QUEUE-PROGRESS": RuleExample(scenario: S.suspended) { e in
-            e.dropAll { if case .call(.start(0, _)) = $0 { return true }; if case .returned(.start(0, _)) = $0 { return true }; return false } },
+        "QUEUE-PROGRESS": RuleExample(scenario: S.queue) { e in
+            e.dropAll { if case .call(.start(1, _)) = $0 { return true }; if case .returned(.start(1, _)) = $0 { return true }; return false } },
         "QUEUE-READY-ONLY": RuleExample(scenario: S.queue) { $0.insert(startCall(1, .queue), after: .returned(.addOperation(1, queue: 0)), thread: 98) },
+        "QUEUE-CALLS-START": RuleExample(scenario: S.queue) { e in
+            e.dropAll { if case .call(.start(0, .queue)) = $0 { return true }; if case .returned(.start(0, .queue)) = $0 { return true }; return false } },
         "QUEUE-THREAD-NAME": RuleExample(scenario: S.queue, profile: .gnustep) { $0.replace(.threadStarted(name: "NSOperationQ_1", queue: 0), with: .threadStarted(name: "worker-1", queue: 0)) },
         // BLOCK
         "BLOCK-ALL-BEFORE-FINISH": RuleExample(scenario: S.queue) { $0.drop(.blockEnded(op: 1, block: 1)) },

@@ -1,0 +1,326 @@
+import OperationSpec
+import ReferenceEngine
+
+/// Builds scenarios from a seed: queues, operations of every kind, dependency graphs of many
+/// shapes, and a driver program of episodes triggered by observed events. Deterministic: the
+/// same seed, options and `version` give the same scenario, byte for byte.
+///
+/// The driver is built in phases so that it never waits for something that cannot happen:
+/// A (before anything is added: configuration, cancel-before, removals, misuse),
+/// B (manual starts, then adds, in shuffled order, single or batched),
+/// B2 (episodes triggered by events: cancel during or after, suspend while running, cancelAll,
+/// late misuse, reads), C (resume everything, restore widths, wait for every queue, final reads).
+public struct ScenarioGenerator: Sendable {
+    /// Bumped whenever the same seed would build a different scenario.
+    public static let version = 1
+    public let options: GeneratorOptions
+
+    public init(options: GeneratorOptions = GeneratorOptions()) { self.options = options }
+
+    public func generate(seed: UInt64) -> Scenario {
+        var b = Builder(rng: Xoshiro256(seed: seed), options: options)
+        return b.build(seed: seed)
+    }
+}
+
+private struct Builder {
+    var rng: Xoshiro256
+    let options: GeneratorOptions
+    var queues: [QueueConfig] = []
+    var ops: [OperationConfig] = []
+    var placement: [Int?] = []        // queue of each operation, nil for manual or spare
+    var spare: [Bool] = []            // never added nor started (targets of dependency misuse)
+    var edges: [Edge] = []
+    var driver: [DriverStep] = []
+    var nextToken = 1
+    var misuse = false
+
+    init(rng: Xoshiro256, options: GeneratorOptions) {
+        self.rng = rng
+        self.options = options
+    }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[rng.below(items.count)] }
+    mutating func chance(_ percent: Int) -> Bool { rng.below(100) < percent }
+    mutating func weighted(_ weights: [Int]) -> Int {
+        var r = rng.below(weights.reduce(0, +))
+        for (i, w) in weights.enumerated() { if r < w { return i }; r -= w }
+        return weights.count - 1
+    }
+    mutating func shuffled(_ list: [Int]) -> [Int] {
+        var a = list
+        if a.count > 1 { for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, rng.below(i + 1)) } }
+        return a
+    }
+    mutating func token() -> Int { defer { nextToken += 1 }; return nextToken }
+
+    mutating func build(seed: UInt64) -> Scenario {
+        misuse = chance(options.misuseRate)
+        makeQueues()
+        makeOperations()
+        makeDependencies()
+        makeRendezvous()
+        makeDriver()
+        return Scenario(name: "generated", seed: seed, generatorVersion: ScenarioGenerator.version,
+                        queues: queues, operations: ops, dependencies: edges, driver: driver)
+    }
+
+    // MARK: Structure
+
+    mutating func makeQueues() {
+        let n = 1 + weighted([40, 35, 15, 10])
+        for _ in 0..<n {
+            let width = [QueueConfig.defaultMax, 1, 2, 3 + rng.below(2)][weighted([35, 35, 20, 10])]
+            queues.append(QueueConfig(maxConcurrent: width, suspended: chance(20)))
+        }
+    }
+
+    mutating func body(_ op: Int) -> [Step] {
+        // Listing 2-4: check for cancellation before each unit of work.
+        var steps: [Step] = [.repeat(1 + rng.below(3), [.returnIfCancelled, .work(1 + rng.below(3))])]
+        if chance(15) { steps.insert(.read(pick([.isExecuting, .isCancelled, .isReady]), .this), at: 0) }
+        if chance(8), ops.count > 1 { steps.insert(.read(.isFinished, .op(rng.below(ops.count))), at: 0) }
+        return steps
+    }
+
+    mutating func makeOperations() {
+        let n = 1 + rng.below(max(1, min(64, options.size)))
+        for i in 0..<n {
+            ops.append(OperationConfig(kind: .main([])))  // placeholder so body() may name earlier ops
+            let kind: OperationKind
+            switch weighted([45, 20, 20, 10, 5]) {
+            case 0, 4: kind = .main(body(i))
+            case 1: kind = .block((0..<(1 + rng.below(3))).map { _ in [.work(1 + rng.below(3)), .returnIfCancelled] })
+            case 2: kind = .concurrent(chance(options.flawRate) ? flawedProgram() : correctProgram())
+            default: kind = .invocation(body(i))
+            }
+            var config = OperationConfig(kind: kind)
+            if chance(35) {
+                config.queuePriority = chance(50) ? pick(QueuePriority.defined) : pick([-100, -9, -7, -6, -5, -3, -2, -1, 1, 2, 3, 5, 6, 7, 9, 100])
+            }
+            if chance(20) { config.threadPriority = pick([0.1, 0.25, 0.75, 0.9]) }
+            if chance(30) { config.completion = chance(50) ? [] : [.work(1)] }
+            ops[i] = config
+            placement.append(chance(85) ? rng.below(queues.count) : nil)
+            spare.append(false)
+        }
+    }
+
+    /// A correct concurrent subclass: checks cancellation, sets executing before detaching main,
+    /// finishes with Listing 2-7's notifications.
+    mutating func correctProgram() -> ConcurrentProgram {
+        ConcurrentProgram(
+            overridesIsConcurrent: true,
+            start: [.if(.isCancelled(.this), then: [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished), .return], else: []),
+                    .willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)],
+            // Check before each unit of work, and complete whether cancelled or not: returning early
+            // would leave the operation executing for ever.
+            main: [.repeat(1 + rng.below(3), [.if(.not(.isCancelled(.this)), then: [.work(1 + rng.below(2))], else: [])]), .call("completeOperation")],
+            routines: [Routine("completeOperation", Self.completeOperation)])
+    }
+
+    static let completeOperation: [Step] = [.willChange(.isFinished), .willChange(.isExecuting), .set(.isExecuting, false),
+                                            .set(.isFinished, true), .didChange(.isExecuting), .didChange(.isFinished)]
+
+    /// A subtly wrong concurrent subclass, one flaw at a time.
+    mutating func flawedProgram() -> ConcurrentProgram {
+        var p = correctProgram()
+        switch rng.below(5) {
+        case 0: p.start = Array(p.start.prefix(2)) + [.spawn(.main, .this), .set(.isExecuting, true), .didChange(.isExecuting)]  // Listing 2-6's order
+        case 1: p.routines = [Routine("completeOperation", [.set(.isExecuting, false), .set(.isFinished, true)])]  // no KVO
+        case 2: p.start = [.callSuperStart]                                                                       // calls super
+        case 3: p.start.removeFirst()                                                                             // no cancel check
+        default: p.overridesIsConcurrent = false                                                                  // forgets isConcurrent
+        }
+        return p
+    }
+
+    mutating func makeDependencies() {
+        let n = ops.count
+        guard n > 1 else { return }
+        var set: [Edge] = []
+        func add(_ op: Int, _ on: Int) { if op != on, !set.contains(Edge(op, on: on)) { set.append(Edge(op, on: on)) } }
+        switch weighted([15, 20, 15, 15, 15, 20]) {
+        case 1: for i in 1..<n { add(i, i - 1) }                                                       // chain
+        case 2: for i in 1..<n { add(i, 0) }; if n > 2 { for i in 1..<(n - 1) { add(n - 1, i) } }      // diamond
+        case 3: for i in 0..<(n - 1) { add(n - 1, i) }                                                 // fan-in
+        case 4: for i in 1..<n { add(i, 0) }                                                           // fan-out
+        case 5: for j in 1..<n { for i in 0..<j where chance(25) { add(j, i) } }                       // random DAG
+        default: break
+        }
+        // Manual operations are started by the driver: they depend on nothing.
+        edges = set.filter { placement[$0.op] != nil }
+    }
+
+    /// Blocks of one operation, or two operations, wait for each other's tokens.
+    mutating func makeRendezvous() {
+        for i in ops.indices {
+            guard case .block(var blocks) = ops[i].kind, blocks.count >= 2, chance(40) else { continue }
+            let a = token(), b = token()
+            blocks[0] = [.signal(a), .await(b, timeout: 8)] + blocks[0]
+            blocks[1] = [.signal(b), .await(a, timeout: 8)] + blocks[1]
+            ops[i].kind = .block(blocks)
+        }
+        let mains = ops.indices.filter { if case .main = ops[$0].kind { return placement[$0] != nil }; return false }
+        if mains.count >= 2, chance(15) {
+            let x = pick(mains), y = pick(mains)
+            guard x != y, case .main(let bx) = ops[x].kind, case .main(let by) = ops[y].kind else { return }
+            let t = token()
+            ops[x].kind = .main([.signal(t)] + bx)
+            ops[y].kind = .main([.await(t, timeout: 6)] + by)
+        }
+    }
+
+    // MARK: The driver
+
+    mutating func step(_ action: DriverAction, after: Trigger? = nil) { driver.append(DriverStep(after: after, action)) }
+
+    mutating func makeDriver() {
+        let queued = ops.indices.filter { placement[$0] != nil }
+        let manual = ops.indices.filter { placement[$0] == nil }
+        var suspended = queues.map(\.suspended)
+        var zeroed = Array(repeating: false, count: queues.count)
+
+        // Phase A: before anything runs.
+        for op in ops.indices where chance(10) {
+            step(.setQueuePriority(op: op, pick([-8, -4, 0, 4, 8, -3, 5, 9])))
+            step(.read(.queuePriority, op: op))
+        }
+        for _ in 0..<(1 + rng.below(3)) {
+            step(.read(pick([.isReady, .isExecuting, .isConcurrent, .queuePriority, .dependencies, .isCancelled]), op: rng.below(ops.count)))
+        }
+        for op in queued where chance(8) {
+            step(.cancel(op))
+            step(.read(.isCancelled, op: op))
+            step(.read(.isReady, op: op))
+        }
+        for e in edges where chance(8) {
+            step(.removeDependency(op: e.op, on: e.on))
+            step(.read(.isReady, op: e.op))
+        }
+        for op in ops.indices where ops[op].kind.isBlock && chance(10) { step(.addExecutionBlock(op: op, [.work(1)])) }
+        for q in queues.indices where !suspended[q] && chance(8) {
+            step(.setMaxConcurrent(queue: q, 0))
+            zeroed[q] = true
+        }
+        if misuse { misuseBeforeAdds(queued: queued) }
+
+        // Phase B: manual starts, then the adds.
+        for op in manual {
+            if ops[op].kind.overridesStart && chance(50) {
+                step(.perform(op: op, performOperation))
+            } else {
+                step(.start(op))
+            }
+        }
+        var order = shuffled(queued)
+        while !order.isEmpty {
+            let q = placement[order[0]]!
+            let batch = Array(order.prefix { placement[$0] == q }.prefix(1 + rng.below(3)))
+            order.removeFirst(batch.count)
+            if batch.count > 1 {
+                // Waiting is safe only when nothing in the batch can be held back.
+                let free = !suspended[q] && !zeroed[q] && batch.allSatisfy { op in edges.filter { $0.op == op }.allSatisfy { batch.contains($0.on) } }
+                step(.addBatch(ops: batch, queue: q, wait: free && chance(25)))
+            } else {
+                step(.add(op: batch[0], queue: q))
+            }
+        }
+        if misuse, let op = queued.first, queues.count > 1, chance(50) {
+            step(.add(op: op, queue: (placement[op]! + 1) % queues.count))  // already in a queue
+        }
+
+        // Phase B2: episodes triggered by what the operations do.
+        for op in queued {
+            switch weighted([70, 10, 8, 6, 6]) {
+            case 1: step(.cancel(op), after: .mainBegan(op)); step(.read(.isCancelled, op: op))
+            case 2: step(.cancel(op), after: .finished(op)); step(.read(.isCancelled, op: op))
+            case 3: step(.read(pick([.isExecuting, .isReady, .isFinished]), op: op), after: .started(op))
+            case 4: if case .invocation = ops[op].kind { step(.cancel(op)); step(.result(op), after: .finished(op)) }
+            default: break
+            }
+        }
+        for q in queues.indices where chance(10) {
+            guard let member = queued.first(where: { placement[$0] == q }) else { continue }
+            step(.suspend(queue: q), after: .mainBegan(member))
+            suspended[q] = true
+        }
+        for q in queues.indices where chance(6) {
+            let members = queued.filter { placement[$0] == q }
+            guard let first = members.first else { continue }
+            step(.cancelAll(queue: q), after: .started(first))
+            step(.read(.isCancelled, op: members.last!))
+        }
+        if chance(15), let y = queued.last, let x = queued.first, x != y {
+            step(.addDependency(op: y, on: x), after: .started(x))  // late: may not hold y back (004 2.6.1)
+        }
+        if chance(15), let op = queued.randomPick(&rng) { step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0])) }
+        if misuse { misuseWhileRunning(queued: queued) }
+        if chance(20), !suspended.contains(true), !zeroed.contains(true), let op = queued.randomPick(&rng) {
+            step(.waitUntilFinished(op))
+        }
+        for _ in 0..<rng.below(3) { step(.read(pick([.isReady, .isExecuting, .isFinished, .isCancelled]), op: rng.below(ops.count))) }
+
+        // Phase C: let everything finish, wait for it, and look.
+        for q in queues.indices where suspended[q] { step(.resume(queue: q)) }
+        for q in queues.indices where zeroed[q] { step(.setMaxConcurrent(queue: q, pick([1, 2, QueueConfig.defaultMax]))) }
+        for op in manual where ops[op].kind.overridesStart && !spare[op] { step(.waitUntilFinished(op)) }
+        for q in shuffled(Array(queues.indices)) {
+            if chance(30) { step(.readOperationCount(queue: q)) }
+            step(.waitUntilAllFinished(queue: q))
+        }
+        for op in ops.indices where chance(25) {
+            step(.read(pick([.isReady, .isFinished, .isCancelled, .isExecuting, .isConcurrent, .queuePriority]), op: op))
+        }
+        for op in ops.indices where chance(5) { step(.cancel(op)); step(.read(.isCancelled, op: op)) }
+    }
+
+    /// Listing 2-8's performOperation:, run with self bound to the operation.
+    var performOperation: [Step] {
+        [.if(.and(.isReady(.this), .not(.isCancelled(.this))),
+             then: [.if(.not(.isConcurrent(.this)), then: [.start(.this)], else: [.spawn(.start, .this)])],
+             else: [])]
+    }
+
+    mutating func misuseBeforeAdds(queued: [Int]) {
+        switch rng.below(3) {
+        case 0:
+            // Two spare operations that are never run: a self, a duplicate and a cyclic edge.
+            let a = ops.count, b = ops.count + 1
+            for _ in 0..<2 { ops.append(OperationConfig(kind: .main([.work(1)]))); placement.append(nil); spare.append(true) }
+            step(.addDependency(op: a, on: a))
+            step(.addDependency(op: a, on: b))
+            step(.addDependency(op: a, on: b))
+            step(.addDependency(op: b, on: a))
+            step(.read(.dependencies, op: a))
+        case 1:
+            // A spare operation depending on a queued one, started before it can be ready.
+            guard let dep = queued.first else { return }
+            let a = ops.count
+            ops.append(OperationConfig(kind: .main([.work(1)]))); placement.append(nil); spare.append(true)
+            edges.append(Edge(a, on: dep))
+            step(.start(a))
+        default:
+            if let op = queued.first(where: { ops[$0].completion == nil }) { step(.setCompletionBlock(op: op, [])) }
+        }
+    }
+
+    mutating func misuseWhileRunning(queued: [Int]) {
+        guard let op = queued.randomPick(&rng) else { return }
+        // A second start of a subclass that overrides start runs the subclass's code, not the
+        // runtime's: only operations with the default start are started again.
+        let own = !ops[op].kind.overridesStart
+        switch rng.below(4) {
+        case 0: if own { step(.start(op), after: .mainBegan(op)) }
+        case 1: if own { step(.start(op), after: .finished(op)) }
+        case 2: step(.setCompletionBlock(op: op, []), after: .started(op))
+        default:
+            if let block = queued.first(where: { ops[$0].kind.isBlock }) { step(.addExecutionBlock(op: block, []), after: .blockBegan(block, block: 0)) }
+            else { step(.setCompletionBlock(op: op, []), after: .finished(op)) }
+        }
+    }
+}
+
+extension Array where Element == Int {
+    func randomPick(_ rng: inout Xoshiro256) -> Int? { isEmpty ? nil : self[rng.below(count)] }
+}

@@ -1,0 +1,52 @@
+import OperationSpec
+
+/// The summary a person reads at the end of `run`: totals, each finding with its replay line,
+/// and the rules that were not checked and why.
+public enum ConsoleReport {
+    public static func text(_ r: RunResult, files: [String: String]) -> String {
+        let c = r.configuration
+        var out = ""
+        let rate = r.seconds > 0 ? Double(r.cases) / r.seconds : 0
+        out += "\(c.impl.name): \(r.cases) cases from seed \(c.seed) (generator v\(ScenarioGenerator.version), size \(c.generator.size), misuse \(c.generator.misuseRate)%"
+        out += c.generator.flawRate > 0 ? ", flawed subclasses \(c.generator.flawRate)%)" : ")"
+        out += ", profile \(c.profile.rawValue)" + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
+        out += "  \(format(r.seconds)) s, \(Int(rate)) cases/s; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
+        let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
+        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
+        for f in r.findings {
+            let s = r.statistics.first { $0.id == f.rule }!
+            out += "\nFAIL \(f.rule): \(f.message)\n"
+            out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
+            out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms)"
+            out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)\n" : "\n"
+            out += "  replay: \(f.replayLine(file: files[f.rule]))\n"
+            if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil))\n" }
+        }
+        let unchecked = r.statistics.filter { $0.status == .notReached || $0.status == .notObservable || $0.status == .notApplicable }
+        if !unchecked.isEmpty {
+            out += "\nnot checked:\n"
+            for s in unchecked { out += "  \(s.id): \(s.status.rawValue)" + (s.reason.map { " (\($0))" } ?? "") + "\n" }
+        }
+        if r.findings.isEmpty { out += "\nno violation\n" }
+        return out
+    }
+
+    /// One line per rule: id, status, hits, cases reached, violating cases.
+    public static func table(_ r: RunResult) -> String {
+        var out = "rule                                   status           hits    cases  violations\n"
+        for s in r.statistics {
+            out += s.id.padding(39) + s.status.rawValue.padding(15) + String(s.hits).leftPadded(6) + String(s.cases).leftPadded(9) + String(s.violations).leftPadded(12) + "\n"
+        }
+        return out
+    }
+
+    static func format(_ x: Double) -> String {
+        let v = (x * 100).rounded() / 100
+        return String(v)
+    }
+}
+
+extension String {
+    public func padding(_ n: Int) -> String { count >= n ? self + " " : self + String(repeating: " ", count: n - count) }
+    public func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
+}

@@ -1,0 +1,46 @@
+import OperationSpec
+
+/// `run --junit FILE`: one test case per rule; a failing rule carries its finding and replay
+/// line; not-observable, not-applicable and not-reached rules are skipped with the reason.
+public enum JUnitReport {
+    public static func xml(_ r: RunResult, files: [String: String]) -> String {
+        let failures = r.statistics.filter { $0.status == .fail }.count
+        let skipped = r.statistics.filter { $0.status != .fail && $0.status != .pass }.count
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"opconform\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
+        out += "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
+        for s in r.statistics {
+            let family = s.id.split(separator: "-").first.map(String.init) ?? s.id
+            out += "    <testcase classname=\"\(family)\" name=\"\(s.id)\">"
+            switch s.status {
+            case .pass: break
+            case .fail:
+                let f = r.findings.first { $0.rule == s.id }
+                let message = f?.message ?? "\(s.violations) violating cases"
+                out += "\n      <failure message=\"\(escape(message))\">"
+                out += escape("\(s.violations) of \(r.cases) cases broke \(s.id)\n")
+                if let f { out += escape("replay: \(f.replayLine(file: files[s.id]))\nminimised to \(f.operations) operations from \(f.originalOperations)\n") }
+                out += "</failure>\n    "
+            case .notObservable, .notApplicable, .notReached:
+                out += "\n      <skipped message=\"\(escape(s.status.rawValue + (s.reason.map { ": " + $0 } ?? "")))\"/>\n    "
+            }
+            out += "</testcase>\n"
+        }
+        out += "  </testsuite>\n</testsuites>\n"
+        return out
+    }
+
+    static func escape(_ s: String) -> String {
+        var o = ""
+        for ch in s {
+            switch ch {
+            case "&": o += "&amp;"
+            case "<": o += "&lt;"
+            case ">": o += "&gt;"
+            case "\"": o += "&quot;"
+            default: o.append(ch)
+            }
+        }
+        return o
+    }
+}

@@ -1,0 +1,51 @@
+import OperationSpec
+
+/// `run --json FILE`: the output contract of `Specs/run-output.md`. Scripts depend on it.
+public struct RunJSONReport: Codable, Sendable {
+    public struct FindingEntry: Codable, Sendable {
+        public var rule: String
+        public var message: String
+        public var caseSeed: UInt64
+        public var caseIndex: Int
+        public var replay: String
+        public var scenarioFile: String?
+        public var operations: Int
+        public var originalOperations: Int
+        public var reproduced: String
+        public var shrinkMilliseconds: Int
+    }
+    public var impl: String
+    public var profile: String
+    public var faults: [String]
+    public var seed: UInt64
+    public var cases: Int
+    public var generatorVersion: Int
+    public var generator: GeneratorOptions
+    public var endings: [String: Int]
+    public var rules: [RuleStatistics]
+    public var findings: [FindingEntry]
+    public var seconds: Double
+    public var shrinkSeconds: Double
+
+    public init(_ r: RunResult, files: [String: String]) {
+        let c = r.configuration
+        impl = c.impl.name
+        profile = c.profile.rawValue
+        faults = c.faults.map(\.rawValue)
+        seed = c.seed
+        cases = c.count
+        generatorVersion = ScenarioGenerator.version
+        generator = c.generator
+        endings = r.endings
+        rules = r.statistics
+        seconds = r.seconds
+        shrinkSeconds = r.shrinkSeconds
+        findings = r.findings.map { f in
+            let file = files[f.rule]
+            return FindingEntry(rule: f.rule, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
+                                replay: f.replayLine(file: file), scenarioFile: file, operations: f.operations,
+                                originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
+                                shrinkMilliseconds: f.shrinkMilliseconds)
+        }
+    }
+}

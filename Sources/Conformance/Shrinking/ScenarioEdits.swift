@@ -1,0 +1,137 @@
+import OperationSpec
+
+/// Structural edits used by the shrinker. Each returns a scenario that still refers only to
+/// things that exist: removing an operation or a queue drops what names it and renumbers the rest.
+extension Scenario {
+    public func removingOperation(_ victim: Int) -> Scenario {
+        var s = self
+        func renumber(_ n: Int) -> Int { n > victim ? n - 1 : n }
+        s.operations.remove(at: victim)
+        s.operations = s.operations.map { $0.mappingSteps { Scenario.steps($0, without: victim, renumber) } }
+        s.dependencies = s.dependencies.filter { $0.op != victim && $0.on != victim }.map { Edge(renumber($0.op), on: renumber($0.on)) }
+        s.driver = s.driver.compactMap { step -> DriverStep? in
+            if let t = step.after, t.op == victim { return nil }
+            guard let action = step.action.removing(op: victim, renumber) else { return nil }
+            return DriverStep(after: step.after.map { $0.renumbered(renumber) }, action)
+        }
+        return s
+    }
+
+    public func removingQueue(_ victim: Int) -> Scenario {
+        var s = self
+        func renumber(_ q: Int) -> Int { q > victim ? q - 1 : q }
+        s.queues.remove(at: victim)
+        s.driver = s.driver.compactMap { step in
+            guard let action = step.action.removing(queue: victim, renumber) else { return nil }
+            return DriverStep(after: step.after, action)
+        }
+        return s
+    }
+
+    /// Drops any step naming `victim`, renumbers references to later operations.
+    static func steps(_ body: [Step], without victim: Int, _ renumber: (Int) -> Int) -> [Step] {
+        body.compactMap { step -> Step? in
+            switch step {
+            case .spawn(let m, let r): return r.names(victim) ? nil : .spawn(m, r.renumbered(renumber))
+            case .start(let r): return r.names(victim) ? nil : .start(r.renumbered(renumber))
+            case .cancel(let r): return r.names(victim) ? nil : .cancel(r.renumbered(renumber))
+            case .read(let k, let r): return r.names(victim) ? nil : .read(k, r.renumbered(renumber))
+            case .if(let c, let a, let b):
+                guard let c2 = c.removing(victim, renumber) else { return nil }
+                return .if(c2, then: steps(a, without: victim, renumber), else: steps(b, without: victim, renumber))
+            case .repeat(let n, let a): return .repeat(n, steps(a, without: victim, renumber))
+            default: return step
+            }
+        }
+    }
+}
+
+extension OperationConfig {
+    /// Applies `transform` to every body this operation holds.
+    func mappingSteps(_ transform: ([Step]) -> [Step]) -> OperationConfig {
+        var c = self
+        switch kind {
+        case .main(let b): c.kind = .main(transform(b))
+        case .invocation(let b): c.kind = .invocation(transform(b))
+        case .block(let bs): c.kind = .block(bs.map(transform))
+        case .concurrent(var p):
+            p.start = transform(p.start)
+            p.main = transform(p.main)
+            p.routines = p.routines.map { Routine($0.name, transform($0.body)) }
+            c.kind = .concurrent(p)
+        }
+        c.completion = completion.map(transform)
+        return c
+    }
+}
+
+extension OpRef {
+    func names(_ op: Int) -> Bool { if case .op(op) = self { return true }; return false }
+    func renumbered(_ f: (Int) -> Int) -> OpRef { if case .op(let n) = self { return .op(f(n)) }; return self }
+}
+
+extension Condition {
+    func removing(_ victim: Int, _ f: (Int) -> Int) -> Condition? {
+        func ref(_ r: OpRef, _ make: (OpRef) -> Condition) -> Condition? { r.names(victim) ? nil : make(r.renumbered(f)) }
+        switch self {
+        case .isCancelled(let r): return ref(r, Condition.isCancelled)
+        case .isReady(let r): return ref(r, Condition.isReady)
+        case .isConcurrent(let r): return ref(r, Condition.isConcurrent)
+        case .isExecuting(let r): return ref(r, Condition.isExecuting)
+        case .isFinished(let r): return ref(r, Condition.isFinished)
+        case .not(let c): return c.removing(victim, f).map(Condition.not)
+        case .and(let a, let b):
+            guard let a2 = a.removing(victim, f), let b2 = b.removing(victim, f) else { return nil }
+            return .and(a2, b2)
+        }
+    }
+}
+
+extension Trigger {
+    func renumbered(_ f: (Int) -> Int) -> Trigger {
+        switch self {
+        case .started(let o): return .started(f(o))
+        case .mainBegan(let o): return .mainBegan(f(o))
+        case .blockBegan(let o, let b): return .blockBegan(f(o), block: b)
+        case .finished(let o): return .finished(f(o))
+        }
+    }
+}
+
+extension DriverAction {
+    func removing(op victim: Int, _ f: (Int) -> Int) -> DriverAction? {
+        switch self {
+        case .add(let o, let q): return o == victim ? nil : .add(op: f(o), queue: q)
+        case .addBatch(let list, let q, let w):
+            let rest = list.filter { $0 != victim }.map(f)
+            return rest.isEmpty ? nil : .addBatch(ops: rest, queue: q, wait: w)
+        case .start(let o): return o == victim ? nil : .start(f(o))
+        case .perform(let o, let steps): return o == victim ? nil : .perform(op: f(o), Scenario.steps(steps, without: victim, f))
+        case .cancel(let o): return o == victim ? nil : .cancel(f(o))
+        case .addDependency(let a, let b): return a == victim || b == victim ? nil : .addDependency(op: f(a), on: f(b))
+        case .removeDependency(let a, let b): return a == victim || b == victim ? nil : .removeDependency(op: f(a), on: f(b))
+        case .waitUntilFinished(let o): return o == victim ? nil : .waitUntilFinished(f(o))
+        case .setCompletionBlock(let o, let b): return o == victim ? nil : .setCompletionBlock(op: f(o), Scenario.steps(b, without: victim, f))
+        case .addExecutionBlock(let o, let b): return o == victim ? nil : .addExecutionBlock(op: f(o), Scenario.steps(b, without: victim, f))
+        case .setQueuePriority(let o, let p): return o == victim ? nil : .setQueuePriority(op: f(o), p)
+        case .setThreadPriority(let o, let p): return o == victim ? nil : .setThreadPriority(op: f(o), p)
+        case .read(let k, let o): return o == victim ? nil : .read(k, op: f(o))
+        case .result(let o): return o == victim ? nil : .result(f(o))
+        case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount: return self
+        }
+    }
+
+    func removing(queue victim: Int, _ f: (Int) -> Int) -> DriverAction? {
+        switch self {
+        case .add(let o, let q): return q == victim ? nil : .add(op: o, queue: f(q))
+        case .addBatch(let list, let q, let w): return q == victim ? nil : .addBatch(ops: list, queue: f(q), wait: w)
+        case .cancelAll(let q): return q == victim ? nil : .cancelAll(queue: f(q))
+        case .suspend(let q): return q == victim ? nil : .suspend(queue: f(q))
+        case .resume(let q): return q == victim ? nil : .resume(queue: f(q))
+        case .setMaxConcurrent(let q, let n): return q == victim ? nil : .setMaxConcurrent(queue: f(q), n)
+        case .waitUntilAllFinished(let q): return q == victim ? nil : .waitUntilAllFinished(queue: f(q))
+        case .readOperationCount(let q): return q == victim ? nil : .readOperationCount(queue: f(q))
+        default: return self
+        }
+    }
+}

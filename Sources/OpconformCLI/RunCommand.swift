@@ -1,0 +1,56 @@
+import Conformance
+import Foundation
+import OperationSpec
+import ReferenceEngine
+
+/// `opconform run`: generated cases on an implementation, every rule checked, each broken rule's
+/// first case shrunk and written as a finding file with a line to paste.
+enum RunCommand {
+    static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
+        var input = input
+        let args = try input.parse(flags: ["--no-shrink", "--table"],
+                                   options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
+                                             "--out", "--misuse-rate", "--flaw-rate", "--attempts"])
+        if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
+        if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
+        let profile = try args.profile()
+        let faults = try args.faults()
+        let impl = try Implementations.make(args.options["--impl"] ?? "reference", profile: profile, faults: faults)
+        if !faults.isEmpty && impl.name != "reference" { throw InputError("run: --fault applies to the reference implementation only") }
+        let configuration = RunConfiguration(
+            impl: impl, profile: profile, faults: faults, seed: try args.seed("--seed", default: 1),
+            count: try args.int("--count", default: 100, range: 1...100_000_000), generator: try args.generatorOptions(),
+            rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
+            attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
+        let out = args.options["--out"] ?? "opconform-findings"
+
+        let clock = ContinuousClock()
+        var last = clock.now
+        let result = Runner(configuration).run(progress: { done, total, broken in
+            guard console.interactive, done == total || clock.now - last > .milliseconds(200) else { return }
+            last = clock.now
+            console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : ""))
+        }, shrinking: { rule in
+            if console.interactive { console.err("shrinking the first case that broke \(rule)...\n") }
+        })
+
+        var files: [String: String] = [:]
+        if !result.findings.isEmpty {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            for f in result.findings {
+                let path = (out as NSString).appendingPathComponent(f.fileName)
+                guard FileManager.default.createFile(atPath: path, contents: JSONCodec.encode(f)) else { throw InputError("cannot write \(path)") }
+                files[f.rule] = path
+            }
+        }
+        console.out(ConsoleReport.text(result, files: files))
+        if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
+        if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
+        if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
+        return result.failed ? 1 : 0
+    }
+
+    static func write(_ text: String, to path: String) throws(InputError) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw InputError("cannot write \(path)") }
+    }
+}
