@@ -41,7 +41,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .startWhenNotReady: return "start on an operation that is not ready does not throw"
         case .finishUnannounced: return "the finish sends did-change isFinished without a will-change before it"
         case .readinessUnannounced: return "isReady changes without a will-change notification"
-        case .finishedWhileExecuting: return "the finish sets isFinished, notifies, and only then clears isExecuting"
+        case .finishedWhileExecuting: return "the finish notifies isFinished and isExecuting before it clears isExecuting"
         case .crossQueueDependencyIgnored: return "a dependency on an operation in another queue is ignored"
         case .completionRunsTwice: return "the completion block runs twice"
         case .completionBeforeFinish: return "the completion block is started when main begins"

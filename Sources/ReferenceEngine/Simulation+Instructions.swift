@@ -52,10 +52,11 @@ extension Simulation {
             if !has(.finishUnannounced) { emit(.willChange(op: op, .isFinished, ops[op].value(.isFinished))) }
             emit(.willChange(op: op, .isExecuting, ops[op].value(.isExecuting)))
             if has(.finishedWhileExecuting) {
+                // Notifies before it stores: isExecuting is announced while still YES.
                 ops[op].finished = true
                 didChange(op, .isFinished)
-                ops[op].executing = false
                 didChange(op, .isExecuting)
+                ops[op].executing = false
             } else {
                 ops[op].executing = false
                 ops[op].finished = true
@@ -115,7 +116,8 @@ extension Simulation {
             }
             refreshReady(op)
             for d in ops[op].dependents { refreshReady(d) }
-            if !ops[op].completionSpawned || has(.completionRunsTwice) { spawnCompletion(op) }
+            if !ops[op].completionSpawned { spawnCompletion(op) }
+            if has(.completionRunsTwice) { spawnCompletion(op) }
             if let q = ops[op].queue { pump(q) }
         case .isExecuting, .isFinished, .isCancelled:
             refreshReady(op)

@@ -33,7 +33,7 @@ public struct RunJSONReport: Codable, Sendable {
         profile = c.profile.rawValue
         faults = c.faults.map(\.rawValue)
         seed = c.seed
-        cases = c.count
+        cases = r.cases
         generatorVersion = ScenarioGenerator.version
         generator = c.generator
         endings = r.endings

@@ -13,6 +13,8 @@ public struct RunConfiguration: Sendable {
     public var shrink: Bool
     /// Attempts per shrink candidate on a nondeterministic implementation.
     public var attempts: Int?
+    /// Stop at the first case that breaks a rule (for "is this bug caught, and how soon").
+    public var stopAtFirstFailure = false
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
@@ -58,9 +60,10 @@ public struct RunResult: Sendable {
     public var statistics: [RuleStatistics]
     public var findings: [Finding]
     public var endings: [String: Int]
+    /// Cases run: the configured count, or fewer when stopping at the first failure.
+    public var cases: Int
     public var seconds: Double
     public var shrinkSeconds: Double
-    public var cases: Int { configuration.count }
     public var failed: Bool { !findings.isEmpty }
 }
 
@@ -79,6 +82,7 @@ public struct Runner: Sendable {
         var first: [FailingCase?] = Array(repeating: nil, count: c.rules.count)
         var endings: [String: Int] = [:]
         var broken = 0
+        var casesRun = c.count
         for k in 0..<c.count {
             let identity = CaseIdentity.of(run: c.seed, index: k, options: c.generator)
             let scenario = identity.scenario()
@@ -105,6 +109,7 @@ public struct Runner: Sendable {
             }
             if caseBroken { broken += 1 }
             progress(k + 1, c.count, broken)
+            if caseBroken && c.stopAtFirstFailure { casesRun = k + 1; break }
         }
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
             stats[n].status = stats[n].violations > 0 ? .fail : (stats[n].hits > 0 ? .pass : .notReached)
@@ -117,7 +122,7 @@ public struct Runner: Sendable {
             findings.append(finding(for: f, rule: c.rules[n]))
         }
         let end = clock.now
-        return RunResult(configuration: c, statistics: stats, findings: findings, endings: endings,
+        return RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                          seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
     }
 

@@ -228,13 +228,24 @@ extension RuleBook {
         },
     ]
 
-    /// "This wait returns only after these operations finished": any isFinished NO read after the
-    /// return is a violation (finishing never goes back), and with KVO the finish must precede it.
+    /// "This wait returns only after these operations finished, and then it returns": any
+    /// isFinished NO read after the return is a violation (finishing never goes back), with KVO
+    /// the finish must precede the return, and a run that hangs in the wait after all of them
+    /// finished is a violation too.
     static func waitRule(_ id: String, _ statement: String, cites: [Citation],
                          targets: @escaping @Sendable (CheckContext, Call, Int) -> [Int]?) -> RuleCheck {
         RuleCheck(Rule(id, .QUEUE, statement, cites: cites, strength: .documentedMust)) { c in
             var r = CheckResult()
             for (i, e) in c.events.enumerated() {
+                if c.trace.ending == .hang, case .call(let call) = e.kind, c.facts.endOf[i] == nil,
+                   let ops = targets(c, call, c.events.count), !ops.isEmpty, c.can(.finishing) {
+                    r.hits += 1
+                    if ops.allSatisfy({ c.facts.finishedAt[$0] != nil }) {
+                        r.violations.append(c.violation(id, "\(call) never returned, though every operation it waited for had finished",
+                                                        "the wait returns once the work is done", [i, c.events.count - 1]))
+                    }
+                    continue
+                }
                 guard case .returned(let call) = e.kind, let ops = targets(c, call, i), !ops.isEmpty else { continue }
                 r.hits += 1
                 for op in ops {
