@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OperationSpec", targets: ["OperationSpec"]),
         .library(name: "ReferenceEngine", targets: ["ReferenceEngine"]),
         .library(name: "Conformance", targets: ["Conformance"]),
+        .library(name: "ConformanceTesting", targets: ["ConformanceTesting"]),
         .executable(name: "opconform", targets: ["opconform"]),
     ],
     targets: [
@@ -21,11 +22,13 @@ let package = Package(
         .target(name: "ReferenceEngine", dependencies: ["OperationSpec"], swiftSettings: strict),
         // JSON, fixtures, samples, (later) generator, runner, shrinker, adapters, reports.
         .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
+        // One-call conformance checks for a user's Swift Testing suite.
+        .target(name: "ConformanceTesting", dependencies: ["Conformance"], swiftSettings: strict),
         // The commands, as a library so tests can run them in process and read what they print.
         .target(name: "OpconformCLI", dependencies: ["Conformance"], swiftSettings: strict),
         .executableTarget(name: "opconform", dependencies: ["OpconformCLI"], swiftSettings: strict),
         .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
         .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "OpconformCLI"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceTesting", "OpconformCLI"], swiftSettings: strict),
     ]
 )

@@ -1,4 +1,6 @@
 import Conformance
+import Foundation
+import OperationSpec
 import ReferenceEngine
 
 /// `opconform faults [--json]`: the reference engine's injectable faults.
@@ -7,8 +9,18 @@ enum FaultsCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--json"], options: [])
+        let args = try input.parse(flags: ["--json"], options: ["--write-fixtures"])
         if args.flags.contains("--help") { console.out(Help.faults + "\n"); return 0 }
+        if let dir = args.options["--write-fixtures"] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for fault in Fault.allCases {
+                guard let finding = FaultProbe.firstFinding(fault) else { throw InputError("fault \(fault.rawValue) was not caught within \(FaultProbe.bound) cases") }
+                let path = (dir as NSString).appendingPathComponent(fault.rawValue + ".json")
+                guard FileManager.default.createFile(atPath: path, contents: JSONCodec.encode(finding)) else { throw InputError("cannot write \(path)") }
+                console.out("\(fault.rawValue): \(finding.rule), case \(finding.caseIndex), \(finding.operations) operations -> \(path)\n")
+            }
+            return 0
+        }
         if args.flags.contains("--json") {
             console.out(JSONCodec.encodeString(Fault.allCases.map { Entry(name: $0.rawValue, family: $0.family.rawValue, summary: $0.summary) }))
         } else {

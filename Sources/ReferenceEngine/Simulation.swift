@@ -105,7 +105,9 @@ final class Simulation {
         case .queueEmpty(let q): return queues[q].ops.isEmpty
         case .token(let n): return tokens.contains(n)
         case .trigger(_, let trigger): return occurred.contains(trigger) || ops[trigger.op].finishSeen
-        case .blocks(let op): return ops[op].blocksLeft == 0
+        case .blocks(let op):
+            let early = has(.blockOperationFinishesEarly) && ops[op].blocksLeft < ops[op].blocks.count
+            return ops[op].blocksLeft == 0 || early
         }
     }
 

@@ -251,7 +251,7 @@ private struct Builder {
             step(.cancelAll(queue: q), after: .started(first))
             step(.read(.isCancelled, op: members.last!))
         }
-        if chance(15), let y = queued.last, let x = queued.first, x != y {
+        if chance(15), let y = queued.last, let x = queued.first, x != y, !edges.contains(Edge(y, on: x)) {
             step(.addDependency(op: y, on: x), after: .started(x))  // late: may not hold y back (004 2.6.1)
         }
         if chance(15), let op = queued.randomPick(&rng) { step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0])) }

@@ -13,6 +13,7 @@ public enum RuleCatalogReport {
         public var needs: [String]
         public var profiles: [String]
         public var variants: [VariantEntry]
+        public var subject: String
     }
     public struct CitationEntry: Codable, Sendable, Equatable {
         public var document: String
@@ -29,7 +30,8 @@ public enum RuleCatalogReport {
             Entry(id: r.id, family: r.family.rawValue, statement: r.statement,
                   citations: r.citations.map { CitationEntry(document: $0.document.rawValue, file: $0.document.file, section: $0.section) },
                   strength: r.strength.rawValue, needs: r.needs.map(\.rawValue), profiles: r.profiles.map(\.rawValue),
-                  variants: r.variants.map { VariantEntry(profile: $0.profile.rawValue, statement: $0.statement) })
+                  variants: r.variants.map { VariantEntry(profile: $0.profile.rawValue, statement: $0.statement) },
+                  subject: r.subject.rawValue)
         }
     }
 
@@ -43,7 +45,7 @@ public enum RuleCatalogReport {
             guard !these.isEmpty else { continue }
             out += "\(family.title) (\(family.rawValue), \(these.count))\n"
             for r in these {
-                out += "  \(r.id)  [\(r.strength.rawValue)]\n    \(r.statement)\n    cites: \(r.citations.map(\.description).joined(separator: "; "))\n"
+                out += "  \(r.id)  [\(r.strength.rawValue)\(r.subject == .subclass ? ", subclass's duty" : "")]\n    \(r.statement)\n    cites: \(r.citations.map(\.description).joined(separator: "; "))\n"
                 if !r.needs.isEmpty { out += "    needs: \(r.needs.map(\.rawValue).joined(separator: ", "))\n" }
                 if !r.profiles.isEmpty { out += "    profiles: \(r.profiles.map(\.rawValue).joined(separator: ", "))\n" }
                 for v in r.variants { out += "    under \(v.profile.rawValue): \(v.statement)\n" }
@@ -80,6 +82,7 @@ public enum RuleCatalogReport {
                 out += "### \(r.id)\n\n\(r.statement)\n\n"
                 out += "- cites: " + r.citations.map { "\($0.document.rawValue) \($0.section)" }.joined(separator: "; ") + "\n"
                 out += "- strength: \(r.strength.rawValue)\n"
+                if r.subject == .subclass { out += "- subject: the subclass author (judges the scenario's own operation code)\n" }
                 out += "- needs: " + (r.needs.isEmpty ? "nothing beyond the trace" : r.needs.map(\.rawValue).joined(separator: ", ")) + "\n"
                 if !r.profiles.isEmpty { out += "- profiles: " + r.profiles.map(\.rawValue).joined(separator: ", ") + " only\n" }
                 for v in r.variants { out += "- under profile `\(v.profile.rawValue)`: \(v.statement)\n" }

@@ -82,7 +82,7 @@ public struct Shrinker: Sendable {
     }
 
     /// Smaller variants of `s`, coarse first.
-    static func candidates(_ s: Scenario) -> [Scenario] {
+    public static func candidates(_ s: Scenario) -> [Scenario] {
         var out: [Scenario] = []
         // Chunks of driver steps, halving.
         var chunk = max(1, s.driver.count / 2)

@@ -1,0 +1,88 @@
+import Conformance
+import Foundation
+import OpconformCLI
+import OperationSpec
+import ReferenceEngine
+import Testing
+
+@Suite("Findings replay")
+struct ReplayTests {
+    static func findingFile(_ fault: Fault) throws -> (Finding, String) {
+        let finding = try #require(FaultProbe.firstFinding(fault))
+        return (finding, temporaryFile(JSONCodec.encodeString(finding)))
+    }
+
+    @Test("a finding file replays: its case seed still rebuilds the case, and the rule still breaks")
+    func replayFinding() throws {
+        let (finding, path) = try Self.findingFile(.oneTooMany)
+        let r = opconform("replay", path)
+        #expect(r.status == 1)
+        #expect(r.out.contains("still regenerates the original case"))
+        #expect(r.out.contains(finding.rule))
+        #expect(r.out.contains("faults one-too-many"))
+    }
+
+    @Test("when the generator no longer rebuilds the case, replay says so and runs the stored one")
+    func generatorChanged() throws {
+        var (finding, _) = try Self.findingFile(.oneTooMany)
+        finding.originalHash = "0000000000000000"
+        let path = temporaryFile(JSONCodec.encodeString(finding))
+        let r = opconform("replay", path)
+        #expect(r.out.contains("no longer regenerates the stored case"))
+        #expect(r.status == 1)
+    }
+
+    @Test("the seed line rebuilds the same case as the finding's original")
+    func seedLine() throws {
+        let (finding, path) = try Self.findingFile(.suspensionIgnored)
+        let bySeed = opconform("replay", "--seed", String(finding.identity.caseSeed), "--fault", "suspension-ignored", "--json")
+        let byFile = opconform("replay", path, "--original", "--json")
+        #expect(bySeed.status == 1)
+        #expect(bySeed.out == byFile.out)
+    }
+
+    @Test("run writes a finding per broken rule and prints a line that replays it")
+    func runWritesFindings() throws {
+        let dir = NSTemporaryDirectory() + "opconform-findings-\(UUID().uuidString)"
+        let json = dir + ".json"
+        let r = opconform("run", "--impl", "reference", "--fault", "priority-not-normalised", "--count", "40", "--out", dir, "--json", json)
+        #expect(r.status == 1)
+        let line = try #require(r.out.split(separator: "\n").first { $0.contains("replay: swift run opconform replay \(dir)") })
+        let file = String(line.split(separator: " ").last!)
+        #expect(opconform("replay", file).status == 1)
+        #expect(FileManager.default.fileExists(atPath: json))
+    }
+
+    @Test("a run without violations exits 0; bad options exit 2")
+    func exitStatus() {
+        #expect(opconform("run", "--impl", "reference", "--count", "20").status == 0)
+        #expect(opconform("run", "--impl", "nope").status == 2)
+        #expect(opconform("run", "--fault", "nope").status == 2)
+        #expect(opconform("run", "--count", "0").status == 2)
+        #expect(opconform("run", "--seed", "-1").status == 2)
+    }
+}
+
+@Suite("Regression fixtures")
+struct RegressionFixtureTests {
+    static let dir = SpecsDriftTests.root.appendingPathComponent("Fixtures/regressions")
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    @Test("there is one per fault")
+    func onePerFault() {
+        #expect(Self.files == Fault.allCases.map { $0.rawValue + ".json" }.sorted())
+    }
+
+    @Test("each breaks its rule with its fault, and nothing without", arguments: files)
+    func replays(file: String) throws {
+        let data = try #require(FileManager.default.contents(atPath: Self.dir.appendingPathComponent(file).path))
+        let finding = try JSONCodec.decode(Finding.self, from: data, source: file)
+        let check = try #require(RuleBook.check(id: finding.rule))
+        let with = ReferenceEngine(options: EngineOptions(profile: finding.profile, faults: finding.faults)).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
+        #expect(!check.check(CheckContext(scenario: finding.scenario, trace: with, profile: finding.profile)).violations.isEmpty)
+        let without = ReferenceEngine(options: EngineOptions(profile: finding.profile)).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
+        #expect(RuleBook.violations(scenario: finding.scenario, trace: without, profile: finding.profile).isEmpty)
+    }
+}

@@ -1,0 +1,82 @@
+import Conformance
+import ConformanceTesting
+import Foundation
+import OperationSpec
+import ReferenceEngine
+import Testing
+
+/// An implementation that cannot observe KVO: the reference engine with notifications removed.
+struct BlindToKVO: Implementation {
+    var name: String { "blind-to-kvo" }
+    var capabilities: [Observation] { ReferenceEngine.capabilities.filter { $0 != .kvo } }
+    var isDeterministic: Bool { true }
+    func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
+        var t = ReferenceEngine().run(scenario, scheduleSeed: scheduleSeed)
+        t.impl = name
+        t.capabilities = capabilities
+        t.events = t.events.filter { if case .willChange = $0.kind { return false }; if case .didChange = $0.kind { return false }; return true }
+        for i in t.events.indices { t.events[i].seq = i }
+        return t
+    }
+}
+
+@Suite("Generated runs")
+struct RunnerTests {
+    static let long = ProcessInfo.processInfo.environment["OPCONFORM_LONG"] != nil
+
+    @Test("the reference engine keeps every rule on generated cases; every rule is reached")
+    func referenceConforms() {
+        let count = Self.long ? 5000 : 400
+        let result = expectConformance(of: ReferenceImplementation(), count: count, seed: 1)
+        #expect(result.findings.isEmpty)
+        #expect(result.endings == ["complete": count])
+        for s in result.statistics {
+            if s.status == .notApplicable { #expect(s.id == "QUEUE-THREAD-NAME"); continue }
+            #expect(s.status == .pass, "\(s.id) is \(s.status.rawValue)")
+            if Self.long { #expect(s.hits >= 20, "\(s.id) reached only \(s.hits) times in \(count) cases") }
+        }
+    }
+
+    @Test("results do not depend on anything but the seed")
+    func reproducible() {
+        let a = Runner(RunConfiguration(impl: ReferenceImplementation(), seed: 99, count: 60)).run()
+        let b = Runner(RunConfiguration(impl: ReferenceImplementation(), seed: 99, count: 60)).run()
+        #expect(a.statistics == b.statistics)
+    }
+
+    @Test("rules an implementation cannot observe are not-observable, never pass")
+    func notObservable() {
+        let result = Runner(RunConfiguration(impl: BlindToKVO(), count: 30)).run()
+        for s in result.statistics {
+            let rule = RuleBook.check(id: s.id)!.rule
+            if rule.needs.contains(.kvo) {
+                #expect(s.status == .notObservable)
+                #expect(s.reason?.contains("cannot observe kvo") == true)
+            }
+        }
+    }
+
+    @Test("the JSON report keeps its contract")
+    func jsonContract() throws {
+        let result = FaultProbe.run(.priorityNotNormalised)
+        let data = JSONCodec.encode(RunJSONReport(result, files: ["PRIORITY-NORMALIZE": "x.json"]))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        for key in ["impl", "seed", "cases", "rules", "findings"] { #expect(object[key] != nil, "missing \(key)") }
+        let rules = try #require(object["rules"] as? [[String: Any]])
+        #expect(rules.count == RuleBook.rules.count)
+        for r in rules { for key in ["id", "hits", "violations", "status"] { #expect(r[key] != nil, "rule entry lacks \(key)") } }
+        let findings = try #require(object["findings"] as? [[String: Any]])
+        #expect(!findings.isEmpty)
+        for f in findings { for key in ["rule", "message", "caseSeed", "replay", "scenarioFile", "operations"] { #expect(f[key] != nil, "finding lacks \(key)") } }
+    }
+
+    @Test("the JUnit report has one test case per rule and carries the replay line")
+    func junit() {
+        let result = FaultProbe.run(.priorityNotNormalised)
+        let xml = JUnitReport.xml(result, files: [:])
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == RuleBook.rules.count)
+        #expect(xml.contains("<failure message="))
+        #expect(xml.contains("replay: swift run opconform replay --seed"))
+        #expect(!xml.contains("<failure message=\"\"") )
+    }
+}
