@@ -49,21 +49,11 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("BLOCK-LATE-ADD-THROWS", .BLOCK,
-                       "Adding an execution block to a block operation that is executing or finished fails with an error.",
-                       cites: [Citation(.guide, "2.4")], strength: .observedOnly, needs: [.thrownErrors])) { c in
-            var r = CheckResult()
-            for op in c.allOps {
-                for call in c.indices(op, where: { if case .call(.addExecutionBlock(_)) = $0 { return true }; return false }) {
-                    guard let m = [c.facts.executingAt[op], c.facts.finishedAt[op], c.indices(op, where: \.isBlockBegan).first].compactMap({ $0 }).min(),
-                          m < call, let end = c.facts.endOf[call] else { continue }
-                    r.hits += 1
-                    if c.facts.returned(call, in: c.trace) != nil {
-                        r.violations.append(c.violation("BLOCK-LATE-ADD-THROWS", "addExecutionBlock on op \(op), already started, returned normally", "it throws", [m, call, end]))
-                    }
-                }
-            }
-            return r
+        lateCallThrows(Rule("BLOCK-LATE-ADD-THROWS", .BLOCK,
+                            "Adding an execution block to a block operation that is executing or finished fails with an error.",
+                            cites: [Citation(.guide, "2.4")], strength: .observedOnly, needs: [.thrownErrors])) { call in
+            if case .addExecutionBlock(let op) = call { return op }
+            return nil
         },
         RuleCheck(Rule("BLOCK-EACH-ONCE", .BLOCK,
                        "Each block of a block operation that runs its task runs exactly once.",

@@ -71,3 +71,24 @@ extension EventKind {
         return false
     }
 }
+
+extension RuleBook {
+    /// "This call on an operation that has started (executing, finished, or its task begun) is
+    /// refused with an error." `subject` names the operation a call is about, or nil.
+    static func lateCallThrows(_ rule: Rule, subject: @escaping @Sendable (Call) -> Int?) -> RuleCheck {
+        RuleCheck(rule) { c in
+            var r = CheckResult()
+            for (i, e) in c.events.enumerated() {
+                guard case .call(let call) = e.kind, let op = subject(call), let end = c.facts.endOf[i],
+                      let started = [c.facts.executingAt[op], c.facts.finishedAt[op], c.indices(op, where: \.isTaskBegan).first].compactMap({ $0 }).min(),
+                      started < i else { continue }
+                r.hits += 1
+                if c.facts.returned(i, in: c.trace) != nil {
+                    r.violations.append(c.violation(rule.id, "\(call) on op \(op), which had already started, returned normally",
+                                                    "the call is refused with an error", [started, i, end]))
+                }
+            }
+            return r
+        }
+    }
+}

@@ -44,22 +44,11 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("COMPLETION-LATE-THROWS", .COMPLETION,
-                       "Setting a completion block on an operation that is executing or finished fails with an error.",
-                       cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
-            var r = CheckResult()
-            for op in c.allOps {
-                for call in c.indices(op, where: { if case .call(.setCompletionBlock(_)) = $0 { return true }; return false }) {
-                    let mark = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }.min()
-                    guard let m = mark, m < call, let end = c.facts.endOf[call] else { continue }
-                    r.hits += 1
-                    if c.facts.returned(call, in: c.trace) != nil {
-                        r.violations.append(c.violation("COMPLETION-LATE-THROWS", "setCompletionBlock on op \(op), already executing or finished, returned normally",
-                                                        "it throws", [m, call, end]))
-                    }
-                }
-            }
-            return r
+        lateCallThrows(Rule("COMPLETION-LATE-THROWS", .COMPLETION,
+                            "Setting a completion block on an operation that is executing or finished fails with an error.",
+                            cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { call in
+            if case .setCompletionBlock(let op) = call { return op }
+            return nil
         },
         RuleCheck(Rule("COMPLETION-THREAD-PRIORITY", .COMPLETION,
                        "A completion block runs at the default thread priority, 0.5.",
