@@ -115,7 +115,12 @@ extension Simulation {
                 if ops[op].dispatched { queues[q].running -= 1 }
             }
             refreshReady(op)
-            for d in ops[op].dependents { refreshReady(d) }
+            // Every dependent this finish releases becomes ready before any queue chooses, so a
+            // queue picks among all of them by priority (004 2.6.2), not the first one refreshed.
+            for d in ops[op].dependents { refreshReady(d, pump: false) }
+            var released: [Int] = []
+            for d in ops[op].dependents { if let q = ops[d].queue, ops[d].ready, !released.contains(q) { released.append(q) } }
+            for q in released { pump(q) }
             if !ops[op].completionSpawned { spawnCompletion(op) }
             if has(.completionRunsTwice) { spawnCompletion(op) }
             if let q = ops[op].queue { pump(q) }
@@ -133,7 +138,7 @@ extension Simulation {
 
     /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
     /// Ready: cancelled, executing or finished (003 isReady), or every dependency seen finished.
-    func refreshReady(_ op: Int) {
+    func refreshReady(_ op: Int, pump pumpQueue: Bool = true) {
         let o = ops[op]
         let cancelled = o.cancelled && !has(.cancelledNotReady)
         let depsDone = has(.readyIgnoresDependencies) || o.deps.allSatisfy {
@@ -144,7 +149,7 @@ extension Simulation {
         if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(o.ready))) }
         ops[op].ready = ready
         emit(.didChange(op: op, .isReady, .bool(ready)))
-        if ready, let q = o.queue { pump(q) }
+        if ready && pumpQueue, let q = o.queue { pump(q) }
     }
 
     /// Starts what the queue may start: never while suspended, never beyond its width, the

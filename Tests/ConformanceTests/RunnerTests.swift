@@ -37,6 +37,15 @@ struct RunnerTests {
         }
     }
 
+    @Test("soak: other seeds, sizes and more misuse stay clean",
+          .enabled(if: long, "set OPCONFORM_LONG=1"),
+          arguments: [(UInt64(2), 4), (3, 24), (4, 64), (5, 4), (6, 12)])
+    func soak(seed: UInt64, size: Int) {
+        let result = expectConformance(of: ReferenceImplementation(), count: 800, seed: seed,
+                                       generator: GeneratorOptions(size: size, misuseRate: 30))
+        #expect(result.findings.isEmpty)
+    }
+
     @Test("results do not depend on anything but the seed")
     func reproducible() {
         let a = Runner(RunConfiguration(impl: ReferenceImplementation(), seed: 99, count: 60)).run()

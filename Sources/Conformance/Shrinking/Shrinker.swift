@@ -97,6 +97,18 @@ public struct Shrinker: Sendable {
             if chunk == 1 { break }
             chunk /= 2
         }
+        // Operations in halving chunks, then one by one.
+        var size = s.operations.count / 2
+        while size > 1 {
+            var start = 0
+            while start < s.operations.count {
+                var c = s
+                for _ in 0..<min(size, s.operations.count - start) { c = c.removingOperation(start) }
+                out.append(c)
+                start += size
+            }
+            size /= 2
+        }
         for op in s.operations.indices.reversed() { out.append(s.removingOperation(op)) }
         for q in s.queues.indices.reversed() { out.append(s.removingQueue(q)) }
         for e in s.dependencies.indices { var c = s; c.dependencies.remove(at: e); out.append(c) }

@@ -46,6 +46,25 @@ extension CheckContext {
         return facts.edges(of: op).filter { $0.active(at: i) && $0.added < cutoff }.map(\.on)
     }
 
+    /// If `op` was surely executing or finished at event `i`: the event that shows it.
+    /// A subclass that overrides start owns its state, and Listing 2-7 passes through a moment
+    /// when it is neither (executing cleared, finished not yet set), so for it only its own
+    /// ivar stores count. For the base class, once started it stays executing or finished.
+    func busySince(_ op: Int, at i: Int) -> Int? {
+        if kind(op).overridesStart {
+            var executing: Int?, finished: Int?
+            for j in facts.opEvents[op] where j < i {
+                if case .set(_, let key, let v) = events[j].kind {
+                    if key == .isExecuting { executing = v ? j : nil }
+                    if key == .isFinished && v && finished == nil { finished = j }
+                }
+            }
+            return finished ?? executing
+        }
+        let started = [facts.executingAt[op], facts.finishedAt[op], indices(op, where: \.isTaskBegan).first].compactMap { $0 }.min()
+        return started.flatMap { $0 < i ? $0 : nil }
+    }
+
     var operationCount: Int { scenario.operations.count }
     var allOps: Range<Int> { 0..<scenario.operations.count }
     func can(_ what: Observation) -> Bool { trace.capabilities.contains(what) }
@@ -80,8 +99,7 @@ extension RuleBook {
             var r = CheckResult()
             for (i, e) in c.events.enumerated() {
                 guard case .call(let call) = e.kind, let op = subject(call), let end = c.facts.endOf[i],
-                      let started = [c.facts.executingAt[op], c.facts.finishedAt[op], c.indices(op, where: \.isTaskBegan).first].compactMap({ $0 }).min(),
-                      started < i else { continue }
+                      let started = c.busySince(op, at: i) else { continue }
                 r.hits += 1
                 if c.facts.returned(i, in: c.trace) != nil {
                     r.violations.append(c.violation(rule.id, "\(call) on op \(op), which had already started, returned normally",

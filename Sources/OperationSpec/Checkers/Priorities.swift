@@ -32,8 +32,10 @@ extension RuleBook {
                         y != x && c.facts.addedAt[y].map { $0.queue == q && $0.call < cp } == true
                             && (c.facts.firstStart[y] ?? Int.max) > s && !c.facts.finishing(y, before: s)
                             && !c.facts.priority[y].changed(between: cp, and: s)
+                            // A rival was surely ready when its dependencies' finish notifications,
+                            // and everything their observers did, were over before the choice.
                             && (c.facts.cancelled(y, before: cp) || c.facts.dependencies(of: y, at: cp).allSatisfy { d in
-                                c.facts.finishedAt[d].map { c.facts.settled($0, before: cp) } ?? false })
+                                c.facts.notifiedFinishedAt[d].map { c.facts.burstOver($0, before: cp) } ?? false })
                     }
                     guard !rivals.isEmpty else { continue }
                     r.hits += 1
