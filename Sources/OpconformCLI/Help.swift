@@ -61,7 +61,7 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--original] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--json]
+    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--json]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
 
     Re-runs one case and prints every trace event, then each violated rule with the events that
@@ -71,7 +71,8 @@ enum Help {
     implementation, profile and faults), or a plain scenario (Specs/scenario-format.md; schedule
     seed 1 unless given). For a finding, replay first regenerates the case from its seed and says
     whether the generator still builds the same case; if not, it warns and runs the stored one.
-    --original runs the regenerated, unminimised case instead.
+    --original runs the regenerated, unminimised case instead; --no-faults runs a finding without
+    the faults it was found with (to see a minimised case pass on the faithful engine).
 
     --seed S regenerates case seed S with the given generator options (defaults: size 8,
     misuse 10%, flaws 0%) and runs it under its own schedule seed: the line 'run' prints.

@@ -23,6 +23,9 @@ enum RunCommand {
             rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
         let out = args.options["--out"] ?? "opconform-findings"
+        // Refuse unwritable outputs before the run, not after it.
+        for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try writable(parentOf: path) }
+        try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
 
         let clock = ContinuousClock()
         var last = clock.now
@@ -48,6 +51,20 @@ enum RunCommand {
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
         return result.failed ? 1 : 0
+    }
+
+    /// Fails with one sentence when files cannot be written next to `path`.
+    static func writable(parentOf path: String, creating: Bool = false) throws(InputError) {
+        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        if creating && !FileManager.default.fileExists(atPath: dir) {
+            guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else {
+                throw InputError("run: cannot create the findings directory \(dir)")
+            }
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue, FileManager.default.isWritableFile(atPath: dir) else {
+            throw InputError("run: cannot write into \(dir)")
+        }
     }
 
     static func write(_ text: String, to path: String) throws(InputError) {

@@ -11,7 +11,7 @@ enum SamplesCommand {
         let args = try input.parse(flags: [], options: ["--schedules", "--profile", "--write", "--seed"])
         if args.flags.contains("--help") { print(Help.samples); return 0 }
         let schedules = try args.int("--schedules", default: 1000, range: 1...10_000_000)
-        let seed = UInt64(try args.int("--seed", default: 1, range: 0...Int.max))
+        let seed = try args.seed("--seed", default: 1)
         let profile = try args.profile()
         if let dir = args.options["--write"] {
             for sample in DocumentSamples.all {

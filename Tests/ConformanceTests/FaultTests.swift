@@ -20,6 +20,13 @@ struct FaultTests {
         #expect(!check.check(CheckContext(scenario: finding.scenario, trace: with, profile: .guide)).violations.isEmpty)
         let without = ReferenceEngine().run(finding.scenario, scheduleSeed: finding.scheduleSeed)
         #expect(RuleBook.violations(scenario: finding.scenario, trace: without, profile: .guide).isEmpty)
+        // A minimised case must never wait for ever on a correct runtime.
+        #expect(without.ending == .complete, "the minimised \(fault.rawValue) case ends \(without.ending.rawValue) on the faithful engine")
+        // It shows the same failure as the original case, not merely the same rule.
+        let original = ReferenceEngine(options: EngineOptions(faults: [fault])).run(finding.identity.scenario(), scheduleSeed: finding.identity.scheduleSeed)
+        let signatures = check.check(CheckContext(scenario: finding.identity.scenario(), trace: original, profile: .guide)).violations.map(Shrinker.signature)
+        let minimal = check.check(CheckContext(scenario: finding.scenario, trace: with, profile: .guide)).violations.map(Shrinker.signature)
+        #expect(minimal.contains { signatures.contains($0) })
     }
 
     @Test("every rule family has at least one fault, and there are at least 15")
@@ -38,6 +45,35 @@ struct ShrinkerTests {
         b.shrinkMilliseconds = a.shrinkMilliseconds  // the only field that is a measurement
         #expect(a == b)
         #expect(a.operations < a.originalOperations || a.originalOperations <= 3)
+    }
+
+    @Test("finding files are the same bytes on every run")
+    func stableFiles() throws {
+        let a = try #require(FaultProbe.firstFinding(.oneTooMany))
+        let b = try #require(FaultProbe.firstFinding(.oneTooMany))
+        #expect(JSONCodec.encode(a) == JSONCodec.encode(b))
+    }
+
+    @Test("removing an operation renumbers every reference to later ones")
+    func removingOperation() {
+        let s = Scenario(queues: [QueueConfig()],
+                         operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([.read(.isFinished, .op(2)), .cancel(.op(0))])),
+                                      OperationConfig(kind: .block([[], []]))],
+                         dependencies: [Edge(2, on: 1), Edge(1, on: 0)],
+                         driver: [DriverStep(.addBatch(ops: [0, 1, 2], queue: 0, wait: false)), DriverStep(after: .blockBegan(2, block: 1), .cancel(2)),
+                                  DriverStep(after: .mainBegan(0), .read(.isReady, op: 1)), DriverStep(.waitUntilFinished(2))])
+        let r = s.removingOperation(0)
+        #expect(r.problems().isEmpty)
+        #expect(r.operations.count == 2)
+        #expect(r.operations[0].kind == .main([.read(.isFinished, .op(1))]))
+        #expect(r.dependencies == [Edge(1, on: 0)])
+        #expect(r.driver == [DriverStep(.addBatch(ops: [0, 1], queue: 0, wait: false)), DriverStep(after: .blockBegan(1, block: 1), .cancel(1)),
+                             DriverStep(.waitUntilFinished(1))])
+        let q = s.removingQueue(0)
+        #expect(q.queues.isEmpty && q.driver.count == 3 && q.problems().isEmpty)
+        let b = s.removingBlock(0, of: 2)
+        #expect(b.driver[1].after == .blockBegan(2, block: 0))
+        #expect(s.removingBlock(1, of: 2).driver.count == 3)
     }
 
     @Test("it never edits a concurrent subclass's protocol, so a correct subclass stays correct")

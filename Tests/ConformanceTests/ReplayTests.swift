@@ -20,6 +20,10 @@ struct ReplayTests {
         #expect(r.out.contains("still regenerates the original case"))
         #expect(r.out.contains(finding.rule))
         #expect(r.out.contains("faults one-too-many"))
+        #expect(r.out.contains("\(finding.rule) broke again"))
+        let clean = opconform("replay", path, "--no-faults")
+        #expect(clean.status == 0)
+        #expect(clean.out.contains("\(finding.rule) did not break on this run"))
     }
 
     @Test("when the generator no longer rebuilds the case, replay says so and runs the stored one")
@@ -60,6 +64,8 @@ struct ReplayTests {
         #expect(opconform("run", "--fault", "nope").status == 2)
         #expect(opconform("run", "--count", "0").status == 2)
         #expect(opconform("run", "--seed", "-1").status == 2)
+        #expect(opconform("run", "--count", "5", "--json", "/nonexistent-dir/r.json").status == 2)
+        #expect(opconform("replay", "x.json", "--size", "4").status == 2)
     }
 }
 
@@ -75,7 +81,7 @@ struct RegressionFixtureTests {
         #expect(Self.files == Fault.allCases.map { $0.rawValue + ".json" }.sorted())
     }
 
-    @Test("each breaks its rule with its fault, and nothing without", arguments: files)
+    @Test("each breaks its rule with its fault, and runs clean to the end without", arguments: files)
     func replays(file: String) throws {
         let data = try #require(FileManager.default.contents(atPath: Self.dir.appendingPathComponent(file).path))
         let finding = try JSONCodec.decode(Finding.self, from: data, source: file)
@@ -84,5 +90,6 @@ struct RegressionFixtureTests {
         #expect(!check.check(CheckContext(scenario: finding.scenario, trace: with, profile: finding.profile)).violations.isEmpty)
         let without = ReferenceEngine(options: EngineOptions(profile: finding.profile)).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
         #expect(RuleBook.violations(scenario: finding.scenario, trace: without, profile: finding.profile).isEmpty)
+        #expect(without.ending == .complete)
     }
 }

@@ -34,6 +34,9 @@ private struct Builder {
     var driver: [DriverStep] = []
     var nextToken = 1
     var misuse = false
+    /// Queued operations the driver started by hand first (misuse): each is added on its own,
+    /// so its refused add cannot take innocent operations of a batch down with it.
+    var startedFirst: [Int] = []
 
     init(rng: Xoshiro256, options: GeneratorOptions) {
         self.rng = rng
@@ -216,7 +219,8 @@ private struct Builder {
         var order = shuffled(queued)
         while !order.isEmpty {
             let q = placement[order[0]]!
-            let batch = Array(order.prefix { placement[$0] == q }.prefix(1 + rng.below(3)))
+            let batch = startedFirst.contains(order[0]) ? [order[0]]
+                : Array(order.prefix { placement[$0] == q && !startedFirst.contains($0) }.prefix(1 + rng.below(3)))
             order.removeFirst(batch.count)
             if batch.count > 1 {
                 // Waiting is safe only when nothing in the batch can be held back.
@@ -283,7 +287,11 @@ private struct Builder {
     }
 
     mutating func misuseBeforeAdds(queued: [Int]) {
-        switch rng.below(3) {
+        var choice = rng.below(3)
+        // Every branch must misuse something, so the rate asked for is the rate obtained.
+        if choice == 1 && queued.isEmpty { choice = 0 }
+        if choice == 2 && !queued.contains(where: { !ops[$0].kind.overridesStart }) { choice = 0 }
+        switch choice {
         case 0:
             // Two spare operations that are never run: a self, a duplicate and a cyclic edge.
             let a = ops.count, b = ops.count + 1
@@ -301,18 +309,22 @@ private struct Builder {
             edges.append(Edge(a, on: dep))
             step(.start(a))
         default:
-            if let op = queued.first(where: { ops[$0].completion == nil }) { step(.setCompletionBlock(op: op, [])) }
+            // Started by hand before it is added: the add that follows must be refused.
+            if let op = queued.first(where: { !ops[$0].kind.overridesStart }) { step(.start(op)); startedFirst.append(op) }
         }
     }
 
     mutating func misuseWhileRunning(queued: [Int]) {
-        guard let op = queued.randomPick(&rng) else { return }
+        guard let any = queued.randomPick(&rng) else { return }
         // A second start of a subclass that overrides start runs the subclass's code, not the
         // runtime's: only operations with the default start are started again.
-        let own = !ops[op].kind.overridesStart
-        switch rng.below(4) {
-        case 0: if own { step(.start(op), after: .mainBegan(op)) }
-        case 1: if own { step(.start(op), after: .finished(op)) }
+        let own = queued.filter { !ops[$0].kind.overridesStart }
+        let op = own.isEmpty ? any : own[rng.below(own.count)]
+        var choice = rng.below(4)
+        if choice < 2 && own.isEmpty { choice = 2 }
+        switch choice {
+        case 0: step(.start(op), after: .mainBegan(op))
+        case 1: step(.start(op), after: .finished(op))
         case 2: step(.setCompletionBlock(op: op, []), after: .started(op))
         default:
             if let block = queued.first(where: { ops[$0].kind.isBlock }) { step(.addExecutionBlock(op: block, []), after: .blockBegan(block, block: 0)) }

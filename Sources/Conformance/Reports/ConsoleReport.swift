@@ -17,7 +17,8 @@ public enum ConsoleReport {
             let s = r.statistics.first { $0.id == f.rule }!
             out += "\nFAIL \(f.rule): \(f.message)\n"
             out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
-            out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms)"
+            out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
+                + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
             out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)\n" : "\n"
             out += "  replay: \(f.replayLine(file: files[f.rule]))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil))\n" }

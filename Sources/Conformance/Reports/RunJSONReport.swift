@@ -13,6 +13,7 @@ public struct RunJSONReport: Codable, Sendable {
         public var originalOperations: Int
         public var reproduced: String
         public var shrinkMilliseconds: Int
+        public var shrinkExhausted: Bool
     }
     public var impl: String
     public var profile: String
@@ -45,7 +46,7 @@ public struct RunJSONReport: Codable, Sendable {
             return FindingEntry(rule: f.rule, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
                                 replay: f.replayLine(file: file), scenarioFile: file, operations: f.operations,
                                 originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
-                                shrinkMilliseconds: f.shrinkMilliseconds)
+                                shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)
         }
     }
 }

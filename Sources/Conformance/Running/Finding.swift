@@ -26,7 +26,15 @@ public struct Finding: Sendable, Codable, Equatable {
     public var reproduced: Int
     public var attempts: Int
     public var shrinkSteps: Int
-    public var shrinkMilliseconds: Int
+    /// The shrinker's budget ran out: a smaller case may exist.
+    public var shrinkExhausted: Bool
+    /// A measurement, so not part of the file: finding files are the same bytes on every run.
+    public var shrinkMilliseconds: Int = 0
+
+    enum CodingKeys: String, CodingKey {
+        case format, rule, message, impl, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
+        case scenario, scheduleSeed, reproduced, attempts, shrinkSteps, shrinkExhausted
+    }
 
     public var operations: Int { scenario.operations.count }
 
@@ -41,6 +49,9 @@ public struct Finding: Sendable, Codable, Equatable {
         return line
     }
 
-    /// A file name that says what is in it.
-    public var fileName: String { "\(rule)-\(identity.caseSeed).json" }
+    /// A file name that says what is in it (faults included, so runs with different faults do
+    /// not overwrite each other's findings).
+    public var fileName: String {
+        "\(rule)-\(identity.caseSeed)" + (faults.isEmpty ? "" : "-" + faults.map(\.rawValue).joined(separator: "+")) + ".json"
+    }
 }

@@ -128,13 +128,16 @@ public struct Runner: Sendable {
 
     func finding(for f: FailingCase, rule: RuleCheck) -> Finding {
         let c = configuration
+        let shrinker = Shrinker(impl: c.impl, profile: c.profile, rule: rule, attempts: c.attempts)
         var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
-                                     accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0)
+                                     accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         if c.shrink {
-            result = Shrinker(impl: c.impl, profile: c.profile, rule: rule, attempts: c.attempts)
-                .shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed)
-            if result.reproduced == 0 {  // the minimum did not hold up: report the original
+            result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed)
+            if result.reproduced == 0 {
+                // The minimum did not hold up: report the original case, measured the same way.
                 result.scenario = f.scenario; result.scheduleSeed = f.identity.scheduleSeed; result.violation = f.violation
+                result.accepted = 0
+                result.reproduced = shrinker.reproductions(f.scenario, scheduleSeed: f.identity.scheduleSeed, signature: Shrinker.signature(f.violation))
             }
         }
         var minimal = result.scenario
@@ -143,7 +146,7 @@ public struct Runner: Sendable {
                        impl: c.impl.name, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
                        identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
-                       shrinkSteps: result.accepted, shrinkMilliseconds: result.milliseconds)
+                       shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
     }
 }
 

@@ -17,6 +17,32 @@ extension Scenario {
         return s
     }
 
+    /// Removes block `b` of block operation `op`; triggers on later blocks are renumbered and
+    /// triggers on the removed block dropped, so no step silently moves to another block.
+    public func removingBlock(_ b: Int, of op: Int) -> Scenario {
+        var s = self
+        guard case .block(var blocks) = s.operations[op].kind, b < blocks.count else { return s }
+        blocks.remove(at: b)
+        s.operations[op].kind = .block(blocks)
+        s.driver = s.driver.compactMap { step in
+            guard case .blockBegan(op, let n)? = step.after else { return step }
+            if n == b { return nil }
+            return DriverStep(after: n > b ? .blockBegan(op, block: n - 1) : step.after, step.action)
+        }
+        return s
+    }
+
+    /// Whether a concurrent subclass's protocol (its start, main, routines) names operation `op`
+    /// in a condition or call: removing `op` would have to rewrite that protocol, which the
+    /// shrinker never does.
+    public func protocolNames(_ op: Int) -> Bool {
+        operations.contains { config in
+            guard let p = config.kind.program else { return false }
+            let all = p.start + p.main + p.routines.flatMap(\.body)
+            return Scenario.steps(all, without: op, { $0 }) != all
+        }
+    }
+
     public func removingQueue(_ victim: Int) -> Scenario {
         var s = self
         func renumber(_ q: Int) -> Int { q > victim ? q - 1 : q }

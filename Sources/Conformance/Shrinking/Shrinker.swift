@@ -1,11 +1,14 @@
 import OperationSpec
 import ReferenceEngine
 
-/// Minimises a failing scenario: it keeps a smaller candidate only if the same rule still fails
-/// on it. Candidates come from coarse to fine: chunks of driver steps, whole operations, queues,
-/// edges, then kinds, blocks, body steps, counts, priorities and queue settings. Greedy: the
-/// first candidate that still fails is taken and the search starts again from it, until no
-/// candidate fails or the budget of runs is spent.
+/// Minimises a failing scenario: it keeps a smaller candidate only if it still shows the same
+/// violation (the same rule, and the same sentence once operation numbers and values are set
+/// aside), and ends no worse than the original (no new hang or crash: a minimised case must not
+/// wait for ever on a correct runtime). Candidates come from coarse to fine: chunks of driver
+/// steps, chunks of operations, operations, queues, edges, then kinds, blocks, body steps, counts,
+/// priorities and queue settings. Greedy: the first candidate that still fails is taken, and the
+/// search resumes from that position on the new scenario, until a full round finds nothing or the
+/// budget of runs is spent (the result says which).
 ///
 /// A smaller scenario schedules differently, so each candidate is tried under the current
 /// schedule seed and a few others derived from it. On a nondeterministic implementation each of
@@ -20,6 +23,8 @@ public struct Shrinker: Sendable {
         public var reproduced: Int
         public var attempts: Int
         public var milliseconds: Int
+        /// The budget ran out before a full round found nothing smaller.
+        public var exhausted: Bool
     }
 
     public let impl: any Implementation
@@ -28,57 +33,95 @@ public struct Shrinker: Sendable {
     public var schedulesPerCandidate = 4
     public var attempts: Int
     public var budget = 4000
+    /// A correct runtime to ask "would this candidate wait for ever?": the faithful reference
+    /// engine. An implementation with a bug may finish a case that a correct one never could
+    /// (a wait that returns early), so its own ending cannot answer that.
+    let oracle: ReferenceEngine
 
     public init(impl: any Implementation, profile: Profile, rule: RuleCheck, attempts: Int? = nil) {
         self.impl = impl
         self.profile = profile
         self.rule = rule
         self.attempts = attempts ?? (impl.isDeterministic ? 1 : 5)
+        self.oracle = ReferenceEngine(options: EngineOptions(profile: profile))
     }
 
-    /// The rule's first violation on this scenario under this schedule seed, if any.
-    public func violation(_ scenario: Scenario, scheduleSeed: UInt64) -> Violation? {
+    /// Whether a correct runtime runs the scenario to its end (under a few schedules).
+    func completesOnCorrectRuntime(_ scenario: Scenario, seeds: [UInt64]) -> Bool {
+        seeds.allSatisfy { oracle.run(scenario, scheduleSeed: $0).ending == .complete }
+    }
+
+    /// The violation's sentence with every number replaced by `#`: "the same failure".
+    public static func signature(_ v: Violation) -> String {
+        var out = "", inNumber = false
+        for ch in v.observed {
+            if ch.isNumber || (inNumber && ch == ".") { if !inNumber { out += "#" }; inNumber = true } else { out.append(ch); inNumber = false }
+        }
+        return v.rule + ": " + out
+    }
+
+    /// The rule's violation on this scenario under this schedule seed with the wanted signature
+    /// (any, if nil), and how the run ended.
+    public func run(_ scenario: Scenario, scheduleSeed: UInt64, signature: String? = nil) -> (Violation?, Trace.Ending) {
         let trace = impl.run(scenario, scheduleSeed: scheduleSeed)
-        guard rule.rule.needs.allSatisfy(trace.capabilities.contains) else { return nil }
-        return rule.check(CheckContext(scenario: scenario, trace: trace, profile: profile)).violations.first
+        guard rule.rule.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending) }
+        let found = rule.check(CheckContext(scenario: scenario, trace: trace, profile: profile)).violations
+        return (found.first { signature == nil || Self.signature($0) == signature }, trace.ending)
+    }
+
+    /// Counts how many of `attempts` runs show the violation.
+    public func reproductions(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> Int {
+        (0..<attempts).filter { _ in run(scenario, scheduleSeed: scheduleSeed, signature: signature).0 != nil }.count
     }
 
     public func shrink(_ scenario: Scenario, scheduleSeed: UInt64) -> Result {
         let clock = ContinuousClock()
         let start = clock.now
-        var best = scenario, seed = scheduleSeed, runs = 0, accepted = 0
-        var witness = violation(scenario, scheduleSeed: scheduleSeed)
-        runs += 1
+        var best = scenario, seed = scheduleSeed, runs = 1, accepted = 0
+        let (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
+        var witness = first
+        let signature = first.map(Self.signature)
         let seeds = [scheduleSeed] + (1..<schedulesPerCandidate).map { SplitMix64.derive(scheduleSeed, UInt64($0)) }
 
         func fails(_ candidate: Scenario) -> (UInt64, Violation)? {
             for s in ([seed] + seeds.filter { $0 != seed }) {
                 for _ in 0..<attempts {
+                    guard runs < budget else { return nil }
                     runs += 1
-                    if let v = violation(candidate, scheduleSeed: s) { return (s, v) }
+                    let (v, end) = run(candidate, scheduleSeed: s, signature: signature)
+                    // No worse ending than the original: a new hang or crash is a different failure.
+                    if let v, end == ending || end == .complete { return (s, v) }
                 }
             }
             return nil
         }
 
-        var progress = witness != nil
-        while progress && runs < budget {
-            progress = false
-            for candidate in Self.candidates(best) where runs < budget {
-                guard candidate != best, candidate.problems().isEmpty, let (s, v) = fails(candidate) else { continue }
-                best = candidate; seed = s; witness = v
-                accepted += 1
-                progress = true
+        var position = 0, exhausted = false
+        let mustComplete = completesOnCorrectRuntime(scenario, seeds: seeds)
+        if witness != nil {
+            search: while true {
+                let candidates = Self.candidates(best)
+                guard !candidates.isEmpty else { break }
+                for k in 0..<candidates.count {
+                    if runs >= budget { exhausted = true; break search }
+                    let index = (position + k) % candidates.count
+                    let candidate = candidates[index]
+                    guard candidate != best, candidate.problems().isEmpty, let (s, v) = fails(candidate),
+                          !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds) else { continue }
+                    best = candidate; seed = s; witness = v
+                    accepted += 1
+                    position = index
+                    continue search
+                }
                 break
             }
         }
-        var reproduced = 0
-        for _ in 0..<attempts { if violation(best, scheduleSeed: seed) != nil { reproduced += 1 } }
+        let reproduced = reproductions(best, scheduleSeed: seed, signature: signature)
         let elapsed = clock.now - start
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         return Result(scenario: best, scheduleSeed: seed,
                       violation: witness ?? Violation(rule: rule.rule.id, observed: "did not reproduce", expected: "", witnesses: []),
-                      accepted: accepted, runs: runs, reproduced: reproduced, attempts: attempts, milliseconds: ms)
+                      accepted: accepted, runs: runs, reproduced: reproduced, attempts: attempts, milliseconds: ms, exhausted: exhausted)
     }
 
     /// Smaller variants of `s`, coarse first.
@@ -103,13 +146,16 @@ public struct Shrinker: Sendable {
             var start = 0
             while start < s.operations.count {
                 var c = s
-                for _ in 0..<min(size, s.operations.count - start) { c = c.removingOperation(start) }
-                out.append(c)
+                let range = start..<min(s.operations.count, start + size)
+                if !range.contains(where: s.protocolNames) {
+                    for _ in range { c = c.removingOperation(start) }
+                    out.append(c)
+                }
                 start += size
             }
             size /= 2
         }
-        for op in s.operations.indices.reversed() { out.append(s.removingOperation(op)) }
+        for op in s.operations.indices.reversed() where !s.protocolNames(op) { out.append(s.removingOperation(op)) }
         for q in s.queues.indices.reversed() { out.append(s.removingQueue(q)) }
         for e in s.dependencies.indices { var c = s; c.dependencies.remove(at: e); out.append(c) }
         for (i, o) in s.operations.enumerated() {
@@ -119,7 +165,7 @@ public struct Shrinker: Sendable {
             if o.threadPriority != nil { with { $0.threadPriority = nil } }
             switch o.kind {
             case .block(let blocks):
-                if blocks.count > 1 { for b in blocks.indices { with { var bs = blocks; bs.remove(at: b); $0.kind = .block(bs) } } }
+                if blocks.count > 1 { for b in blocks.indices { out.append(s.removingBlock(b, of: i)) } }
                 else { with { $0.kind = .main(blocks[0]) } }
             case .invocation(let body): with { $0.kind = .main(body) }
             default: break
