@@ -26,7 +26,7 @@ enum Help {
     EXAMPLES
       swift run opconform run --impl reference --count 5000 --seed 1
       swift run opconform run --impl reference --fault priority-ignored --count 2000
-      swift run opconform replay opconform-findings/PRIORITY-ORDER-123.json
+      swift run opconform replay opconform-findings/PRIORITY-ORDER-7476170335452785435-priority-ignored.json
       swift run opconform rules
       swift run opconform rules --json --rules 'KVO-*'
       swift run opconform samples --schedules 10000
