@@ -11,6 +11,13 @@ public enum JSONCodec {
         do { return try encoder.encode(value) } catch { preconditionFailure("encoding \(T.self) failed: \(error)") }
     }
 
+    /// One line of JSON (sorted keys, no newlines inside): the unit of the driver protocol.
+    public static func line<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do { return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n" } catch { preconditionFailure("encoding \(T.self) failed: \(error)") }
+    }
+
     public static func encodeString<T: Encodable>(_ value: T) -> String {
         String(decoding: encode(value), as: UTF8.self) + "\n"
     }

@@ -20,6 +20,13 @@ public final class StandardConsole: Console {
 }
 
 public enum CLI {
+    /// How to start this program's driver mode: its own executable, absolute, with `driver`.
+    static var driverCommand: [String] {
+        let me = CommandLine.arguments[0]
+        let path = me.hasPrefix("/") ? me : FileManager.default.currentDirectoryPath + "/" + me
+        return [URL(fileURLWithPath: path).standardizedFileURL.path, "driver"]
+    }
+
     /// Runs one command line and returns the exit status: 0 conformant, 1 violations,
     /// 2 bad usage or input (one sentence on standard error), 3 internal error.
     public static func main(_ args: [String], console: Console) -> Int32 {
@@ -47,7 +54,8 @@ public enum CLI {
         case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
-        case "gate", "matrix", "bench", "driver":
+        case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
+        case "gate", "matrix", "bench":
             throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, faults, samples")
         default:
             throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, faults, samples")

@@ -18,7 +18,11 @@ enum Help {
                  schedule seeds on the reference engine, and report what they break.
       help CMD   Help for one command.
 
-    PLANNED (see the open issues): gate, matrix, bench, driver; implementations foundation, gnustep.
+    IMPLEMENTATIONS
+      reference    the deterministic reference engine (in process; --fault injects bugs)
+      foundation   the toolchain's Operation/OperationQueue, each case in a child process (in progress)
+
+    PLANNED (see the open issues): gate, matrix, bench; implementation gnustep.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -92,7 +96,8 @@ enum Help {
     scenario that still breaks it, written to DIR (default opconform-findings/) with its seeds,
     and printed with a line to paste.
 
-      --impl NAME        reference (this build); --fault NAME injects a bug (opconform faults)
+      --impl NAME        reference, or foundation (each case in a child process);
+                         --fault NAME injects a bug into reference (opconform faults)
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)
       --flaw-rate R      percent of concurrent subclasses written wrong on purpose (default 0)
@@ -117,6 +122,15 @@ enum Help {
     a small scenario. Inject with: opconform run --impl reference --fault NAME.
     """
 
+    static let driver = """
+    opconform driver
+
+    Driver-protocol mode (Specs/driver-protocol.md): reads one request line on standard input,
+    runs it on Foundation's Operation and OperationQueue in this process, and writes the trace as
+    JSON lines. 'run --impl foundation' starts it in a child process for every case, so that a
+    trap or a deadlock costs one case, not the run.
+    """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "rules": return rules
@@ -124,6 +138,7 @@ enum Help {
         case "replay": return replay
         case "run": return run
         case "faults": return faults
+        case "driver": return driver
         default: return nil
         }
     }

@@ -64,7 +64,7 @@ enum ReplayCommand {
             }
         }
         seed = try args.seed("--schedule-seed", default: seed)
-        let impl = try Implementations.make(implName, profile: profile, faults: faults)
+        let impl = try Implementations.make(implName, profile: profile, faults: faults, driver: CLI.driverCommand)
         let trace = impl.run(scenario, scheduleSeed: seed)
         let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }

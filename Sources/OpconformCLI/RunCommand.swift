@@ -15,7 +15,7 @@ enum RunCommand {
         if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
         let profile = try args.profile()
         let faults = try args.faults()
-        let impl = try Implementations.make(args.options["--impl"] ?? "reference", profile: profile, faults: faults)
+        let impl = try Implementations.make(args.options["--impl"] ?? "reference", profile: profile, faults: faults, driver: CLI.driverCommand)
         if !faults.isEmpty && impl.name != "reference" { throw InputError("run: --fault applies to the reference implementation only") }
         let configuration = RunConfiguration(
             impl: impl, profile: profile, faults: faults, seed: try args.seed("--seed", default: 1),

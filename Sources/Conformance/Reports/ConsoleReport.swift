@@ -10,7 +10,7 @@ public enum ConsoleReport {
         out += "\(c.impl.name): \(r.cases) cases from seed \(c.seed) (generator v\(ScenarioGenerator.version), size \(c.generator.size), misuse \(c.generator.misuseRate)%"
         out += c.generator.flawRate > 0 ? ", flawed subclasses \(c.generator.flawRate)%)" : ")"
         out += ", profile \(c.profile.rawValue)" + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
-        out += "  \(format(r.seconds)) s, \(Int(rate)) cases/s; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
+        out += "  \(format(r.seconds)) s, \(rate >= 10 ? String(Int(rate)) : format(rate)) cases/s; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
         let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
         out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
         for f in r.findings {

@@ -24,11 +24,16 @@ public struct ReferenceImplementation: Implementation {
 
 /// The implementations this build can run, by name.
 public enum Implementations {
-    public static let names = ["reference"]
+    public static let names = ["reference", "foundation"]
 
-    public static func make(_ name: String, profile: Profile, faults: [Fault]) throws(InputError) -> any Implementation {
+    /// `driver` is the command that starts a driver process (`opconform driver`); implementations
+    /// run through the driver protocol need it.
+    public static func make(_ name: String, profile: Profile, faults: [Fault], driver: [String]? = nil) throws(InputError) -> any Implementation {
         switch name {
         case "reference": return ReferenceImplementation(options: EngineOptions(profile: profile, faults: faults))
+        case "foundation":
+            guard let driver else { throw InputError("the foundation implementation needs the opconform executable to start its driver") }
+            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver)
         default: throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", "))
         }
     }

@@ -30,6 +30,7 @@ extension EventKind: CustomStringConvertible {
         case .invocationResult(let op): return "op \(op) result returned"
         case .crash(let sig, let m): return "crash (signal \(sig)): \(m)"
         case .hang(let what): return "hang: \(what)"
+        case .unsupported(let why): return "step not supported: \(why)"
         case .cut(let why): return "run cut short: \(why)"
         case .end: return "end of run"
         }

@@ -41,6 +41,8 @@ public enum EventKind: Codable, Sendable, Equatable {
     case crash(signal: Int, message: String)
     /// Nothing more could happen while something still waited: what was pending.
     case hang(String)
+    /// The implementation cannot perform a step (an API it lacks): it says why and goes on.
+    case unsupported(String)
     /// The run was stopped before it could end (a step budget ran out): a truncated trace.
     case cut(String)
     /// The run ended normally: every thread finished.

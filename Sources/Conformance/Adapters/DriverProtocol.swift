@@ -1,0 +1,34 @@
+import OperationSpec
+
+/// The driver protocol (`Specs/driver-protocol.md`): how a scenario reaches a driver process and
+/// how the trace comes back. JSON lines, one object per line, keys sorted.
+public enum DriverProtocol {
+    public static let version = 1
+
+    /// The one line the harness writes to the driver's standard input.
+    public struct Request: Codable, Sendable, Equatable {
+        public var `protocol`: Int
+        public var impl: String
+        public var scenario: Scenario
+        public var scheduleSeed: UInt64
+        /// Microseconds per unit of `work`.
+        public var unitMicroseconds: Int
+        public init(impl: String, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int) {
+            self.protocol = DriverProtocol.version
+            self.impl = impl
+            self.scenario = scenario
+            self.scheduleSeed = scheduleSeed
+            self.unitMicroseconds = unitMicroseconds
+        }
+    }
+
+    /// The lines a driver writes to standard output: `hello` first, then one `event` per trace
+    /// event as it happens, then `done`. A driver that cannot run the request writes `error` and
+    /// exits with status 2.
+    public enum Message: Codable, Sendable, Equatable {
+        case hello(protocol: Int, impl: String, capabilities: [Observation])
+        case event(TraceEvent)
+        case done
+        case error(String)
+    }
+}

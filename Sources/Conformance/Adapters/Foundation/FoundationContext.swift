@@ -1,0 +1,146 @@
+import Foundation
+import OperationSpec
+
+/// One run of a scenario on Foundation's Operation and OperationQueue, with real threads: the
+/// operations, the queues, and the interpreter of step programs.
+///
+/// `@unchecked Sendable` is sound: `ops` and `queues` are filled once by `prepare` before any
+/// operation can run, and only read afterwards; the recorder guards its own state.
+final class FoundationContext: @unchecked Sendable {
+    /// Foundation on Linux has no thread priorities: events that carry one say -1, "cannot tell",
+    /// and the capabilities leave `threadPriority` out.
+    static let unknownPriority = -1.0
+    let scenario: Scenario
+    let recorder: FoundationRecorder
+    /// Seconds per unit of `work`.
+    let unit: TimeInterval
+    private(set) var ops: [Operation] = []
+    private(set) var queues: [OperationQueue] = []
+
+    init(scenario: Scenario, unit: TimeInterval, sink: @escaping (TraceEvent) -> Void) {
+        self.scenario = scenario
+        self.unit = unit
+        var lookup: (() -> Int?)!
+        self.recorder = FoundationRecorder(sink: sink, queueOfCurrentThread: { lookup() })
+        lookup = { [unowned self] in
+            guard let q = OperationQueue.current else { return nil }
+            return self.queues.firstIndex { $0 === q }
+        }
+    }
+
+    func prepare() {
+        queues = scenario.queues.indices.map { q in
+            let queue = OperationQueue()
+            queue.name = "opconform-\(q)"
+            return queue
+        }
+        ops = scenario.operations.enumerated().map { i, config in
+            switch config.kind {
+            case .main(let body), .invocation(let body): return MainOperation(index: i, body: body, context: self)
+            case .block(let blocks):
+                let op = LoggedBlockOperation(index: i, context: self)
+                for (n, body) in blocks.enumerated() { op.addLoggedBlock(n, body) }
+                return op
+            case .concurrent(let program): return ProgramOperation(index: i, program: program, context: self)
+            }
+        }
+    }
+
+    func log(_ kind: EventKind) { recorder.record(kind) }
+
+    /// Runs steps with `self` = operation `this`; returns true when a `return` ended the routine.
+    @discardableResult
+    func run(_ steps: [Step], this: Int) -> Bool {
+        for step in steps {
+            if perform(step, this: this) { return true }
+        }
+        return false
+    }
+
+    private func perform(_ step: Step, this: Int) -> Bool {
+        let op = ops[this]
+        switch step {
+        case .work(let n):
+            guard n > 0 else { return false }
+            log(.work(op: this, units: n))
+            Thread.sleep(forTimeInterval: Double(n) * unit)
+        case .returnIfCancelled:
+            return op.isCancelled
+        case .if(let condition, let then, let otherwise):
+            return run(evaluate(condition, this: this) ? then : otherwise, this: this)
+        case .repeat(let n, let body):
+            for _ in 0..<max(0, n) { if run(body, this: this) { return true } }
+        case .return:
+            return true
+        case .willChange(let key):
+            log(.willChange(op: this, key, read(key, of: this, logging: false)))
+            op.willChangeValue(forKey: key.rawValue)
+        case .didChange(let key):
+            log(.didChange(op: this, key, read(key, of: this, logging: false)))
+            op.didChangeValue(forKey: key.rawValue)
+        case .set(let key, let value):
+            log(.set(op: this, key, value))
+            (op as? ProgramOperation)?.set(key, value)
+        case .call(let name):
+            if let body = (op as? ProgramOperation)?.program.routine(named: name) { run(body, this: this) }
+        case .callMain:
+            op.main()
+        case .callSuperStart:
+            log(.call(.superStart(this)))
+            (op as? ProgramOperation)?.superStart()
+            log(.returned(.superStart(this)))
+        case .spawn(let method, let ref):
+            let target = ops[ref.resolve(this)]
+            let thread = Thread {
+                ThreadRole.with(.program) { if method == .start { target.start() } else { target.main() } }
+            }
+            thread.start()
+        case .start(let ref):
+            let target = ops[ref.resolve(this)]
+            ThreadRole.with(.program) { target.start() }
+        case .cancel(let ref):
+            ops[ref.resolve(this)].cancel()
+        case .read(let key, let ref):
+            _ = read(key, of: ref.resolve(this), logging: true)
+        case .signal(let t):
+            log(.signal(token: t))
+        case .await(let t, let timeout):
+            let ok = recorder.await(token: t, timeout: Double(timeout) * unit)
+            log(.awaited(token: t, satisfied: ok))
+        }
+        return false
+    }
+
+    /// Reads a property. The four state getters log themselves (they are overridden); the others
+    /// are logged here when `logging`.
+    func read(_ key: StateKey, of index: Int, logging: Bool) -> Value {
+        let op = ops[index]
+        let value: Value
+        switch key {
+        case .isCancelled: value = .bool(op.isCancelled)
+        case .isExecuting: value = .bool(op.isExecuting)
+        case .isFinished: value = .bool(op.isFinished)
+        case .isReady: value = .bool(op.isReady)
+        case .isConcurrent: value = .bool(op.isAsynchronous)  // Linux has isAsynchronous only (002: it replaces isConcurrent)
+        case .dependencies: value = .ops(op.dependencies.compactMap { d in ops.firstIndex { $0 === d } })
+        case .queuePriority: value = .int(op.queuePriority.rawValue)
+        case .completionBlock: value = .bool(op.completionBlock != nil)
+        case .threadPriority: value = .double(Self.unknownPriority)
+        }
+        let selfLogging = [StateKey.isCancelled, .isExecuting, .isFinished, .isReady].contains(key)
+        if logging && !selfLogging { log(.read(op: index, key, value)) }
+        return value
+    }
+
+    private func evaluate(_ condition: Condition, this: Int) -> Bool {
+        switch condition {
+        case .isCancelled(let r): return ops[r.resolve(this)].isCancelled
+        case .isReady(let r): return ops[r.resolve(this)].isReady
+        case .isConcurrent(let r): return read(.isConcurrent, of: r.resolve(this), logging: true) == .bool(true)
+        case .isExecuting(let r): return ops[r.resolve(this)].isExecuting
+        case .isFinished(let r): return ops[r.resolve(this)].isFinished
+        case .not(let c): return !evaluate(c, this: this)
+        case .and(let a, let b): return evaluate(a, this: this) && evaluate(b, this: this)
+        }
+    }
+}

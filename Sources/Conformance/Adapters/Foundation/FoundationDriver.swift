@@ -1,0 +1,130 @@
+import Foundation
+import OperationSpec
+
+/// The driving thread of a Foundation run: configuration, then the scenario's steps, each after
+/// its trigger, then a drain. Every wait is bounded except the API's own waits, which a real
+/// implementation may never return from; the parent process bounds those.
+extension FoundationContext {
+    /// How long a trigger may take before the step runs anyway (`triggerMissed`).
+    static let triggerTimeout: TimeInterval = 1
+
+    /// Runs the scenario; returns when the run is over (or as far as it can get).
+    func drive() {
+        prepare()
+        ThreadRole.with(.driver) {
+            for (q, config) in scenario.queues.enumerated() {
+                if config.maxConcurrent != QueueConfig.defaultMax { perform(.setMaxConcurrent(queue: q, config.maxConcurrent)) }
+                if config.suspended { perform(.suspend(queue: q)) }
+            }
+            for (o, config) in scenario.operations.enumerated() {
+                if let p = config.queuePriority { perform(.setQueuePriority(op: o, p)) }
+                if let p = config.threadPriority { perform(.setThreadPriority(op: o, p)) }
+                if let c = config.completion { perform(.setCompletionBlock(op: o, c)) }
+            }
+            for e in scenario.dependencies { perform(.addDependency(op: e.op, on: e.on)) }
+            for (i, step) in scenario.driver.enumerated() {
+                if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout) { log(.triggerMissed(i)) }
+                log(.stepIssued(i))
+                perform(step.action)
+                log(.stepDone(i))
+            }
+        }
+        drain()
+    }
+
+    /// Lets everything started finish: every queue empties (bounded), then nothing happens for a
+    /// little while. Ends the trace with `end`, or with `hang` naming what never finished.
+    private func drain() {
+        let deadline = Date().addingTimeInterval(2)
+        while queues.contains(where: { $0.operationCount > 0 && !$0.isSuspended && $0.maxConcurrentOperationCount != 0 }) && Date() < deadline {
+            _ = recorder.settle(quiet: 0.005, timeout: 0.05)
+        }
+        _ = recorder.settle(quiet: 0.03, timeout: 1)
+        let stuck = queues.indices.filter { queues[$0].operationCount > 0 && !queues[$0].isSuspended && queues[$0].maxConcurrentOperationCount != 0 }
+        if stuck.isEmpty {
+            log(.end)
+        } else {
+            log(.hang(stuck.map { "queue \($0) still holds \(queues[$0].operationCount) operations" }.joined(separator: "; ")))
+        }
+    }
+
+    private func call(_ c: Call, _ body: () -> Void) {
+        log(.call(c))
+        body()
+        log(.returned(c))
+    }
+
+    private func perform(_ action: DriverAction) {
+        switch action {
+        case .add(let op, let q):
+            call(.addOperation(op, queue: q)) { queues[q].addOperation(ops[op]) }
+        case .addBatch(let list, let q, let wait):
+            call(.addOperations(list, queue: q, wait: wait)) { queues[q].addOperations(list.map { ops[$0] }, waitUntilFinished: wait) }
+            if wait { for op in list { _ = ops[op].isFinished } }
+        case .start(let op):
+            ops[op].start()
+        case .perform(let op, let steps):
+            run(steps, this: op)
+        case .cancel(let op):
+            ops[op].cancel()
+        case .cancelAll(let q):
+            call(.cancelAll(queue: q)) { queues[q].cancelAllOperations() }
+        case .suspend(let q):
+            call(.setSuspended(queue: q, true)) { queues[q].isSuspended = true }
+        case .resume(let q):
+            call(.setSuspended(queue: q, false)) { queues[q].isSuspended = false }
+        case .setMaxConcurrent(let q, let n):
+            call(.setMaxConcurrent(queue: q, n)) { queues[q].maxConcurrentOperationCount = n }
+        case .addDependency(let op, let on):
+            call(.addDependency(op, on: on)) { ops[op].addDependency(ops[on]) }
+        case .removeDependency(let op, let on):
+            call(.removeDependency(op, on: on)) { ops[op].removeDependency(ops[on]) }
+        case .waitUntilFinished(let op):
+            call(.waitUntilFinished(op)) { ops[op].waitUntilFinished() }
+            _ = ops[op].isFinished
+        case .waitUntilAllFinished(let q):
+            call(.waitUntilAllFinished(queue: q)) { queues[q].waitUntilAllOperationsAreFinished() }
+            log(.operationCount(queue: q, queues[q].operationCount))
+            for op in addedTo(q) { _ = ops[op].isFinished }
+        case .setCompletionBlock(let op, let body):
+            call(.setCompletionBlock(op)) {
+                ops[op].completionBlock = { [unowned self] in
+                    self.log(.completionBegan(op: op, threadPriority: Self.unknownPriority))
+                    self.run(body, this: op)
+                    self.log(.completionEnded(op: op))
+                }
+            }
+        case .addExecutionBlock(let op, let body):
+            guard let block = ops[op] as? LoggedBlockOperation else { return }
+            call(.addExecutionBlock(op)) { block.addLoggedBlock(block.executionBlocks.count, body) }
+        case .setQueuePriority(let op, let raw):
+            if let p = Operation.QueuePriority(rawValue: raw) {
+                call(.setQueuePriority(op, raw)) { ops[op].queuePriority = p }
+            } else {
+                log(.unsupported("Foundation on Linux cannot express queue priority \(raw): QueuePriority(rawValue:) is nil for it"))
+            }
+        case .setThreadPriority:
+            log(.unsupported("Foundation on Linux has no thread priority"))
+        case .read(let key, let op):
+            _ = read(key, of: op, logging: true)
+        case .readOperationCount(let q):
+            log(.operationCount(queue: q, queues[q].operationCount))
+        case .result:
+            log(.unsupported("Foundation on Linux has no NSInvocationOperation, so no result to ask for"))
+        }
+    }
+
+    /// Operations the scenario's driver adds to queue `q` (for the reads after a wait).
+    private func addedTo(_ q: Int) -> [Int] {
+        var out: [Int] = []
+        for step in scenario.driver {
+            switch step.action {
+            case .add(let op, q): out.append(op)
+            case .addBatch(let list, q, _): out += list
+            default: break
+            }
+        }
+        return out
+    }
+
+}

@@ -1,0 +1,39 @@
+import Foundation
+import OperationSpec
+
+/// The driver side of the `foundation` implementation: runs one request in this process and
+/// streams the trace to standard output. `opconform driver` calls it; the harness runs it in a
+/// child process because Foundation traps (SIGILL) on misuse and can deadlock.
+public enum FoundationDriver {
+    public static let capabilities: [Observation] = [.threadIdentity, .superStart, .finishing]
+
+    /// Runs the request; `write` receives each protocol line. Returns the exit status.
+    public static func serve(requestLine: String, write: @escaping @Sendable (String) -> Void) -> Int32 {
+        let request: DriverProtocol.Request
+        do {
+            request = try JSONCodec.decode(DriverProtocol.Request.self, from: Data(requestLine.utf8), source: "the request")
+        } catch {
+            write(JSONCodec.line(DriverProtocol.Message.error(error.message)))
+            return 2
+        }
+        guard request.protocol == DriverProtocol.version else {
+            write(JSONCodec.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks \(DriverProtocol.version)")))
+            return 2
+        }
+        guard request.impl == "foundation" else {
+            write(JSONCodec.line(DriverProtocol.Message.error("this driver runs foundation, not '\(request.impl)'")))
+            return 2
+        }
+        if let problem = request.scenario.problems().first {
+            write(JSONCodec.line(DriverProtocol.Message.error(problem)))
+            return 2
+        }
+        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: "foundation", capabilities: capabilities)))
+        let context = FoundationContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000) { event in
+            write(JSONCodec.line(DriverProtocol.Message.event(event)))
+        }
+        context.drive()
+        write(JSONCodec.line(DriverProtocol.Message.done))
+        return 0
+    }
+}

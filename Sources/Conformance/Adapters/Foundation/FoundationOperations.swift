@@ -1,0 +1,169 @@
+import Foundation
+import OperationSpec
+
+/// The role of the current thread, for telling who called `start`: the driver, an operation's
+/// own code, or (by default) a queue.
+enum ThreadRole {
+    static let key = "opconform.role"
+    static var current: Caller {
+        (Thread.current.threadDictionary[key] as? String).flatMap(Caller.init(rawValue:)) ?? .queue
+    }
+    static func with<T>(_ role: Caller, _ body: () -> T) -> T {
+        let old = Thread.current.threadDictionary[key]
+        Thread.current.threadDictionary[key] = role.rawValue
+        defer { Thread.current.threadDictionary[key] = old }
+        return body()
+    }
+}
+
+/// What every operation subclass of a run needs: the recorder and the step interpreter.
+protocol LoggedOperation: Operation {
+    var index: Int { get }
+    var context: FoundationContext { get }
+}
+
+extension LoggedOperation {
+    func log(_ kind: EventKind) { context.recorder.record(kind) }
+    func logged<T: Equatable>(_ key: StateKey, _ value: T, _ wrap: (T) -> Value) -> T {
+        log(.read(op: index, key, wrap(value)))
+        return value
+    }
+}
+
+/// A plain subclass that overrides `main` (and an invocation operation, which Linux lacks).
+/// Its getters log every call, the queue's own included: what the queue saw is evidence too.
+///
+/// `@unchecked Sendable` (inherited from Operation) is sound: the stored properties are `let`.
+final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
+    let index: Int
+    let body: [Step]
+    unowned let context: FoundationContext
+
+    init(index: Int, body: [Step], context: FoundationContext) {
+        self.index = index
+        self.body = body
+        self.context = context
+    }
+
+    override func main() {
+        log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
+        context.run(body, this: index)
+        log(.mainEnded(op: index))
+    }
+    override func start() {
+        let call = Call.start(index, by: ThreadRole.current)
+        log(.call(call))
+        super.start()
+        log(.returned(call))
+    }
+    override func cancel() {
+        log(.call(.cancel(index)))
+        super.cancel()
+        log(.returned(.cancel(index)))
+    }
+    override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
+    override var isExecuting: Bool { logged(.isExecuting, super.isExecuting, Value.bool) }
+    override var isFinished: Bool { logged(.isFinished, super.isFinished, Value.bool) }
+    override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
+}
+
+/// A block operation whose blocks and main log themselves.
+///
+/// `@unchecked Sendable` (inherited) is sound: the stored properties are `let`.
+final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Sendable {
+    let index: Int
+    unowned let context: FoundationContext
+
+    init(index: Int, context: FoundationContext) {
+        self.index = index
+        self.context = context
+    }
+
+    func addLoggedBlock(_ number: Int, _ body: [Step]) {
+        let (index, context) = (self.index, self.context)
+        addExecutionBlock {
+            context.recorder.record(.blockBegan(op: index, block: number))
+            context.run(body, this: index)
+            context.recorder.record(.blockEnded(op: index, block: number))
+        }
+    }
+
+    override func main() {
+        log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
+        super.main()
+        log(.mainEnded(op: index))
+    }
+    override func start() {
+        let call = Call.start(index, by: ThreadRole.current)
+        log(.call(call))
+        super.start()
+        log(.returned(call))
+    }
+    override func cancel() {
+        log(.call(.cancel(index)))
+        super.cancel()
+        log(.returned(.cancel(index)))
+    }
+    override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
+    override var isExecuting: Bool { logged(.isExecuting, super.isExecuting, Value.bool) }
+    override var isFinished: Bool { logged(.isFinished, super.isFinished, Value.bool) }
+    override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
+}
+
+/// An asynchronous subclass running its step program for real: its own `start`, `main`,
+/// `executing` and `finished` ivars, and its own will/did-change calls. On Linux the will-change
+/// does nothing and the did-change for isFinished is how the queue learns the operation finished.
+///
+/// `@unchecked Sendable` is sound: the ivars are read and written only under `lock`; the other
+/// stored properties are `let`.
+final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
+    let index: Int
+    let program: ConcurrentProgram
+    unowned let context: FoundationContext
+    private let lock = NSLock()
+    private var executingIvar = false
+    private var finishedIvar = false
+
+    init(index: Int, program: ConcurrentProgram, context: FoundationContext) {
+        self.index = index
+        self.program = program
+        self.context = context
+    }
+
+    func set(_ key: StateKey, _ value: Bool) {
+        lock.lock()
+        if key == .isExecuting { executingIvar = value } else if key == .isFinished { finishedIvar = value }
+        lock.unlock()
+    }
+
+    func superStart() { super.start() }
+
+    override var isAsynchronous: Bool { program.overridesIsConcurrent }
+    override var isExecuting: Bool {
+        lock.lock(); let v = executingIvar; lock.unlock()
+        return logged(.isExecuting, v, Value.bool)
+    }
+    override var isFinished: Bool {
+        lock.lock(); let v = finishedIvar; lock.unlock()
+        return logged(.isFinished, v, Value.bool)
+    }
+    override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
+    override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
+
+    override func start() {
+        let call = Call.start(index, by: ThreadRole.current)
+        log(.call(call))
+        context.run(program.start, this: index)
+        log(.returned(call))
+    }
+    override func main() {
+        log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
+        context.run(program.main, this: index)
+        log(.mainEnded(op: index))
+    }
+    override func cancel() {
+        log(.call(.cancel(index)))
+        super.cancel()
+        log(.returned(.cancel(index)))
+    }
+}

@@ -1,0 +1,57 @@
+import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// The foundation implementation runs each case in a child process (`opconform driver`), so a
+/// trap, a deadlock or a crash costs one case, never the run. These tests cause each on purpose.
+@Suite("Foundation cases run in isolation")
+struct FoundationIsolationTests {
+    static let driver = SpecsDriftTests.root.appendingPathComponent(".build/debug/opconform").path
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: driver) }
+    static func foundation(timeout: TimeInterval = 5) -> ChildProcessImplementation {
+        ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: [driver, "driver"], timeout: timeout)
+    }
+
+    @Test("a clean case runs to its end and keeps the rules", .enabled(if: available, "build opconform first (swift build)"))
+    func clean() {
+        let s = Scenario(queues: [QueueConfig(maxConcurrent: 1)],
+                         operations: [OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .main([.returnIfCancelled, .work(1)]))],
+                         dependencies: [Edge(1, on: 0)],
+                         driver: [DriverStep(.addBatch(ops: [0, 1], queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
+        let t = Self.foundation().run(s, scheduleSeed: 1)
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(t.events.contains { $0.kind == .mainEnded(op: 1) })
+        #expect(RuleBook.violations(scenario: s, trace: t, profile: .classReference).isEmpty)
+    }
+
+    @Test("a trap becomes a crash with the signal and Foundation's message", .enabled(if: available, "build opconform first"))
+    func trap() {
+        // Starting an executing operation: Foundation calls fatalError where Cocoa throws.
+        let s = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([.work(20)]))],
+                         driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .mainBegan(0), .start(0))])
+        let t = Self.foundation().run(s, scheduleSeed: 1)
+        guard case .crash(let signal, let message)? = t.events.last?.kind else { Issue.record("no crash: \(t.events.suffix(3))"); return }
+        #expect(signal == 4 || signal == 5, "SIGILL or SIGTRAP, got \(signal)")
+        #expect(message.contains("executing"), "\(message)")
+        #expect(t.events.contains { if case .mainBegan(0, _) = $0.kind { return true }; return false }, "events before the crash are kept")
+    }
+
+    @Test("a deadlock becomes a hang naming the step that never returned", .enabled(if: available, "build opconform first"))
+    func deadlock() {
+        // addDependency(self) takes the same lock twice on Linux.
+        let s = Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.addDependency(op: 0, on: 0))])
+        let t = Self.foundation(timeout: 2).run(s, scheduleSeed: 1)
+        guard case .hang(let what)? = t.events.last?.kind else { Issue.record("no hang: \(t.events.suffix(3))"); return }
+        #expect(what.contains("driver step 0"), "\(what)")
+    }
+
+    @Test("a bad request is refused through the protocol, not by a crash", .enabled(if: available, "build opconform first"))
+    func badRequest() {
+        var s = Scenario(operations: [OperationConfig(kind: .main([]))])
+        s.driver = [DriverStep(.start(5))]
+        let t = Self.foundation().run(s, scheduleSeed: 1)
+        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        #expect(message.contains("the driver refused the case") && message.contains("names operation 5"))
+    }
+}
