@@ -80,7 +80,8 @@ enum ReplayCommand {
             if case .hang(let what)? = trace.events.last?.kind { print("the run hung: \(what)") }
         }
         if let rule = recorded {
-            note(violations.contains { $0.rule == rule } ? "\(rule) broke again" : "\(rule) did not break on this run")
+            let again = rule == Finding.crashRule ? trace.ending == .crash : rule == Finding.hangRule ? trace.ending == .hang : violations.contains { $0.rule == rule }
+            note(again ? "\(rule) broke again" : "\(rule) did not break on this run")
         }
         return violations.isEmpty ? 0 : 1
     }

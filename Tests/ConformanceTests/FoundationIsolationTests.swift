@@ -46,6 +46,18 @@ struct FoundationIsolationTests {
         #expect(what.contains("driver step 0"), "\(what)")
     }
 
+    @Test("generated cases that trap or stall become findings, and the run goes on", .enabled(if: available, "build opconform first"))
+    func runGoesOn() {
+        // Seed 1: case 2 starts an operation before it is ready (Foundation traps), case 7
+        // removes an unfinished dependency (the operation is never started, the wait never returns).
+        let result = Runner(RunConfiguration(impl: Self.foundation(timeout: 3), seed: 1, count: 8, shrink: false)).run()
+        #expect(result.cases == 8)
+        #expect(result.endings["crash"] == 1 && result.endings["hang"] == 1, "\(result.endings)")
+        let crash = result.findings.first { $0.rule == Finding.crashRule }
+        #expect(crash?.caseIndex == 2 && crash?.message.contains("not yet ready") == true)
+        #expect(result.findings.first { $0.rule == Finding.hangRule }?.caseIndex == 7)
+    }
+
     @Test("a bad request is refused through the protocol, not by a crash", .enabled(if: available, "build opconform first"))
     func badRequest() {
         var s = Scenario(operations: [OperationConfig(kind: .main([]))])

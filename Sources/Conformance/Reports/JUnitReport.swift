@@ -26,6 +26,15 @@ public enum JUnitReport {
             }
             out += "</testcase>\n"
         }
+        for (rule, ending) in [(Finding.crashRule, "crash"), (Finding.hangRule, "hang")] {
+            out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
+            if let f = r.findings.first(where: { $0.rule == rule }) {
+                out += "\n      <failure message=\"\(escape(f.message))\">"
+                out += escape("\(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending)\nreplay: \(f.replayLine(file: files[rule]))\n")
+                out += "</failure>\n    "
+            }
+            out += "</testcase>\n"
+        }
         out += "  </testsuite>\n</testsuites>\n"
         return out
     }

@@ -5,6 +5,8 @@ import ReferenceEngine
 /// later on another machine. Written as JSON next to the run (`--out`), read by `replay FILE`.
 public struct Finding: Sendable, Codable, Equatable {
     public static let formatVersion = 1
+    /// Pseudo-rules for runs that died or stalled: not in the catalog, reported like rules.
+    public static let crashRule = "RUN-CRASH", hangRule = "RUN-HANG"
     public var format = Finding.formatVersion
     public var rule: String
     /// The violation on the minimised scenario.

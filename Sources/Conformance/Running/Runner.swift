@@ -80,6 +80,8 @@ public struct Runner: Sendable {
         let start = clock.now
         var stats = c.rules.map { RuleStatistics(id: $0.rule.id) }
         var first: [FailingCase?] = Array(repeating: nil, count: c.rules.count)
+        // The first case that crashed and the first that hung: findings of their own.
+        var crashed: FailingCase?, hung: FailingCase?
         var endings: [String: Int] = [:]
         var broken = 0
         var casesRun = c.count
@@ -89,6 +91,14 @@ public struct Runner: Sendable {
             let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
             endings[trace.ending.rawValue, default: 0] += 1
             var caseBroken = false
+            if let last = trace.events.last, trace.ending == .crash || trace.ending == .hang {
+                let crash = trace.ending == .crash
+                let v = Violation(rule: crash ? Finding.crashRule : Finding.hangRule, observed: last.kind.description,
+                                  expected: crash ? "no crash: misuse is reported, not fatal (004 2.7.2)" : "every call returns and the run ends", witnesses: [last])
+                if crash && crashed == nil { crashed = FailingCase(index: k, identity: identity, scenario: scenario, violation: v) }
+                if !crash && hung == nil { hung = FailingCase(index: k, identity: identity, scenario: scenario, violation: v) }
+                caseBroken = true
+            }
             for (n, v) in RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules).enumerated() {
                 switch v.verdict {
                 case .notApplicable:
@@ -121,9 +131,22 @@ public struct Runner: Sendable {
             shrinking(c.rules[n].rule.id)
             findings.append(finding(for: f, rule: c.rules[n]))
         }
+        for f in [crashed, hung].compactMap({ $0 }) { findings.append(outcomeFinding(f)) }
         let end = clock.now
         return RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                          seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
+    }
+
+    /// A crash or a hang, reported as found: its case seed replays it (not shrunk yet).
+    func outcomeFinding(_ f: FailingCase) -> Finding {
+        let c = configuration
+        var scenario = f.scenario
+        scenario.name = "\(f.violation.rule) in case \(f.index)"
+        return Finding(rule: f.violation.rule, message: f.violation.observed + "; required: " + f.violation.expected,
+                       impl: c.impl.name, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
+                       identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
+                       scenario: scenario, scheduleSeed: f.identity.scheduleSeed, reproduced: 1, attempts: 1,
+                       shrinkSteps: 0, shrinkExhausted: false)
     }
 
     func finding(for f: FailingCase, rule: RuleCheck) -> Finding {
