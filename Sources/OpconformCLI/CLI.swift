@@ -55,10 +55,11 @@ public enum CLI {
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
-        case "gate", "matrix", "bench":
-            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, faults, samples")
+        case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
+        case "matrix", "bench":
+            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, gate, faults, samples, driver")
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, faults, samples")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, faults, samples, driver")
         }
     }
 }

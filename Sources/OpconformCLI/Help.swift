@@ -12,6 +12,8 @@ enum Help {
                  shrink each broken rule's first case and write it with a line to replay it.
       replay     Re-run one case (a finding file, a scenario file, or --seed S) and print its
                  trace and verdict.
+      gate       A run judged against a file of known, explained divergences: passes when every
+                 failure is expected, fails on any new one (for CI).
       faults     The reference engine's injectable bugs, to prove the harness finds bugs.
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
@@ -22,7 +24,7 @@ enum Help {
       reference    the deterministic reference engine (in process; --fault injects bugs)
       foundation   the toolchain's Operation/OperationQueue, each case in a child process (in progress)
 
-    PLANNED (see the open issues): gate, matrix, bench; implementation gnustep.
+    PLANNED (see the open issues): matrix, bench; implementation gnustep.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -131,6 +133,17 @@ enum Help {
     trap or a deadlock costs one case, not the run.
     """
 
+    static let gate = """
+    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict]
+                   [--json FILE] [--junit FILE] [--out DIR]
+
+    Runs like 'run' (implementation and profile from FILE unless given), then compares the broken
+    rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences
+    (Specs/expectations-format.md). Passes (exit 0) when every failure is expected; fails (exit 1)
+    on any unexpected one, printed with its replay line. Expected failures the run did not show
+    are reported as now passing; --strict fails the gate on them too.
+    """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "rules": return rules
@@ -139,6 +152,7 @@ enum Help {
         case "run": return run
         case "faults": return faults
         case "driver": return driver
+        case "gate": return gate
         default: return nil
         }
     }

@@ -37,20 +37,23 @@ enum RunCommand {
             if console.interactive { console.err("shrinking the first case that broke \(rule)...\n") }
         })
 
-        var files: [String: String] = [:]
-        if !result.findings.isEmpty {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            for f in result.findings {
-                let path = (out as NSString).appendingPathComponent(f.fileName)
-                guard FileManager.default.createFile(atPath: path, contents: JSONCodec.encode(f)) else { throw InputError("cannot write \(path)") }
-                files[f.rule] = path
-            }
-        }
+        let files = try writeFindings(result, to: out)
         console.out(ConsoleReport.text(result, files: files))
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
         return result.failed ? 1 : 0
+    }
+
+    /// Writes each finding to `dir`; returns rule id -> file.
+    static func writeFindings(_ result: RunResult, to dir: String) throws(InputError) -> [String: String] {
+        var files: [String: String] = [:]
+        for f in result.findings {
+            let path = (dir as NSString).appendingPathComponent(f.fileName)
+            guard FileManager.default.createFile(atPath: path, contents: JSONCodec.encode(f)) else { throw InputError("cannot write \(path)") }
+            files[f.rule] = path
+        }
+        return files
     }
 
     /// Fails with one sentence when files cannot be written next to `path`.

@@ -42,7 +42,13 @@ public struct Shrinker: Sendable {
         self.impl = impl
         self.profile = profile
         self.rule = rule
-        self.attempts = attempts ?? (impl.isDeterministic ? 1 : 5)
+        self.attempts = attempts ?? (impl.isDeterministic ? 1 : 3)
+        // A real implementation chooses its own interleavings, and every run costs a process:
+        // one schedule seed, repeated `attempts` times, and a budget of a few hundred runs.
+        if !impl.isDeterministic {
+            schedulesPerCandidate = 1
+            budget = 300
+        }
         self.oracle = ReferenceEngine(options: EngineOptions(profile: profile))
     }
 

@@ -1,0 +1,42 @@
+import Conformance
+import Foundation
+import OperationSpec
+
+/// `opconform gate --impl NAME --expectations FILE`: a run judged against known divergences.
+enum GateCommand {
+    static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
+        var input = input
+        let args = try input.parse(flags: ["--strict"],
+                                   options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
+                                             "--profile", "--json", "--junit", "--out", "--rules"])
+        if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
+        guard let path = args.options["--expectations"] else { throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)") }
+        let expectations = try Expectations.load(path)
+        let implName = args.options["--impl"] ?? expectations.impl
+        guard implName == expectations.impl else {
+            throw InputError("gate: \(path) holds expectations for \(expectations.impl), not \(implName)")
+        }
+        let profile = args.options["--profile"] == nil ? expectations.profile : try args.profile()
+        let impl = try Implementations.make(implName, profile: profile, faults: [], driver: CLI.driverCommand)
+        let out = args.options["--out"] ?? "opconform-findings"
+        for p in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try RunCommand.writable(parentOf: p) }
+        try RunCommand.writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
+        let configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
+                                             count: try args.int("--count", default: 100, range: 1...100_000_000),
+                                             generator: try args.generatorOptions(), rules: try args.rules())
+        let result = Runner(configuration).run(progress: { done, total, broken in
+            if console.interactive { console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : "")) }
+        })
+        let files = try RunCommand.writeFindings(result, to: out)
+        let verdict = GateVerdict(result: result, expectations: expectations)
+        console.out(ConsoleReport.text(result, files: files))
+        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.nowPassing.count) expected but not seen\n")
+        for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
+        for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(args.flags.contains("--strict") ? "; --strict fails the gate" : ""))\n") }
+        if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
+        if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
+        let passed = verdict.passes(strict: args.flags.contains("--strict"))
+        console.out(passed ? "gate passed\n" : "gate FAILED\n")
+        return passed ? 0 : 1
+    }
+}

@@ -1,0 +1,37 @@
+import Conformance
+import Foundation
+import OpconformCLI
+import OperationSpec
+import ReferenceEngine
+import Testing
+
+@Suite("The CI gate")
+struct GateTests {
+    static func expectations(_ rules: [String]) -> Expectations {
+        Expectations(format: 1, impl: "reference", profile: .guide,
+                     expected: rules.map { Expectations.Entry(rule: $0, kind: .bug, reason: "injected fault", finding: "x.json") })
+    }
+
+    @Test("passes when every failure is expected, fails on a new one, reports what now passes")
+    func verdicts() {
+        let result = FaultProbe.run(.priorityNotNormalised)
+        let failing = result.statistics.filter { $0.status == .fail }.map(\.id)
+        #expect(failing == ["PRIORITY-NORMALIZE"])
+        #expect(GateVerdict(result: result, expectations: Self.expectations(failing)).passes(strict: true))
+        let missing = GateVerdict(result: result, expectations: Self.expectations([]))
+        #expect(!missing.passes(strict: false) && missing.unexpected == ["PRIORITY-NORMALIZE"])
+        let extra = GateVerdict(result: result, expectations: Self.expectations(failing + ["QUEUE-SUSPENDED"]))
+        #expect(extra.passes(strict: false) && !extra.passes(strict: true) && extra.nowPassing == ["QUEUE-SUSPENDED"])
+    }
+
+    @Test("the command: exit 0 when expected, 1 when not, 2 for a bad file")
+    func command() throws {
+        let file = temporaryFile(JSONCodec.encodeString(Self.expectations([])))
+        #expect(opconform("gate", "--expectations", file, "--count", "30").status == 0)
+        let unknown = temporaryFile("{\"format\": 1, \"impl\": \"reference\", \"profile\": \"guide\", \"expected\": [{\"rule\": \"NOPE\", \"kind\": \"bug\", \"reason\": \"\", \"finding\": \"\"}]}")
+        let r = opconform("gate", "--expectations", unknown)
+        #expect(r.status == 2 && r.err.contains("unknown rule 'NOPE'"))
+        #expect(opconform("gate", "--expectations", "/nonexistent.json").status == 2)
+        #expect(opconform("gate").status == 2)
+    }
+}
