@@ -6,7 +6,7 @@ import OperationSpec
 enum GateCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--strict"],
+        let args = try input.parse(flags: ["--strict", "--no-shrink"],
                                    options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
                                              "--profile", "--json", "--junit", "--out", "--rules"])
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
@@ -23,7 +23,8 @@ enum GateCommand {
         try RunCommand.writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
         let configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
-                                             generator: try args.generatorOptions(), rules: try args.rules())
+                                             generator: try args.generatorOptions(), rules: try args.rules(),
+                                             shrink: !args.flags.contains("--no-shrink"))
         let result = Runner(configuration).run(progress: { done, total, broken in
             if console.interactive { console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : "")) }
         })

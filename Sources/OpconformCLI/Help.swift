@@ -135,7 +135,7 @@ enum Help {
 
     static let gate = """
     opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict]
-                   [--json FILE] [--junit FILE] [--out DIR]
+                   [--no-shrink] [--json FILE] [--junit FILE] [--out DIR]
 
     Runs like 'run' (implementation and profile from FILE unless given), then compares the broken
     rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences

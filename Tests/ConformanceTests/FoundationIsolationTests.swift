@@ -58,6 +58,31 @@ struct FoundationIsolationTests {
         #expect(result.findings.first { $0.rule == Finding.hangRule }?.caseIndex == 7)
     }
 
+    static let expectationsFile = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux.json").path
+    static var entries: [Expectations.Entry] { (try? Expectations.load(expectationsFile))?.expected ?? [] }
+
+    @Test("every expected Foundation divergence still shows on its minimised scenario",
+          .enabled(if: available, "build opconform first"), arguments: entries.map(\.rule))
+    func expectationReplays(rule: String) throws {
+        let expectations = try Expectations.load(Self.expectationsFile)
+        let entry = try #require(expectations.expected.first { $0.rule == rule })
+        let data = try #require(FileManager.default.contents(atPath: expectations.findingPath(entry, relativeTo: Self.expectationsFile)))
+        let finding = try JSONCodec.decode(Finding.self, from: data, source: entry.finding)
+        #expect(finding.rule == rule && finding.impl == "foundation")
+        // Real threads: the divergence must show in at least one of three runs.
+        let shows = (0..<3).contains { _ in
+            let t = Self.foundation(timeout: 3).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
+            switch rule {
+            case Finding.crashRule: return t.ending == .crash
+            case Finding.hangRule: return t.ending == .hang
+            default:
+                let check = RuleBook.check(id: rule)!
+                return !check.check(CheckContext(scenario: finding.scenario, trace: t, profile: expectations.profile)).violations.isEmpty
+            }
+        }
+        #expect(shows, "\(rule) no longer shows on \(entry.finding): fixed? then remove the entry")
+    }
+
     @Test("a bad request is refused through the protocol, not by a crash", .enabled(if: available, "build opconform first"))
     func badRequest() {
         var s = Scenario(operations: [OperationConfig(kind: .main([]))])
