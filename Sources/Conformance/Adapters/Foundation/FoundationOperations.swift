@@ -24,6 +24,15 @@ protocol LoggedOperation: Operation {
 
 extension LoggedOperation {
     func log(_ kind: EventKind) { context.recorder.record(kind) }
+    /// A call bracketed by `call` and `returned` events (the bodies of the overrides below:
+    /// Swift keeps overrides in each class, the logging lives here once).
+    func logCall(_ call: Call, _ body: () -> Void) {
+        log(.call(call))
+        body()
+        log(.returned(call))
+    }
+    func logStart(_ body: () -> Void) { logCall(.start(index, by: ThreadRole.current), body) }
+    func logCancel(_ body: () -> Void) { logCall(.cancel(index), body) }
     func logged<T: Equatable>(_ key: StateKey, _ value: T, _ wrap: (T) -> Value) -> T {
         log(.read(op: index, key, wrap(value)))
         return value
@@ -50,17 +59,8 @@ final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
         context.run(body, this: index)
         log(.mainEnded(op: index))
     }
-    override func start() {
-        let call = Call.start(index, by: ThreadRole.current)
-        log(.call(call))
-        super.start()
-        log(.returned(call))
-    }
-    override func cancel() {
-        log(.call(.cancel(index)))
-        super.cancel()
-        log(.returned(.cancel(index)))
-    }
+    override func start() { logStart { super.start() } }
+    override func cancel() { logCancel { super.cancel() } }
     override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
     override var isExecuting: Bool { logged(.isExecuting, super.isExecuting, Value.bool) }
     override var isFinished: Bool { logged(.isFinished, super.isFinished, Value.bool) }
@@ -93,17 +93,8 @@ final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Se
         super.main()
         log(.mainEnded(op: index))
     }
-    override func start() {
-        let call = Call.start(index, by: ThreadRole.current)
-        log(.call(call))
-        super.start()
-        log(.returned(call))
-    }
-    override func cancel() {
-        log(.call(.cancel(index)))
-        super.cancel()
-        log(.returned(.cancel(index)))
-    }
+    override func start() { logStart { super.start() } }
+    override func cancel() { logCancel { super.cancel() } }
     override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
     override var isExecuting: Bool { logged(.isExecuting, super.isExecuting, Value.bool) }
     override var isFinished: Bool { logged(.isFinished, super.isFinished, Value.bool) }
@@ -150,20 +141,11 @@ final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
     override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
     override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
 
-    override func start() {
-        let call = Call.start(index, by: ThreadRole.current)
-        log(.call(call))
-        context.run(program.start, this: index)
-        log(.returned(call))
-    }
+    override func start() { logStart { context.run(program.start, this: index) } }
     override func main() {
         log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
         context.run(program.main, this: index)
         log(.mainEnded(op: index))
     }
-    override func cancel() {
-        log(.call(.cancel(index)))
-        super.cancel()
-        log(.returned(.cancel(index)))
-    }
+    override func cancel() { logCancel { super.cancel() } }
 }
