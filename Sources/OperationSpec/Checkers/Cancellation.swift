@@ -8,7 +8,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 for call in c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }) {
-                    guard let done = c.facts.returned(call, in: c.trace) else { continue }
+                    guard let done = c.facts.returned(call) else { continue }
                     // Only where the operation surely had not finished: never started before the call.
                     guard c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
                     let after = c.reports(op, .isCancelled).filter { c.facts.began($0.i, after: done) && $0.isRead }
@@ -111,7 +111,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for i in c.events.indices {
-                guard case .call(.cancelAll(let q)) = c.event(i).kind, let done = c.facts.returned(i, in: c.trace) else { continue }
+                guard case .call(.cancelAll(let q)) = c.event(i).kind, let done = c.facts.returned(i) else { continue }
                 for op in c.allOps {
                     guard let add = c.facts.addedAt[op], add.queue == q, add.call < i,
                           c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }

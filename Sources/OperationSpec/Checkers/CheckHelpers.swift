@@ -101,7 +101,7 @@ extension RuleBook {
                 guard case .call(let call) = e.kind, let op = subject(call), let end = c.facts.endOf[i],
                       let started = c.busySince(op, at: i) else { continue }
                 r.hits += 1
-                if c.facts.returned(i, in: c.trace) != nil {
+                if c.facts.returned(i) != nil {
                     r.violations.append(c.violation(rule.id, "\(call) on op \(op), which had already started, returned normally",
                                                     "the call is refused with an error", [started, i, end]))
                 }

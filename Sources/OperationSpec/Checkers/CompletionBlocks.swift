@@ -33,7 +33,7 @@ extension RuleBook {
             for op in c.allOps {
                 let runs = c.indices(op, where: { if case .completionBegan = $0 { return true }; return false })
                 let set = c.indices(op, where: { if case .call(.setCompletionBlock(_)) = $0 { return true }; return false })
-                    .compactMap { c.facts.returned($0, in: c.trace) }.first
+                    .compactMap { c.facts.returned($0) }.first
                 guard let s = set, let f = c.facts.finishedAt[op], s < f || !runs.isEmpty else { continue }
                 r.hits += 1
                 if runs.count > 1 {

@@ -20,7 +20,7 @@ extension RuleBook {
                 guard case .call(.addDependency(let op, let on)) = e.kind, op != on,
                       c.facts.dependencies(of: op, at: i).contains(on), let end = c.facts.endOf[i] else { continue }
                 r.hits += 1
-                guard c.facts.returned(i, in: c.trace) != nil else { continue }
+                guard c.facts.returned(i) != nil else { continue }
                 if let bad = c.reports(op, .dependencies).first(where: { rep in
                     if c.facts.began(rep.i, after: end), case .ops(let list) = rep.value { return list.filter { $0 == on }.count > 1 }
                     return false
@@ -36,7 +36,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.5.4"), Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for (i, e) in c.events.enumerated() {
-                guard case .call(.removeDependency(let op, let on)) = e.kind, let done = c.facts.returned(i, in: c.trace),
+                guard case .call(.removeDependency(let op, let on)) = e.kind, let done = c.facts.returned(i),
                       c.facts.dependencies(of: op, at: i).contains(on),
                       c.facts.dependencies(of: op, at: done + 1).allSatisfy({ d in c.facts.finishedAt[d].map { c.facts.settled($0, before: i) } ?? false })
                 else { continue }
@@ -86,7 +86,7 @@ extension RuleBook {
             for (i, e) in c.events.enumerated() {
                 guard case .call(.addDependency(let op, let on)) = e.kind, let stuck = affected(c, op, on, i) else { continue }
                 r.hits += 1
-                guard let done = c.facts.returned(i, in: c.trace) else { continue }
+                guard let done = c.facts.returned(i) else { continue }
                 // A cycle through an operation that had already finished deadlocks nothing.
                 if stuck.contains(where: { c.facts.finishing($0, before: done) }) { continue }
                 for o in stuck {

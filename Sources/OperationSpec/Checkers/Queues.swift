@@ -140,7 +140,7 @@ extension RuleBook {
                     let busy = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }.contains { $0 < i }
                     guard owned || busy else { continue }
                     r.hits += 1
-                    if let done = c.facts.returned(i, in: c.trace) {
+                    if let done = c.facts.returned(i) {
                         r.violations.append(c.violation("QUEUE-OWNERSHIP",
                             "adding op \(op), already " + (owned ? "in a queue" : "executing or finished") + ", returned normally",
                             "the call is refused", [c.facts.addedAt[op]?.call, i, done]))
@@ -164,7 +164,7 @@ extension RuleBook {
                 }.count
                 guard width == QueueConfig.defaultMax ? busy == 0 : busy < width else { continue }
                 for op in c.allOps {
-                    guard let add = c.facts.addedAt[op], add.queue == q, c.facts.returned(add.call, in: c.trace) != nil else { continue }
+                    guard let add = c.facts.addedAt[op], add.queue == q, c.facts.returned(add.call) != nil else { continue }
                     // A cancelled operation may leave the queue without being started (003 cancel).
                     if let cancel = c.facts.cancelCalledAt[op], (c.facts.firstStart[op] ?? Int.max) > cancel { continue }
                     let ready = c.facts.dependencies(of: op, at: end).allSatisfy { c.facts.finishedAt[$0] != nil }

@@ -54,7 +54,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 guard let cancelCall = c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }).first,
-                      let done = c.facts.returned(cancelCall, in: c.trace),
+                      let done = c.facts.returned(cancelCall),
                       !c.facts.finishing(op, before: cancelCall) else { continue }
                 for report in c.reports(op, .isReady) where c.facts.began(report.i, after: done) {
                     guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }

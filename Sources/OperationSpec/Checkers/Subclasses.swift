@@ -31,7 +31,7 @@ extension RuleBook {
                 guard let cancel = c.facts.cancelCalledAt[op], let cancelled = c.facts.endOf[cancel], !c.facts.finishing(op, before: cancel) else { continue }
                 for call in c.indices(op, where: { if case .call(.result(_)) = $0 { return true }; return false }) where call > cancelled {
                     r.hits += 1
-                    if let done = c.facts.returned(call, in: c.trace) {
+                    if let done = c.facts.returned(call) {
                         r.violations.append(c.violation("INVOCATION-CANCELLED-RESULT", "the result of cancelled op \(op) was returned", "it throws", [cancel, call, done]))
                     }
                 }

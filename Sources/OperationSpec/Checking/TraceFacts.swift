@@ -18,8 +18,6 @@ public struct TraceFacts: Sendable {
     public private(set) var addedAt: [(call: Int, queue: Int)?]
     /// Dependency edges with the interval they were in force.
     public private(set) var edges: [EdgeLife] = []
-    /// The queue that owns each thread, for worker threads.
-    public private(set) var workerQueue: [Int: Int] = [:]
     /// Per operation: the first sign it began finishing (a will-change of isFinished, or any
     /// finish evidence). Observers of one notification run in an order nobody promises, so a
     /// reaction to a finish may be logged before our own did-change; "finishing" is the safe mark.
@@ -82,7 +80,7 @@ public struct TraceFacts: Sendable {
             if let prev = lastOnThread[e.thread] { nextOnThread[prev] = i; previousOnThread[i] = prev }
             lastOnThread[e.thread] = i
             switch e.kind {
-            case .threadStarted(_, let q?): workerQueue[e.thread] = q; if q < queueEvents.count { queueEvents[q].append(i) }
+            case .threadStarted(_, let q?): if q < queueEvents.count { queueEvents[q].append(i) }
             case .call(let c):
                 open[e.thread, default: []].append(i)
                 switch c {
@@ -191,12 +189,12 @@ public struct TraceFacts: Sendable {
     /// Every dependency `op` ever had, with its interval.
     public func edges(of op: Int) -> [EdgeLife] { edgesOf[op].map { edges[$0] } }
     /// The end of the call at `i` if it returned normally.
-    public func returned(_ i: Int, in trace: Trace) -> Int? {
-        guard let end = endOf[i], case .returned = trace.events[end].kind else { return nil }
+    public func returned(_ i: Int) -> Int? {
+        guard let end = endOf[i], case .returned = events[end].kind else { return nil }
         return end
     }
-    public func threw(_ i: Int, in trace: Trace) -> MisuseKind? {
-        guard let end = endOf[i], case .threw(_, let kind, _) = trace.events[end].kind else { return nil }
+    public func threw(_ i: Int) -> MisuseKind? {
+        guard let end = endOf[i], case .threw(_, let kind, _) = events[end].kind else { return nil }
         return kind
     }
 

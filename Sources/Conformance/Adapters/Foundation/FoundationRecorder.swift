@@ -89,10 +89,4 @@ final class FoundationRecorder: @unchecked Sendable {
         }
         return true
     }
-
-    func hasFinished(_ op: Int) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return finished.contains(op)
-    }
 }
