@@ -126,6 +126,21 @@ struct Arguments {
         return rules
     }
 
+    /// `--jobs N`: cases at once; by default one per core.
+    func jobs() throws(InputError) -> Int {
+        try int("--jobs", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
+    }
+
+    /// `--shard I/N`: the I-th of N slices of the cases (1-based on the command line).
+    func shard() throws(InputError) -> Shard {
+        guard let s = options["--shard"] else { return .whole }
+        let parts = s.split(separator: "/")
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else {
+            throw InputError("\(command): --shard takes I/N with 1 <= I <= N (e.g. 2/4), not '\(s)'")
+        }
+        return Shard(index: i - 1, count: n)
+    }
+
     func profile() throws(InputError) -> Profile {
         guard let s = options["--profile"] else { return .guide }
         guard let p = Profile(rawValue: s) else { throw InputError("\(command): unknown profile '\(s)'; the profiles are: " + Profile.allCases.map(\.rawValue).joined(separator: ", ")) }

@@ -8,7 +8,7 @@ enum GateCommand {
         var input = input
         let args = try input.parse(flags: ["--strict", "--no-shrink"],
                                    options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
-                                             "--profile", "--json", "--junit", "--out", "--rules"])
+                                             "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log"])
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
         guard let path = args.options["--expectations"] else { throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)") }
         let expectations = try Expectations.load(path)
@@ -19,15 +19,13 @@ enum GateCommand {
         let profile = args.options["--profile"] == nil ? expectations.profile : try args.profile()
         let impl = try Implementations.make(implName, profile: profile, faults: [], driver: CLI.driverCommand)
         let out = args.options["--out"] ?? "opconform-findings"
-        for p in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try RunCommand.writable(parentOf: p) }
-        try RunCommand.writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
-        let configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
+        var configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
                                              generator: try args.generatorOptions(), rules: try args.rules(),
                                              shrink: !args.flags.contains("--no-shrink"))
-        let result = Runner(configuration).run(progress: { done, total, broken in
-            if console.interactive { console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : "")) }
-        })
+        configuration.jobs = try args.jobs()
+        configuration.shard = try args.shard()
+        let result = try RunCommand.execute(configuration, args, console, out: out)
         let files = try RunCommand.writeFindings(result, to: out)
         let verdict = GateVerdict(result: result, expectations: expectations)
         console.out(ConsoleReport.text(result, files: files))

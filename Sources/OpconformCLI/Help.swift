@@ -90,7 +90,7 @@ enum Help {
     static let run = """
     opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
                   [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--json FILE] [--junit FILE]
-                  [--out DIR] [--no-shrink] [--attempts N] [--table]
+                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table]
 
     Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
     from S and k, that rebuilds its scenario anywhere. Each case runs on the implementation and
@@ -110,6 +110,10 @@ enum Help {
       --junit FILE       one test case per rule
       --attempts N       tries per shrink candidate (nondeterministic implementations)
       --table            print hits and violations per rule
+      --log FILE         one JSON line per case as soon as it is decided (default DIR/cases.jsonl):
+                         a killed run keeps every case it finished, each broken one with its replay line
+      --jobs N           cases at once (default: the number of cores); results do not depend on it
+      --shard I/N        run only cases k with k mod N = I-1, to split a run across N machines
 
     Statuses: pass, fail, not-observable (the implementation cannot see what the rule needs),
     not-applicable (the rule belongs to another profile), not-reached (no case reached it).
@@ -130,12 +134,15 @@ enum Help {
     Driver-protocol mode (Specs/driver-protocol.md): reads one request line on standard input,
     runs it on Foundation's Operation and OperationQueue in this process, and writes the trace as
     JSON lines. 'run --impl foundation' starts it in a child process for every case, so that a
-    trap or a deadlock costs one case, not the run.
+    trap or a deadlock costs one case, not the run. A driver call that has not returned while
+    nothing happened for its stall window (0.5 s, more for scenarios with long steps) ends the
+    trace with a hang naming the call.
     """
 
     static let gate = """
     opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict]
-                   [--no-shrink] [--json FILE] [--junit FILE] [--out DIR]
+                   [--no-shrink] [--json FILE] [--junit FILE] [--out DIR] [--log FILE]
+                   [--jobs N] [--shard I/N]
 
     Runs like 'run' (implementation and profile from FILE unless given), then compares the broken
     rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences

@@ -10,32 +10,22 @@ enum RunCommand {
         var input = input
         let args = try input.parse(flags: ["--no-shrink", "--table"],
                                    options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
-                                             "--out", "--misuse-rate", "--flaw-rate", "--attempts"])
+                                             "--out", "--misuse-rate", "--flaw-rate", "--attempts", "--jobs", "--shard", "--log"])
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
         let profile = try args.profile()
         let faults = try args.faults()
         let impl = try Implementations.make(args.options["--impl"] ?? "reference", profile: profile, faults: faults, driver: CLI.driverCommand)
         if !faults.isEmpty && impl.name != "reference" { throw InputError("run: --fault applies to the reference implementation only") }
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             impl: impl, profile: profile, faults: faults, seed: try args.seed("--seed", default: 1),
             count: try args.int("--count", default: 100, range: 1...100_000_000), generator: try args.generatorOptions(),
             rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
+        configuration.jobs = try args.jobs()
+        configuration.shard = try args.shard()
         let out = args.options["--out"] ?? "opconform-findings"
-        // Refuse unwritable outputs before the run, not after it.
-        for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try writable(parentOf: path) }
-        try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
-
-        let clock = ContinuousClock()
-        var last = clock.now
-        let result = Runner(configuration).run(progress: { done, total, broken in
-            guard console.interactive, done == total || clock.now - last > .milliseconds(200) else { return }
-            last = clock.now
-            console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : ""))
-        }, shrinking: { rule in
-            if console.interactive { console.err("shrinking the first case that broke \(rule)...\n") }
-        })
+        let result = try execute(configuration, args, console, out: out)
 
         let files = try writeFindings(result, to: out)
         console.out(ConsoleReport.text(result, files: files))
@@ -43,6 +33,24 @@ enum RunCommand {
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
         return result.failed ? 1 : 0
+    }
+
+    /// Runs the cases with progress on a terminal and the case log written as cases are decided
+    /// (`--log FILE`, default DIR/cases.jsonl). Checks every output can be written first.
+    static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String) throws(InputError) -> RunResult {
+        // Refuse unwritable outputs before the run, not after it.
+        for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(parentOf: path) }
+        try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
+        let log = try CaseLog(path: args.options["--log"] ?? (out as NSString).appendingPathComponent("cases.jsonl"), header: RunHeader(configuration))
+        let clock = ContinuousClock()
+        var last = clock.now
+        return Runner(configuration).run(progress: { done, total, broken in
+            guard console.interactive, done == total || clock.now - last > .milliseconds(200) else { return }
+            last = clock.now
+            console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : ""))
+        }, record: log.append, shrinking: { rule in
+            if console.interactive { console.err("shrinking the first case that broke \(rule)...\n") }
+        })
     }
 
     /// Writes each finding to `dir`; returns rule id -> file.

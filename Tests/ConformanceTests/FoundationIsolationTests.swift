@@ -41,9 +41,11 @@ struct FoundationIsolationTests {
     func deadlock() {
         // addDependency(self) takes the same lock twice on Linux.
         let s = Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.addDependency(op: 0, on: 0))])
-        let t = Self.foundation(timeout: 2).run(s, scheduleSeed: 1)
+        // The parent's deadline (4 s) is a backstop: the driver's watchdog must speak first,
+        // naming the call, after its stall window of silence.
+        let t = Self.foundation(timeout: 4).run(s, scheduleSeed: 1)
         guard case .hang(let what)? = t.events.last?.kind else { Issue.record("no hang: \(t.events.suffix(3))"); return }
-        #expect(what.contains("driver step 0"), "\(what)")
+        #expect(what.contains("driver step 0") && what.contains("nothing happened for"), "\(what)")
     }
 
     @Test("generated cases that trap or stall become findings, and the run goes on", .enabled(if: available, "build opconform first"))
@@ -56,6 +58,18 @@ struct FoundationIsolationTests {
         let crash = result.findings.first { $0.rule == Finding.crashRule }
         #expect(crash?.caseIndex == 2 && crash?.message.contains("not yet ready") == true)
         #expect(result.findings.first { $0.rule == Finding.hangRule }?.caseIndex == 7)
+    }
+
+    @Test("cases run side by side in child processes give the same endings", .enabled(if: available, "build opconform first"))
+    func parallelChildren() {
+        var configuration = RunConfiguration(impl: Self.foundation(timeout: 3), seed: 1, count: 8, shrink: false)
+        configuration.jobs = 3
+        var records: [CaseRecord] = []
+        let result = Runner(configuration).run(record: { records.append($0) })
+        #expect(records.map(\.index) == Array(0..<8), "records come in case order")
+        #expect(records[2].ending == "crash" && records[2].broken.contains(Finding.crashRule))
+        #expect(records[7].ending == "hang" && records[7].replay?.contains("--seed \(records[7].caseSeed)") == true)
+        #expect(result.endings["crash"] == 1 && result.endings["hang"] == 1, "\(result.endings)")
     }
 
     static let expectationsFile = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux.json").path

@@ -55,11 +55,19 @@ struct ReplayTests {
         let file = String(line.split(separator: " ").last!)
         #expect(opconform("replay", file).status == 1)
         #expect(FileManager.default.fileExists(atPath: json))
+        // The case log: the run first, then one line per case, broken ones with their replay line.
+        let log = try String(contentsOfFile: dir + "/cases.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(log.count == 41 && log[0].hasPrefix("{\"run\":{"))
+        let broken = try log.dropFirst().map { try JSONCodec.decode(CaseRecord.self, from: Data($0.utf8), source: "log") }.filter { !$0.broken.isEmpty }
+        #expect(!broken.isEmpty && broken.allSatisfy { $0.replay?.contains("--fault priority-not-normalised") == true })
     }
 
     @Test("a run without violations exits 0; bad options exit 2")
     func exitStatus() {
-        #expect(opconform("run", "--impl", "reference", "--count", "20").status == 0)
+        let dir = NSTemporaryDirectory() + "opconform-findings-\(UUID().uuidString)"
+        #expect(opconform("run", "--impl", "reference", "--count", "20", "--out", dir).status == 0)
+        #expect(opconform("run", "--shard", "3/2").err.contains("--shard takes I/N"))
+        #expect(opconform("run", "--jobs", "0").status == 2)
         #expect(opconform("run", "--impl", "nope").status == 2)
         #expect(opconform("run", "--fault", "nope").status == 2)
         #expect(opconform("run", "--count", "0").status == 2)

@@ -53,6 +53,39 @@ struct RunnerTests {
         #expect(a.statistics == b.statistics)
     }
 
+    @Test("results and case records do not depend on the number of jobs", arguments: [2, 5])
+    func jobs(jobs: Int) {
+        func run(_ jobs: Int, stop: Bool = false) -> (RunResult, [CaseRecord]) {
+            var c = RunConfiguration(impl: ReferenceImplementation(options: EngineOptions(faults: [.startIgnoresCancel])), seed: 7, count: 120, shrink: false)
+            c.jobs = jobs
+            c.stopAtFirstFailure = stop
+            var records: [CaseRecord] = []
+            return (Runner(c).run(record: { records.append($0) }), records)
+        }
+        let (one, oneRecords) = run(1), (many, manyRecords) = run(jobs)
+        #expect(one.statistics == many.statistics)
+        #expect(one.findings == many.findings)
+        #expect(oneRecords == manyRecords && oneRecords.count == 120)
+        #expect(oneRecords.contains { !$0.broken.isEmpty }, "the fault breaks something, so the comparison covers findings")
+        let (first, _) = run(1, stop: true), (firstMany, _) = run(jobs, stop: true)
+        #expect(first.cases == firstMany.cases && first.cases < 120)
+    }
+
+    @Test("the shards of a run together are the run")
+    func shards() {
+        func records(_ shard: Shard) -> [CaseRecord] {
+            var c = RunConfiguration(impl: ReferenceImplementation(), seed: 11, count: 50, shrink: false)
+            c.shard = shard
+            var out: [CaseRecord] = []
+            _ = Runner(c).run(record: { out.append($0) })
+            return out
+        }
+        let whole = records(.whole)
+        let parts = (0..<3).map { records(Shard(index: $0, count: 3)) }
+        #expect(parts.map(\.count) == [17, 17, 16])
+        #expect(parts.flatMap { $0 }.sorted { $0.index < $1.index } == whole)
+    }
+
     @Test("rules an implementation cannot observe are not-observable, never pass")
     func notObservable() {
         let result = Runner(RunConfiguration(impl: BlindToKVO(), count: 30)).run()

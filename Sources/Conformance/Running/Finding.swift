@@ -43,6 +43,11 @@ public struct Finding: Sendable, Codable, Equatable {
     /// The line to paste.
     public func replayLine(file: String?) -> String {
         if let file { return "swift run opconform replay \(file)" }
+        return Self.replayLine(identity: identity, impl: impl, profile: profile, faults: faults)
+    }
+
+    /// The line that regenerates a case from its seed and replays it.
+    public static func replayLine(identity: CaseIdentity, impl: String, profile: Profile, faults: [Fault]) -> String {
         var line = "swift run opconform replay --seed \(identity.caseSeed) --impl \(impl) --size \(identity.options.size)"
         if identity.options.misuseRate != GeneratorOptions().misuseRate { line += " --misuse-rate \(identity.options.misuseRate)" }
         if identity.options.flawRate != GeneratorOptions().flawRate { line += " --flaw-rate \(identity.options.flawRate)" }

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import OperationSpec
 import ReferenceEngine
 
@@ -15,6 +17,12 @@ public struct RunConfiguration: Sendable {
     public var attempts: Int?
     /// Stop at the first case that breaks a rule (for "is this bug caught, and how soon").
     public var stopAtFirstFailure = false
+    /// Cases run at once. Cases are folded into the result in index order whatever finishes
+    /// first, so the result (statistics, first failures, findings) does not depend on it.
+    public var jobs = 1
+    /// Run only the cases whose index is `shard.index` modulo `shard.count` (CI machines split a
+    /// run; the shards' cases together are the whole run's).
+    public var shard = Shard.whole
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
@@ -28,6 +36,30 @@ public struct RunConfiguration: Sendable {
         self.shrink = shrink
         self.attempts = attempts
     }
+}
+
+/// A slice of a run's case indices: shard `index` of `count` (0-based) holds the cases whose
+/// index is `index` modulo `count`.
+public struct Shard: Sendable, Equatable {
+    public var index: Int
+    public var count: Int
+    public static let whole = Shard(index: 0, count: 1)
+    public init(index: Int, count: Int) { self.index = index; self.count = count }
+    public func holds(_ k: Int) -> Bool { k % count == index }
+}
+
+/// What one case did, reported as soon as it is decided (the run's JSON-lines log).
+public struct CaseRecord: Sendable, Codable, Equatable {
+    public var index: Int
+    public var caseSeed: UInt64
+    public var operations: Int
+    public var ending: String
+    /// Rules the case broke (RUN-CRASH / RUN-HANG for a crash or a hang), in catalog order.
+    public var broken: [String]
+    /// The first violation's sentence, when the case broke something.
+    public var message: String?
+    /// The line that replays the case, when it broke something.
+    public var replay: String?
 }
 
 /// Per rule: how many cases reached its antecedent, how many broke it, and its status.
@@ -74,6 +106,7 @@ public struct Runner: Sendable {
     public init(_ configuration: RunConfiguration) { self.configuration = configuration }
 
     public func run(progress: (Int, Int, Int) -> Void = { _, _, _ in },
+                    record: (CaseRecord) -> Void = { _ in },
                     shrinking: (String) -> Void = { _ in }) -> RunResult {
         let c = configuration
         let clock = ContinuousClock()
@@ -83,44 +116,53 @@ public struct Runner: Sendable {
         // The first case that crashed and the first that hung: findings of their own.
         var crashed: FailingCase?, hung: FailingCase?
         var endings: [String: Int] = [:]
-        var broken = 0
-        var casesRun = c.count
-        for k in 0..<c.count {
-            let identity = CaseIdentity.of(run: c.seed, index: k, options: c.generator)
-            let scenario = identity.scenario()
-            let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
-            endings[trace.ending.rawValue, default: 0] += 1
-            var caseBroken = false
-            if let last = trace.events.last, trace.ending == .crash || trace.ending == .hang {
-                let crash = trace.ending == .crash
-                let v = Violation(rule: crash ? Finding.crashRule : Finding.hangRule, observed: last.kind.description,
-                                  expected: crash ? "no crash: misuse is reported, not fatal (004 2.7.2)" : "every call returns and the run ends", witnesses: [last])
-                if crash && crashed == nil { crashed = FailingCase(index: k, identity: identity, scenario: scenario, violation: v) }
-                if !crash && hung == nil { hung = FailingCase(index: k, identity: identity, scenario: scenario, violation: v) }
-                caseBroken = true
-            }
-            for (n, v) in RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules).enumerated() {
-                switch v.verdict {
-                case .notApplicable:
-                    stats[n].status = .notApplicable
-                    stats[n].reason = "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
-                case .notObservable(let reason):
-                    stats[n].status = .notObservable
-                    stats[n].reason = reason
-                case .checked(let r):
-                    stats[n].hits += r.hits
-                    if r.hits > 0 { stats[n].cases += 1 }
-                    if let violation = r.violations.first {
-                        stats[n].violations += 1
-                        caseBroken = true
-                        if first[n] == nil { first[n] = FailingCase(index: k, identity: identity, scenario: scenario, violation: violation) }
+        var broken = 0, done = 0
+        let indices = (0..<c.count).filter(c.shard.holds)
+        var casesRun = indices.count
+        let pipeline = CasePipeline(runner: self, indices: indices)
+        folding: for position in indices.indices {
+            do {
+                let outcome = pipeline.take(position)
+                let k = outcome.index
+                endings[outcome.ending.rawValue, default: 0] += 1
+                var brokenRules: [String] = []
+                var message: String?
+                if let v = outcome.death {
+                    let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
+                    if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
+                    if v.rule == Finding.hangRule && hung == nil { hung = failing }
+                    brokenRules.append(v.rule)
+                    message = v.observed
+                }
+                for (n, v) in outcome.verdicts.enumerated() {
+                    switch v.verdict {
+                    case .notApplicable:
+                        stats[n].status = .notApplicable
+                        stats[n].reason = "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
+                    case .notObservable(let reason):
+                        stats[n].status = .notObservable
+                        stats[n].reason = reason
+                    case .checked(let r):
+                        stats[n].hits += r.hits
+                        if r.hits > 0 { stats[n].cases += 1 }
+                        if let violation = r.violations.first {
+                            stats[n].violations += 1
+                            brokenRules.append(v.rule.id)
+                            if message == nil { message = violation.observed }
+                            if first[n] == nil { first[n] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation) }
+                        }
                     }
                 }
+                done += 1
+                if !brokenRules.isEmpty { broken += 1 }
+                record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
+                                  ending: outcome.ending.rawValue, broken: brokenRules, message: message,
+                                  replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, impl: c.impl.name, profile: c.profile, faults: c.faults)))
+                progress(done, indices.count, broken)
+                if !brokenRules.isEmpty && c.stopAtFirstFailure { casesRun = done; break folding }
             }
-            if caseBroken { broken += 1 }
-            progress(k + 1, c.count, broken)
-            if caseBroken && c.stopAtFirstFailure { casesRun = k + 1; break }
         }
+        pipeline.finish()
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
             stats[n].status = stats[n].violations > 0 ? .fail : (stats[n].hits > 0 ? .pass : .notReached)
         }
@@ -135,6 +177,33 @@ public struct Runner: Sendable {
         let end = clock.now
         return RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                          seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
+    }
+
+    /// One case, run and checked, before it is folded into the result.
+    struct CaseOutcome: Sendable {
+        var index: Int
+        var identity: CaseIdentity
+        var scenario: Scenario
+        var ending: Trace.Ending
+        /// RUN-CRASH or RUN-HANG when the case died or stalled.
+        var death: Violation?
+        var verdicts: [(rule: Rule, verdict: Verdict)]
+    }
+
+    /// Runs and checks case `k`.
+    func evaluate(_ k: Int) -> CaseOutcome {
+        let c = configuration
+        let identity = CaseIdentity.of(run: c.seed, index: k, options: c.generator)
+        let scenario = identity.scenario()
+        let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
+        var death: Violation?
+        if let last = trace.events.last, trace.ending == .crash || trace.ending == .hang {
+            let crash = trace.ending == .crash
+            death = Violation(rule: crash ? Finding.crashRule : Finding.hangRule, observed: last.kind.description,
+                              expected: crash ? "no crash: misuse is reported, not fatal (004 2.7.2)" : "every call returns and the run ends", witnesses: [last])
+        }
+        let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
+        return CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts)
     }
 
     /// A crash or a hang, reported as found: its case seed replays it (not shrunk yet).
@@ -170,6 +239,72 @@ public struct Runner: Sendable {
                        identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
                        shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
+    }
+}
+
+/// Runs a run's cases `jobs` at a time, ahead of the fold, and hands them over in index order:
+/// the fold sees the same sequence whatever finishes first, so results do not depend on `jobs`,
+/// and each case is reported as soon as every case before it is.
+///
+/// `@unchecked Sendable` is sound: `slots` and `stopped` are read and written only while holding
+/// `condition`; `runner` and `indices` are immutable.
+final class CasePipeline: @unchecked Sendable {
+    private let runner: Runner
+    private let indices: [Int]
+    private let condition = NSCondition()
+    private var slots: [Int: Runner.CaseOutcome] = [:]   // position -> outcome; looked up, never iterated
+    private var stopped = false
+    private let group = DispatchGroup()
+    private let inline: Bool
+
+    init(runner: Runner, indices: [Int]) {
+        self.runner = runner
+        self.indices = indices
+        let jobs = max(1, runner.configuration.jobs)
+        inline = jobs == 1
+        guard !inline else { return }
+        // At most `jobs` cases run at once, and at most `ahead` wait to be folded, so memory
+        // stays bounded however slow one case is.
+        let running = DispatchSemaphore(value: jobs)
+        let ahead = jobs * 32
+        DispatchQueue.global().async(group: group) { [self] in
+            for position in indices.indices {
+                condition.lock()
+                while !stopped && slots.count >= ahead { condition.wait() }
+                let stop = stopped
+                condition.unlock()
+                if stop { return }
+                running.wait()
+                DispatchQueue.global().async(group: group) { [self] in
+                    let outcome = runner.evaluate(indices[position])
+                    running.signal()
+                    condition.lock()
+                    slots[position] = outcome
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+        }
+    }
+
+    /// The outcome of the case at `position`, waiting for it if needed.
+    func take(_ position: Int) -> Runner.CaseOutcome {
+        if inline { return runner.evaluate(indices[position]) }
+        condition.lock()
+        defer { condition.unlock() }
+        while slots[position] == nil { condition.wait() }
+        let outcome = slots.removeValue(forKey: position)!
+        condition.broadcast()
+        return outcome
+    }
+
+    /// Stops starting cases and waits for those running.
+    func finish() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+        group.wait()
     }
 }
 

@@ -79,8 +79,7 @@ final class FoundationContext: @unchecked Sendable {
             log(.didChange(op: this, key, read(key, of: this, logging: false)))
             op.didChangeValue(forKey: key.rawValue)
         case .set(let key, let value):
-            log(.set(op: this, key, value))
-            (op as? ProgramOperation)?.set(key, value)
+            if let program = op as? ProgramOperation { program.set(key, value) } else { log(.set(op: this, key, value)) }
         case .call(let name):
             if let body = (op as? ProgramOperation)?.program.routine(named: name) { run(body, this: this) }
         case .callMain:

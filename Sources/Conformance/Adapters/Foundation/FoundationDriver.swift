@@ -5,47 +5,65 @@ import OperationSpec
 /// its trigger, then a drain. Every wait is bounded except the API's own waits, which a real
 /// implementation may never return from; the parent process bounds those.
 extension FoundationContext {
-    /// How long a trigger may take before the step runs anyway (`triggerMissed`).
+    /// How long a trigger may take at most before the step runs anyway (`triggerMissed`).
     static let triggerTimeout: TimeInterval = 1
 
-    /// Runs the scenario; returns when the run is over (or as far as it can get).
-    func drive() {
+    /// "Nothing is happening" windows. A correct run records an event at least every
+    /// `longestSilentStep` units (the longest `work` or rendezvous timeout), so a trigger still
+    /// missing after four times that (at least 0.25 s) of silence is not coming, and a driver call
+    /// that has not returned after eight times that (at least 0.5 s) of silence is stuck.
+    /// Scaled this way they cost a fraction of a second, where a fixed deadline long enough for
+    /// every case would cost seconds in each case that misses a trigger or hangs.
+    var triggerQuiet: TimeInterval { max(0.25, 4 * Double(scenario.longestSilentStep) * unit) }
+    var stallQuiet: TimeInterval { max(0.5, 8 * Double(scenario.longestSilentStep) * unit) }
+
+    /// Runs the scenario; returns the trace's last event when the run is over (`end`, or `hang`
+    /// naming what never finished). A call that never returns is caught by the driver's
+    /// watchdog (`FoundationDriver`) through `recorder.stalled`.
+    func drive() -> EventKind {
         prepare()
+        let quiet = triggerQuiet
         ThreadRole.with(.driver) {
             for (q, config) in scenario.queues.enumerated() {
-                if config.maxConcurrent != QueueConfig.defaultMax { perform(.setMaxConcurrent(queue: q, config.maxConcurrent)) }
-                if config.suspended { perform(.suspend(queue: q)) }
+                if config.maxConcurrent != QueueConfig.defaultMax { perform(.setMaxConcurrent(queue: q, config.maxConcurrent), as: "the setup of queue \(q)") }
+                if config.suspended { perform(.suspend(queue: q), as: "the setup of queue \(q)") }
             }
             for (o, config) in scenario.operations.enumerated() {
-                if let p = config.queuePriority { perform(.setQueuePriority(op: o, p)) }
-                if let p = config.threadPriority { perform(.setThreadPriority(op: o, p)) }
-                if let c = config.completion { perform(.setCompletionBlock(op: o, c)) }
+                if let p = config.queuePriority { perform(.setQueuePriority(op: o, p), as: "the setup of operation \(o)") }
+                if let p = config.threadPriority { perform(.setThreadPriority(op: o, p), as: "the setup of operation \(o)") }
+                if let c = config.completion { perform(.setCompletionBlock(op: o, c), as: "the setup of operation \(o)") }
             }
-            for e in scenario.dependencies { perform(.addDependency(op: e.op, on: e.on)) }
+            for e in scenario.dependencies { perform(.addDependency(op: e.op, on: e.on), as: "the setup of operation \(e.op)'s dependencies") }
             for (i, step) in scenario.driver.enumerated() {
-                if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout) { log(.triggerMissed(i)) }
+                if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout, quiet: quiet) { log(.triggerMissed(i)) }
                 log(.stepIssued(i))
-                perform(step.action)
+                perform(step.action, as: "driver step \(i) (\(step.action))")
                 log(.stepDone(i))
             }
         }
-        drain()
+        return drain()
     }
 
-    /// Lets everything started finish: every queue empties (bounded), then nothing happens for a
-    /// little while. Ends the trace with `end`, or with `hang` naming what never finished.
-    private func drain() {
+    /// Performs a driver action, marked as pending while it runs (what a stall is blamed on).
+    private func perform(_ action: DriverAction, as description: String) {
+        recorder.pending(description)
+        perform(action)
+        recorder.pending(nil)
+    }
+
+    /// Lets everything started finish: every queue empties (at most 2 s, and only while
+    /// something still happens), then nothing happens for a little while.
+    private func drain() -> EventKind {
         let deadline = Date().addingTimeInterval(2)
-        while queues.contains(where: { $0.operationCount > 0 && !$0.isSuspended && $0.maxConcurrentOperationCount != 0 }) && Date() < deadline {
+        let stall = stallQuiet
+        while queues.contains(where: { $0.operationCount > 0 && !$0.isSuspended && $0.maxConcurrentOperationCount != 0 }) && Date() < deadline
+                && recorder.silence < stall {
             _ = recorder.settle(quiet: 0.005, timeout: 0.05)
         }
         _ = recorder.settle(quiet: 0.03, timeout: 1)
         let stuck = queues.indices.filter { queues[$0].operationCount > 0 && !queues[$0].isSuspended && queues[$0].maxConcurrentOperationCount != 0 }
-        if stuck.isEmpty {
-            log(.end)
-        } else {
-            log(.hang(stuck.map { "queue \($0) still holds \(queues[$0].operationCount) operations" }.joined(separator: "; ")))
-        }
+        if stuck.isEmpty { return .end }
+        return .hang(stuck.map { "queue \($0) still holds \(queues[$0].operationCount) operations" }.joined(separator: "; "))
     }
 
     private func call(_ c: Call, _ body: () -> Void) {

@@ -32,8 +32,30 @@ public enum FoundationDriver {
         let context = FoundationContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
-        context.drive()
-        write(JSONCodec.line(DriverProtocol.Message.done))
+        watch(context, write: write)
+        if context.recorder.close(with: context.drive(), onCallingThread: true) { write(JSONCodec.line(DriverProtocol.Message.done)) }
         return 0
+    }
+
+    /// The watchdog: a driver call that has not returned while nothing happened for the
+    /// context's stall window is stuck (a deadlock, or a wait for something that never comes).
+    /// It ends the trace with a `hang` naming the call and exits, in a fraction of a second
+    /// instead of the harness's 5 s deadline. The driving thread is stuck and cannot end the
+    /// process itself; `_exit` skips exit handlers that could wait for it.
+    private static func watch(_ context: FoundationContext, write: @escaping @Sendable (String) -> Void) {
+        let quiet = context.stallQuiet
+        let thread = Thread {
+            while true {
+                Thread.sleep(forTimeInterval: 0.02)
+                guard let call = context.recorder.stalled(quiet: quiet) else { continue }
+                let silence = String(format: "%.2f", quiet)
+                if context.recorder.close(with: .hang("\(call) never returned; nothing happened for \(silence) s"), onCallingThread: false) {
+                    write(JSONCodec.line(DriverProtocol.Message.done))
+                    _exit(0)
+                }
+                return
+            }
+        }
+        thread.start()
     }
 }

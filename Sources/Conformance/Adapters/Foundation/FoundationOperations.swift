@@ -121,22 +121,27 @@ final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
         self.context = context
     }
 
+    /// Stores into an ivar and logs the store under the lock the getters read and log under,
+    /// so the trace orders stores and reads as they happened: a store logged before it is
+    /// made would let a reader log the old value after it (seen as isFinished going back to NO).
+    /// Lock order: `lock`, then the recorder's; nothing takes them the other way round.
     func set(_ key: StateKey, _ value: Bool) {
         lock.lock()
+        defer { lock.unlock() }
         if key == .isExecuting { executingIvar = value } else if key == .isFinished { finishedIvar = value }
-        lock.unlock()
+        log(.set(op: index, key, value))
     }
 
     func superStart() { super.start() }
 
     override var isAsynchronous: Bool { program.overridesIsConcurrent }
     override var isExecuting: Bool {
-        lock.lock(); let v = executingIvar; lock.unlock()
-        return logged(.isExecuting, v, Value.bool)
+        lock.lock(); defer { lock.unlock() }
+        return logged(.isExecuting, executingIvar, Value.bool)
     }
     override var isFinished: Bool {
-        lock.lock(); let v = finishedIvar; lock.unlock()
-        return logged(.isFinished, v, Value.bool)
+        lock.lock(); defer { lock.unlock() }
+        return logged(.isFinished, finishedIvar, Value.bool)
     }
     override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
     override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }

@@ -15,6 +15,12 @@ final class FoundationRecorder: @unchecked Sendable {
     private var finished: Set<Int> = []            // operations with finish evidence; looked up only
     private var tokens: Set<Int> = []
     private var lastEventTime = Date()
+    /// The driver call in progress, if any: what a stall is blamed on.
+    private var pendingCall: String?
+    /// Set once the trace has its last event: later events are dropped, so nothing follows
+    /// `end` or `hang`.
+    private var closed = false
+    private var lastThread = 0
     private let sink: (TraceEvent) -> Void
     /// Which queue the current thread works for, if any.
     private let queueOfCurrentThread: () -> Int?
@@ -29,22 +35,26 @@ final class FoundationRecorder: @unchecked Sendable {
         let name = Thread.current.name ?? ""
         condition.lock()
         defer { condition.unlock() }
-        let id = UInt(bitPattern: Int(bitPattern: pthread_self()))
-        let thread: Int
-        if let n = threadNumbers[id] {
-            thread = n
-        } else {
-            thread = threadNumbers.count
-            threadNumbers[id] = thread
-            emit(.threadStarted(name: name, queue: queue), thread: thread)
-        }
-        emit(kind, thread: thread)
+        guard !closed else { return }
+        emit(kind, thread: currentThread(name: name, queue: queue))
         condition.broadcast()
+    }
+
+    /// The calling thread's number, announcing it with `threadStarted` the first time.
+    /// Called with `condition` held.
+    private func currentThread(name: String, queue: Int?) -> Int {
+        let id = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        if let n = threadNumbers[id] { return n }
+        let thread = threadNumbers.count
+        threadNumbers[id] = thread
+        emit(.threadStarted(name: name, queue: queue), thread: thread)
+        return thread
     }
 
     private func emit(_ kind: EventKind, thread: Int) {
         sink(TraceEvent(seq: count, thread: thread, kind))
         count += 1
+        lastThread = thread
         lastEventTime = Date()
         switch kind {
         case .call(.start(let op, _)): occurred.insert(.started(op))
@@ -57,16 +67,57 @@ final class FoundationRecorder: @unchecked Sendable {
         }
     }
 
-    /// Waits until the trigger happened (true), its operation finished without it, or the time
-    /// ran out (false).
-    func wait(for trigger: Trigger, timeout: TimeInterval) -> Bool {
+    /// Waits until the trigger happened (true), or until it can no longer be expected (false):
+    /// its operation finished without it, nothing was recorded for `quiet` seconds, or `timeout`
+    /// ran out.
+    func wait(for trigger: Trigger, timeout: TimeInterval, quiet: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
         while !occurred.contains(trigger) && !finished.contains(trigger.op) {
-            if !condition.wait(until: deadline) { break }
+            let now = Date()
+            if now >= deadline || now.timeIntervalSince(lastEventTime) >= quiet { break }
+            _ = condition.wait(until: min(deadline, lastEventTime.addingTimeInterval(quiet)))
         }
         return occurred.contains(trigger)
+    }
+
+    /// How long nothing has been recorded.
+    var silence: TimeInterval {
+        condition.lock()
+        defer { condition.unlock() }
+        return Date().timeIntervalSince(lastEventTime)
+    }
+
+    /// Marks a driver call as in progress (`nil`: none is).
+    func pending(_ call: String?) {
+        condition.lock()
+        pendingCall = call
+        condition.unlock()
+    }
+
+    /// The driver call that has been in progress while nothing was recorded for `quiet`
+    /// seconds: a stall, since a correct run records something at least that often.
+    func stalled(quiet: TimeInterval) -> String? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, let call = pendingCall, Date().timeIntervalSince(lastEventTime) >= quiet else { return nil }
+        return call
+    }
+
+    /// Ends the trace: records `last` and drops everything after it. `onCallingThread`: on the
+    /// caller's thread, as any event; otherwise (a watchdog speaking for a stuck thread) on the
+    /// thread of the last event. Returns false when the trace was already closed: then the
+    /// caller must not end it again.
+    func close(with last: EventKind, onCallingThread: Bool) -> Bool {
+        let name = Thread.current.name ?? ""
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        emit(last, thread: onCallingThread ? currentThread(name: name, queue: nil) : lastThread)
+        closed = true
+        condition.broadcast()
+        return true
     }
 
     /// Rendezvous: waits for token `t` at most `timeout` seconds.

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The run's log as it happens: one JSON line per case (`CaseRecord`), written the moment the
+/// case is decided and not buffered, so a run that is killed keeps every case it finished, each
+/// with the line that replays it. The first line describes the run (`Specs/run-output.md`).
+public final class CaseLog {
+    private let handle: FileHandle
+
+    public init(path: String, header: RunHeader) throws(InputError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw InputError("cannot write the case log \(path)")
+        }
+        self.handle = handle
+        write(JSONCodec.line(["run": header]))
+    }
+
+    public func append(_ record: CaseRecord) { write(JSONCodec.line(record)) }
+
+    private func write(_ line: String) { handle.write(Data(line.utf8)) }
+
+    deinit { try? handle.close() }
+}
+
+/// The case log's first line: what run the records belong to.
+public struct RunHeader: Codable, Sendable {
+    public var impl: String
+    public var profile: String
+    public var seed: UInt64
+    public var count: Int
+    public var shard: String
+    public var generatorVersion: Int
+    public var size: Int
+    public var misuseRate: Int
+    public var flawRate: Int
+
+    public init(_ c: RunConfiguration) {
+        impl = c.impl.name
+        profile = c.profile.rawValue
+        seed = c.seed
+        count = c.count
+        shard = "\(c.shard.index + 1)/\(c.shard.count)"
+        generatorVersion = ScenarioGenerator.version
+        size = c.generator.size
+        misuseRate = c.generator.misuseRate
+        flawRate = c.generator.flawRate
+    }
+}

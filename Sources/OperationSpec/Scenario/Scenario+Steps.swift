@@ -1,0 +1,40 @@
+extension Scenario {
+    /// Every step list of the scenario, in a fixed order: operation bodies (blocks, programs'
+    /// start, main and routines, completion blocks), then the bodies the driver carries.
+    public var stepLists: [[Step]] {
+        var out: [[Step]] = []
+        for o in operations {
+            switch o.kind {
+            case .main(let body), .invocation(let body): out.append(body)
+            case .block(let blocks): out += blocks
+            case .concurrent(let p): out += [p.start, p.main] + p.routines.map(\.body)
+            }
+            if let c = o.completion { out.append(c) }
+        }
+        for step in driver {
+            switch step.action {
+            case .perform(_, let body), .setCompletionBlock(_, let body), .addExecutionBlock(_, let body): out.append(body)
+            default: break
+            }
+        }
+        return out
+    }
+
+    /// The longest stretch, in work units, that a correct run of one step may spend without
+    /// recording anything: the largest `work` or rendezvous timeout anywhere. A real
+    /// implementation's harness scales its "nothing is happening" windows by it.
+    public var longestSilentStep: Int {
+        func longest(_ steps: [Step]) -> Int {
+            steps.reduce(0) { m, step in
+                switch step {
+                case .work(let n): return max(m, n)
+                case .await(_, let timeout): return max(m, timeout)
+                case .if(_, let then, let otherwise): return max(m, longest(then), longest(otherwise))
+                case .repeat(_, let body): return max(m, longest(body))
+                default: return m
+                }
+            }
+        }
+        return stepLists.map(longest).max() ?? 0
+    }
+}
