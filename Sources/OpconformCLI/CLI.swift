@@ -56,10 +56,11 @@ public enum CLI {
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
         case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
-        case "matrix", "bench":
-            throw InputError("'\(command)' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, gate, faults, samples, driver")
+        case "matrix": return try MatrixCommand.run(Arguments(rest, command: "matrix"), console)
+        case "bench":
+            throw InputError("'bench' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, gate, matrix, faults, samples, driver")
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, faults, samples, driver")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, faults, samples, driver")
         }
     }
 }

@@ -14,6 +14,7 @@ enum Help {
                  trace and verdict.
       gate       A run judged against a file of known, explained divergences: passes when every
                  failure is expected, fails on any new one (for CI).
+      matrix     The same cases on several implementations: rules down, implementations across.
       faults     The reference engine's injectable bugs, to prove the harness finds bugs.
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
@@ -22,9 +23,9 @@ enum Help {
 
     IMPLEMENTATIONS
       reference    the deterministic reference engine (in process; --fault injects bugs)
-      foundation   the toolchain's Operation/OperationQueue, each case in a child process (in progress)
+      foundation   the toolchain's Operation/OperationQueue, each case in a child process
 
-    PLANNED (see the open issues): matrix, bench; implementation gnustep.
+    PLANNED (see the open issues): bench; implementation gnustep.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -151,6 +152,22 @@ enum Help {
     are reported as now passing; --strict fails the gate on them too.
     """
 
+    static let matrix = """
+    opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P]
+                     [--rules GLOB] [--markdown FILE] [--json FILE] [--out DIR] [--jobs N] [--no-shrink]
+
+    Runs the same N generated cases (default 100, run seed S) on each implementation and prints
+    how many rules each passes, fails, cannot observe or did not reach, then the rules whose
+    status differs between them, each failure with its replay line. Findings and case logs go
+    to DIR/NAME/ (default opconform-findings/NAME/).
+
+      --markdown FILE    rules down, implementations across; each failing cell links to its
+                         finding and replay lines (the README's matrix is made this way)
+      --json FILE        an array of 'run --json' reports, one per implementation
+
+    Exit status 0 when no implementation broke a rule, 1 otherwise, 2 for bad usage.
+    """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "rules": return rules
@@ -160,6 +177,7 @@ enum Help {
         case "faults": return faults
         case "driver": return driver
         case "gate": return gate
+        case "matrix": return matrix
         default: return nil
         }
     }

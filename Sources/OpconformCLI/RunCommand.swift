@@ -37,11 +37,11 @@ enum RunCommand {
 
     /// Runs the cases with progress on a terminal and the case log written as cases are decided
     /// (`--log FILE`, default DIR/cases.jsonl). Checks every output can be written first.
-    static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String) throws(InputError) -> RunResult {
+    static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String, log logPath: String? = nil) throws(InputError) -> RunResult {
         // Refuse unwritable outputs before the run, not after it.
         for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(parentOf: path) }
         try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
-        let log = try CaseLog(path: args.options["--log"] ?? (out as NSString).appendingPathComponent("cases.jsonl"), header: RunHeader(configuration))
+        let log = try CaseLog(path: logPath ?? args.options["--log"] ?? (out as NSString).appendingPathComponent("cases.jsonl"), header: RunHeader(configuration))
         let clock = ContinuousClock()
         var last = clock.now
         return Runner(configuration).run(progress: { done, total, broken in

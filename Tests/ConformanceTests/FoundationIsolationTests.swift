@@ -60,6 +60,22 @@ struct FoundationIsolationTests {
         #expect(result.findings.first { $0.rule == Finding.hangRule }?.caseIndex == 7)
     }
 
+    @Test("crashes and hangs are shrunk to a small case that dies or stalls the same way",
+          .enabled(if: available && RunnerTests.long, "build opconform first; set OPCONFORM_LONG=1 (about 30 s)"))
+    func shrinksDeaths() throws {
+        // Checking one rule that Foundation keeps, so only the crash (case 2) and the hang (case 7) are shrunk.
+        var c = RunConfiguration(impl: Self.foundation(timeout: 3), seed: 1, count: 8, rules: RuleBook.matching("READY-DEPS-UNFINISHED"), shrink: true)
+        c.jobs = 1
+        let result = Runner(c).run()
+        let crash = try #require(result.findings.first { $0.rule == Finding.crashRule })
+        let hang = try #require(result.findings.first { $0.rule == Finding.hangRule })
+        #expect(crash.operations < crash.originalOperations && crash.operations <= 3, "\(crash.operations) of \(crash.originalOperations)")
+        #expect(crash.message.contains("not yet ready") && crash.message.contains("0x…"), "\(crash.message)")
+        #expect(hang.operations <= 3 && hang.message.contains("never returned"), "\(hang.operations): \(hang.message)")
+        #expect(Self.foundation(timeout: 3).run(hang.scenario, scheduleSeed: hang.scheduleSeed).ending == .hang)
+        #expect(Self.foundation(timeout: 3).run(crash.scenario, scheduleSeed: crash.scheduleSeed).ending == .crash)
+    }
+
     @Test("cases run side by side in child processes give the same endings", .enabled(if: available, "build opconform first"))
     func parallelChildren() {
         var configuration = RunConfiguration(impl: Self.foundation(timeout: 3), seed: 1, count: 8, shrink: false)

@@ -19,13 +19,11 @@ public enum ConsoleReport {
                 out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {
                 let ending = f.rule == Finding.crashRule ? "crash" : "hang"
-                out += "  \(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending); first: case \(f.caseIndex), seed \(f.identity.caseSeed) (not shrunk)\n"
+                out += "  \(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             }
-            if f.rule != Finding.crashRule && f.rule != Finding.hangRule {
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
             out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)\n" : "\n"
-            }
             out += "  replay: \(f.replayLine(file: files[f.rule]))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil))\n" }
         }

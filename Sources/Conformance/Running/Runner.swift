@@ -173,7 +173,11 @@ public struct Runner: Sendable {
             shrinking(c.rules[n].rule.id)
             findings.append(finding(for: f, rule: c.rules[n]))
         }
-        for f in [crashed, hung].compactMap({ $0 }) { findings.append(outcomeFinding(f)) }
+        for (f, target) in [(crashed, ShrinkTarget.crash), (hung, ShrinkTarget.hang)] {
+            guard let f else { continue }
+            shrinking(target.id)
+            findings.append(finding(for: f, target: target))
+        }
         let end = clock.now
         return RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                          seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
@@ -196,31 +200,21 @@ public struct Runner: Sendable {
         let identity = CaseIdentity.of(run: c.seed, index: k, options: c.generator)
         let scenario = identity.scenario()
         let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
-        var death: Violation?
-        if let last = trace.events.last, trace.ending == .crash || trace.ending == .hang {
-            let crash = trace.ending == .crash
-            death = Violation(rule: crash ? Finding.crashRule : Finding.hangRule, observed: last.kind.description,
-                              expected: crash ? "no crash: misuse is reported, not fatal (004 2.7.2)" : "every call returns and the run ends", witnesses: [last])
-        }
+        let death = ShrinkTarget.death(of: trace).first
         let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
         return CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts)
     }
 
-    /// A crash or a hang, reported as found: its case seed replays it (not shrunk yet).
-    func outcomeFinding(_ f: FailingCase) -> Finding {
-        let c = configuration
-        var scenario = f.scenario
-        scenario.name = "\(f.violation.rule) in case \(f.index)"
-        return Finding(rule: f.violation.rule, message: f.violation.observed + "; required: " + f.violation.expected,
-                       impl: c.impl.name, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
-                       identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
-                       scenario: scenario, scheduleSeed: f.identity.scheduleSeed, reproduced: 1, attempts: 1,
-                       shrinkSteps: 0, shrinkExhausted: false)
-    }
+    func finding(for f: FailingCase, rule: RuleCheck) -> Finding { finding(for: f, target: ShrinkTarget(rule)) }
 
-    func finding(for f: FailingCase, rule: RuleCheck) -> Finding {
+    /// The failing case, shrunk (unless the run says not to) to the smallest scenario that still
+    /// shows the same failure, crashes and hangs included.
+    func finding(for f: FailingCase, target: ShrinkTarget) -> Finding {
         let c = configuration
-        let shrinker = Shrinker(impl: c.impl, profile: c.profile, rule: rule, attempts: c.attempts)
+        var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: target, attempts: c.attempts)
+        // A run that stalls costs the driver's stall window (half a second or more): a death is
+        // shrunk on a smaller budget than a rule.
+        if target.id == Finding.hangRule || target.id == Finding.crashRule { shrinker.budget = min(shrinker.budget, 120) }
         var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
                                      accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         if c.shrink {
@@ -233,8 +227,8 @@ public struct Runner: Sendable {
             }
         }
         var minimal = result.scenario
-        minimal.name = "\(rule.rule.id) minimised from case \(f.index)"
-        return Finding(rule: rule.rule.id, message: result.violation.observed + "; required: " + result.violation.expected,
+        minimal.name = "\(target.id) minimised from case \(f.index)"
+        return Finding(rule: target.id, message: result.violation.observed + "; required: " + result.violation.expected,
                        impl: c.impl.name, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
                        identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,

@@ -29,7 +29,7 @@ public struct Shrinker: Sendable {
 
     public let impl: any Implementation
     public let profile: Profile
-    public let rule: RuleCheck
+    public let target: ShrinkTarget
     public var schedulesPerCandidate = 4
     public var attempts: Int
     public var budget = 4000
@@ -39,9 +39,13 @@ public struct Shrinker: Sendable {
     let oracle: ReferenceEngine
 
     public init(impl: any Implementation, profile: Profile, rule: RuleCheck, attempts: Int? = nil) {
+        self.init(impl: impl, profile: profile, target: ShrinkTarget(rule), attempts: attempts)
+    }
+
+    public init(impl: any Implementation, profile: Profile, target: ShrinkTarget, attempts: Int? = nil) {
         self.impl = impl
         self.profile = profile
-        self.rule = rule
+        self.target = target
         self.attempts = attempts ?? (impl.isDeterministic ? 1 : 3)
         // A real implementation chooses its own interleavings, and every run costs a process:
         // one schedule seed, repeated `attempts` times, and a budget of a few hundred runs.
@@ -70,8 +74,8 @@ public struct Shrinker: Sendable {
     /// (any, if nil), and how the run ended.
     public func run(_ scenario: Scenario, scheduleSeed: UInt64, signature: String? = nil) -> (Violation?, Trace.Ending) {
         let trace = impl.run(scenario, scheduleSeed: scheduleSeed)
-        guard rule.rule.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending) }
-        let found = rule.check(CheckContext(scenario: scenario, trace: trace, profile: profile)).violations
+        guard target.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending) }
+        let found = target.violations(CheckContext(scenario: scenario, trace: trace, profile: profile))
         return (found.first { signature == nil || Self.signature($0) == signature }, trace.ending)
     }
 
@@ -126,7 +130,7 @@ public struct Shrinker: Sendable {
         let elapsed = clock.now - start
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         return Result(scenario: best, scheduleSeed: seed,
-                      violation: witness ?? Violation(rule: rule.rule.id, observed: "did not reproduce", expected: "", witnesses: []),
+                      violation: witness ?? Violation(rule: target.id, observed: "did not reproduce", expected: "", witnesses: []),
                       accepted: accepted, runs: runs, reproduced: reproduced, attempts: attempts, milliseconds: ms, exhausted: exhausted)
     }
 

@@ -1,0 +1,56 @@
+import OperationSpec
+
+/// What a shrink candidate must still show: a rule's violation, or a run that dies or stalls
+/// the same way (the RUN-CRASH and RUN-HANG pseudo-rules, which are not in the catalog).
+public struct ShrinkTarget: Sendable {
+    public let id: String
+    /// Observations the implementation must declare for the target to be judged at all.
+    public let needs: [Observation]
+    public let violations: @Sendable (CheckContext) -> [Violation]
+
+    public init(id: String, needs: [Observation], violations: @escaping @Sendable (CheckContext) -> [Violation]) {
+        self.id = id
+        self.needs = needs
+        self.violations = violations
+    }
+
+    public init(_ check: RuleCheck) {
+        self.init(id: check.rule.id, needs: check.rule.needs) { check.check($0).violations }
+    }
+
+    /// The case died (RUN-CRASH) or stalled (RUN-HANG); its sentence is the signal and the
+    /// implementation's last words, or what was pending.
+    public static let crash = ShrinkTarget(id: Finding.crashRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.crashRule } }
+    public static let hang = ShrinkTarget(id: Finding.hangRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.hangRule } }
+
+    /// The violation of RUN-CRASH or RUN-HANG a trace shows, if it ended that way. Memory
+    /// addresses in a crash message (`<MainOperation: 0x55e07f136da0>`) are blanked: they differ
+    /// from run to run, and a shrink candidate must show "the same" crash.
+    public static func death(of trace: Trace) -> [Violation] {
+        guard let last = trace.events.last else { return [] }
+        switch last.kind {
+        case .crash(let signal, let message):
+            let kind = EventKind.crash(signal: signal, message: blankingAddresses(message))
+            return [Violation(rule: Finding.crashRule, observed: kind.description,
+                              expected: "no crash: misuse is reported, not fatal (004 2.7.2)", witnesses: [last])]
+        case .hang:
+            return [Violation(rule: Finding.hangRule, observed: last.kind.description, expected: "every call returns and the run ends", witnesses: [last])]
+        default:
+            return []
+        }
+    }
+
+    /// `0x` followed by hex digits becomes `0x…`.
+    static func blankingAddresses(_ s: String) -> String {
+        var out = "", chars = Array(s), i = 0
+        while i < chars.count {
+            if chars[i] == "0", i + 1 < chars.count, chars[i + 1] == "x" {
+                var j = i + 2
+                while j < chars.count, chars[j].isHexDigit { j += 1 }
+                if j > i + 2 { out += "0x…"; i = j; continue }
+            }
+            out.append(chars[i]); i += 1
+        }
+        return out
+    }
+}

@@ -1,0 +1,46 @@
+import Conformance
+import Foundation
+import OperationSpec
+
+/// `opconform matrix --impls a,b`: the same generated cases on several implementations, rules
+/// down and implementations across, each failing cell with the line that replays it.
+enum MatrixCommand {
+    static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
+        var input = input
+        let args = try input.parse(flags: ["--no-shrink"],
+                                   options: ["--impls", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--profile", "--rules",
+                                             "--markdown", "--json", "--out", "--jobs"])
+        if args.flags.contains("--help") { console.out(Help.matrix + "\n"); return 0 }
+        if !args.positionals.isEmpty { throw InputError("matrix takes no positional argument, but was given '\(args.positionals[0])'") }
+        guard let list = args.options["--impls"] else { throw InputError("matrix needs --impls NAME,NAME (this build has: " + Implementations.names.joined(separator: ", ") + ")") }
+        let names = list.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty, Set(names).count == names.count else { throw InputError("matrix: --impls takes distinct names separated by commas, not '\(list)'") }
+        let profile = try args.profile()
+        let impls = try names.map { (name: String) throws(InputError) in try Implementations.make(name, profile: profile, faults: [], driver: CLI.driverCommand) }
+        let out = args.options["--out"] ?? "opconform-findings"
+        for path in [args.options["--markdown"], args.options["--json"]].compactMap({ $0 }) { try RunCommand.writable(parentOf: path) }
+        let seed = try args.seed("--seed", default: 1), count = try args.int("--count", default: 100, range: 1...100_000_000)
+        let generator = try args.generatorOptions(), rules = try args.rules(), jobs = try args.jobs()
+
+        var columns: [MatrixReport.Column] = []
+        for impl in impls {
+            var configuration = RunConfiguration(impl: impl, profile: profile, seed: seed, count: count, generator: generator, rules: rules,
+                                                 shrink: !args.flags.contains("--no-shrink"))
+            configuration.jobs = jobs
+            let dir = (out as NSString).appendingPathComponent(impl.name)
+            if console.interactive { console.err("\(impl.name):\n") }
+            let result = try RunCommand.execute(configuration, args, console, out: dir, log: (dir as NSString).appendingPathComponent("cases.jsonl"))
+            let files = try RunCommand.writeFindings(result, to: dir)
+            console.out(ConsoleReport.text(result, files: files).split(separator: "\n").prefix(3).joined(separator: "\n") + "\n")
+            columns.append(MatrixReport.Column(result: result, files: files))
+        }
+        let report = MatrixReport(columns: columns)
+        console.out("\n" + report.text())
+        if let path = args.options["--markdown"] { try RunCommand.write(report.markdown(), to: path) }
+        if let path = args.options["--json"] {
+            let runs = columns.map { RunJSONReport($0.result, files: $0.files) }
+            try RunCommand.write(JSONCodec.encodeString(runs), to: path)
+        }
+        return columns.contains { $0.result.failed } ? 1 : 0
+    }
+}
