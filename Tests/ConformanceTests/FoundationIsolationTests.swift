@@ -99,8 +99,10 @@ struct FoundationIsolationTests {
         let data = try #require(FileManager.default.contents(atPath: expectations.findingPath(entry, relativeTo: Self.expectationsFile)))
         let finding = try JSONCodec.decode(Finding.self, from: data, source: entry.finding)
         #expect(finding.rule == rule && finding.impl == "foundation")
-        // Real threads: the divergence must show in at least one of three runs.
-        let shows = (0..<3).contains { _ in
+        // Real threads: the divergence must show in at least one of ten runs (it stops at the
+        // first). The least reproducible entry shows in about half the runs: a miss in ten
+        // would be 1 in 1,000.
+        let shows = (0..<10).contains { _ in
             let t = Self.foundation(timeout: 3).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
             switch rule {
             case Finding.crashRule: return t.ending == .crash

@@ -96,7 +96,8 @@ public struct MatrixReport {
             out += "| \(rule) | " + cells.joined(separator: " | ") + " |\n"
         }
         if !failures.isEmpty {
-            out += "\n## Findings\n"
+            out += "\n## Findings\n\nEach with two lines: the first replays the minimised finding the run wrote (in its findings "
+            out += "directory), the second regenerates the original case from its seed anywhere.\n"
             for f in failures {
                 let finding = f.finding, column = columns[f.column]
                 out += "\n<a id=\"f\(f.number)\"></a>**F\(f.number). \(f.rule) on \(column.name)** (\(f.text)): \(finding.message)\n\n"

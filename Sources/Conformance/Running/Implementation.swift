@@ -24,7 +24,7 @@ public struct ReferenceImplementation: Implementation {
 
 /// The implementations this build can run, by name.
 public enum Implementations {
-    public static let names = ["reference", "foundation"]
+    public static let names = ["reference", "foundation", "gnustep"]
 
     /// `driver` is the command that starts a driver process (`opconform driver`); implementations
     /// run through the driver protocol need it.
@@ -34,6 +34,8 @@ public enum Implementations {
         case "foundation":
             guard let driver else { throw InputError("the foundation implementation needs the opconform executable to start its driver") }
             return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver)
+        case "gnustep":
+            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()])
         default: throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", "))
         }
     }

@@ -1,0 +1,69 @@
+import Foundation
+import OperationSpec
+
+/// The `gnustep` implementation: GNUstep Base's NSOperation and NSOperationQueue, driven by an
+/// Objective-C program (`Drivers/gnustep/`) that speaks the driver protocol. SwiftPM never builds
+/// it: `Drivers/gnustep/build.sh` does, with gcc and gnustep-config, on first use.
+public enum GNUstepDriver {
+    /// What the driver observes: real KVO (observers with the Prior option), NSExceptions caught
+    /// around every call, thread identity, names and priorities. The driver's `hello` is what
+    /// counts; this list is what it is expected to say.
+    public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority, .superStart, .finishing]
+
+    /// The driver's sources, found from the current directory or from this executable's place in
+    /// a build folder (`.build/debug/opconform` is three levels below the package).
+    static func sourceDirectory() -> String? {
+        var candidates: [URL] = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        candidates.append(me.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        candidates.append(me.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        for base in candidates {
+            var dir = base
+            for _ in 0..<6 {
+                let path = dir.appendingPathComponent("Drivers/gnustep/build.sh").path
+                if FileManager.default.fileExists(atPath: path) { return dir.appendingPathComponent("Drivers/gnustep").path }
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    /// The driver executable, built first if it is missing or older than its sources.
+    /// `OPCONFORM_GNUSTEP_DRIVER` names a driver built elsewhere.
+    public static func executable() throws(InputError) -> String {
+        if let path = ProcessInfo.processInfo.environment["OPCONFORM_GNUSTEP_DRIVER"] {
+            guard FileManager.default.isExecutableFile(atPath: path) else { throw InputError("OPCONFORM_GNUSTEP_DRIVER names \(path), which is not an executable") }
+            return path
+        }
+        guard let dir = sourceDirectory() else {
+            throw InputError("gnustep: cannot find Drivers/gnustep/ (run from the package, or set OPCONFORM_GNUSTEP_DRIVER to a built driver)")
+        }
+        let output = (dir as NSString).appendingPathComponent("../../.build/gnustep-driver/opconform-gnustep-driver")
+        if isCurrent(output, sources: dir) { return (output as NSString).standardizingPath }
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: "/bin/sh")
+        build.arguments = [(dir as NSString).appendingPathComponent("build.sh"), output]
+        let errors = Pipe()
+        build.standardError = errors
+        build.standardOutput = errors
+        do { try build.run() } catch { throw InputError("gnustep: cannot run Drivers/gnustep/build.sh: \(error)") }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        build.waitUntilExit()
+        guard build.terminationStatus == 0 else {
+            let last = text.split(separator: "\n").suffix(3).joined(separator: " | ")
+            throw InputError("gnustep: building the driver failed (\(last)); it needs gcc and GNUstep Base: apt-get install -y --no-install-recommends gobjc libgnustep-base-dev")
+        }
+        return (output as NSString).standardizingPath
+    }
+
+    /// Whether `output` exists and is newer than every file in `sources`.
+    static func isCurrent(_ output: String, sources: String) -> Bool {
+        let fm = FileManager.default
+        guard let built = (try? fm.attributesOfItem(atPath: output))?[.modificationDate] as? Date,
+              let files = try? fm.contentsOfDirectory(atPath: sources) else { return false }
+        return files.allSatisfy { name in
+            let date = (try? fm.attributesOfItem(atPath: (sources as NSString).appendingPathComponent(name)))?[.modificationDate] as? Date
+            return (date ?? .distantFuture) <= built
+        }
+    }
+}
