@@ -1,0 +1,43 @@
+import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// The harness's side of the driver protocol, against drivers that misbehave on purpose, and the
+/// GNUstep driver's side against requests that are wrong on purpose.
+@Suite("The driver protocol")
+struct DriverProtocolTests {
+    /// A driver written as a shell script that prints `lines` and exits with `status`.
+    static func scripted(_ lines: [String], status: Int = 0) -> ChildProcessImplementation {
+        let body = lines.map { "printf '%s\\n' '\($0)'" }.joined(separator: "\n")
+        let path = temporaryFile("cat > /dev/null\n\(body)\nexit \(status)\n")
+        return ChildProcessImplementation(name: "scripted", capabilities: [], command: ["/bin/sh", path], timeout: 3)
+    }
+
+    static let hello = #"{"hello":{"capabilities":["threadIdentity"],"impl":"scripted","protocol":1}}"#
+    static let started = #"{"event":{"_0":{"kind":{"threadStarted":{"name":"main","queue":null}},"seq":0,"thread":0}}}"#
+    static let scenario = Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.start(0))])
+
+    @Test("a trace that ends before its end marker is a crash that keeps what came")
+    func endsEarly() {
+        let t = Self.scripted([Self.hello, Self.started]).run(Self.scenario, scheduleSeed: 1)
+        #expect(t.events.count == 2 && t.events[0].kind == .threadStarted(name: "main", queue: nil))
+        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        #expect(message.contains("before the end of the trace"), "\(message)")
+        #expect(t.capabilities == [.threadIdentity], "the hello's capabilities count")
+    }
+
+    @Test("a line that is not a protocol message is reported, not trusted")
+    func garbage() {
+        let t = Self.scripted([Self.hello, "hello world"]).run(Self.scenario, scheduleSeed: 1)
+        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        #expect(message.contains("not a protocol message") && message.contains("hello world"))
+    }
+
+    @Test("a driver's refusal reaches the report with its sentence")
+    func refusal() {
+        let t = Self.scripted([#"{"error":{"_0":"unknown driver action frobnicate"}}"#], status: 2).run(Self.scenario, scheduleSeed: 1)
+        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        #expect(message == "the driver refused the case: unknown driver action frobnicate")
+    }
+}
