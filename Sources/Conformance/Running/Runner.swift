@@ -46,6 +46,10 @@ public struct Shard: Sendable, Equatable {
     public static let whole = Shard(index: 0, count: 1)
     public init(index: Int, count: Int) { self.index = index; self.count = count }
     public func holds(_ k: Int) -> Bool { k % count == index }
+    /// How many of cases 0..<total the shard holds.
+    public func cases(of total: Int) -> Int { total > index ? (total - index + count - 1) / count : 0 }
+    /// The case index of the shard's `position`-th case.
+    public func caseIndex(_ position: Int) -> Int { index + position * count }
 }
 
 /// What one case did, reported as soon as it is decided (the run's JSON-lines log).
@@ -117,50 +121,49 @@ public struct Runner: Sendable {
         var crashed: FailingCase?, hung: FailingCase?
         var endings: [String: Int] = [:]
         var broken = 0, done = 0
-        let indices = (0..<c.count).filter(c.shard.holds)
-        var casesRun = indices.count
-        let pipeline = CasePipeline(runner: self, indices: indices)
-        folding: for position in indices.indices {
-            do {
-                let outcome = pipeline.take(position)
-                let k = outcome.index
-                endings[outcome.ending.rawValue, default: 0] += 1
-                var brokenRules: [String] = []
-                var message: String?
-                if let v = outcome.death {
-                    let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
-                    if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
-                    if v.rule == Finding.hangRule && hung == nil { hung = failing }
-                    brokenRules.append(v.rule)
-                    message = v.observed
-                }
-                for (n, v) in outcome.verdicts.enumerated() {
-                    switch v.verdict {
-                    case .notApplicable:
-                        stats[n].status = .notApplicable
-                        stats[n].reason = "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
-                    case .notObservable(let reason):
-                        stats[n].status = .notObservable
-                        stats[n].reason = reason
-                    case .checked(let r):
-                        stats[n].hits += r.hits
-                        if r.hits > 0 { stats[n].cases += 1 }
-                        if let violation = r.violations.first {
-                            stats[n].violations += 1
-                            brokenRules.append(v.rule.id)
-                            if message == nil { message = violation.observed }
-                            if first[n] == nil { first[n] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation) }
-                        }
+        // Positions within the shard, not an array of indices: a run may have 100 million cases.
+        let total = c.shard.cases(of: c.count)
+        var casesRun = total
+        let pipeline = CasePipeline(runner: self, total: total)
+        folding: for position in 0..<total {
+            let outcome = pipeline.take(position)
+            let k = outcome.index
+            endings[outcome.ending.rawValue, default: 0] += 1
+            var brokenRules: [String] = []
+            var message: String?
+            if let v = outcome.death {
+                let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
+                if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
+                if v.rule == Finding.hangRule && hung == nil { hung = failing }
+                brokenRules.append(v.rule)
+                message = v.observed
+            }
+            for (n, v) in outcome.verdicts.enumerated() {
+                switch v.verdict {
+                case .notApplicable:
+                    stats[n].status = .notApplicable
+                    stats[n].reason = "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
+                case .notObservable(let reason):
+                    stats[n].status = .notObservable
+                    stats[n].reason = reason
+                case .checked(let r):
+                    stats[n].hits += r.hits
+                    if r.hits > 0 { stats[n].cases += 1 }
+                    if let violation = r.violations.first {
+                        stats[n].violations += 1
+                        brokenRules.append(v.rule.id)
+                        if message == nil { message = violation.observed }
+                        if first[n] == nil { first[n] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation) }
                     }
                 }
-                done += 1
-                if !brokenRules.isEmpty { broken += 1 }
-                record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
-                                  ending: outcome.ending.rawValue, broken: brokenRules, message: message,
-                                  replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, impl: c.impl.name, profile: c.profile, faults: c.faults)))
-                progress(done, indices.count, broken)
-                if !brokenRules.isEmpty && c.stopAtFirstFailure { casesRun = done; break folding }
             }
+            done += 1
+            if !brokenRules.isEmpty { broken += 1 }
+            record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
+                              ending: outcome.ending.rawValue, broken: brokenRules, message: message,
+                              replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, impl: c.impl.name, profile: c.profile, faults: c.faults)))
+            progress(done, total, broken)
+            if !brokenRules.isEmpty && c.stopAtFirstFailure { casesRun = done; break folding }
         }
         pipeline.finish()
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
@@ -241,19 +244,19 @@ public struct Runner: Sendable {
 /// and each case is reported as soon as every case before it is.
 ///
 /// `@unchecked Sendable` is sound: `slots` and `stopped` are read and written only while holding
-/// `condition`; `runner` and `indices` are immutable.
+/// `condition`; `runner` and `shard` are immutable.
 final class CasePipeline: @unchecked Sendable {
     private let runner: Runner
-    private let indices: [Int]
+    private let shard: Shard
     private let condition = NSCondition()
     private var slots: [Int: Runner.CaseOutcome] = [:]   // position -> outcome; looked up, never iterated
     private var stopped = false
     private let group = DispatchGroup()
     private let inline: Bool
 
-    init(runner: Runner, indices: [Int]) {
+    init(runner: Runner, total: Int) {
         self.runner = runner
-        self.indices = indices
+        self.shard = runner.configuration.shard
         let jobs = max(1, runner.configuration.jobs)
         inline = jobs == 1
         guard !inline else { return }
@@ -262,7 +265,7 @@ final class CasePipeline: @unchecked Sendable {
         let running = DispatchSemaphore(value: jobs)
         let ahead = jobs * 32
         DispatchQueue.global().async(group: group) { [self] in
-            for position in indices.indices {
+            for position in 0..<total {
                 condition.lock()
                 while !stopped && slots.count >= ahead { condition.wait() }
                 let stop = stopped
@@ -270,7 +273,7 @@ final class CasePipeline: @unchecked Sendable {
                 if stop { return }
                 running.wait()
                 DispatchQueue.global().async(group: group) { [self] in
-                    let outcome = runner.evaluate(indices[position])
+                    let outcome = runner.evaluate(shard.caseIndex(position))
                     running.signal()
                     condition.lock()
                     slots[position] = outcome
@@ -283,7 +286,7 @@ final class CasePipeline: @unchecked Sendable {
 
     /// The outcome of the case at `position`, waiting for it if needed.
     func take(_ position: Int) -> Runner.CaseOutcome {
-        if inline { return runner.evaluate(indices[position]) }
+        if inline { return runner.evaluate(shard.caseIndex(position)) }
         condition.lock()
         defer { condition.unlock() }
         while slots[position] == nil { condition.wait() }

@@ -10,6 +10,11 @@ public enum GNUstepDriver {
     /// counts; this list is what it is expected to say.
     public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority, .superStart, .finishing]
 
+    /// Held while looking for and building the driver, so that two callers in one process do
+    /// not build it at once (tests run in parallel). `build.sh` itself moves the finished
+    /// executable into place, so other processes never see half of one.
+    private static let building = NSLock()
+
     /// The driver's sources, found from the current directory or from this executable's place in
     /// a build folder (`.build/debug/opconform` is three levels below the package).
     static func sourceDirectory() -> String? {
@@ -31,6 +36,8 @@ public enum GNUstepDriver {
     /// The driver executable, built first if it is missing or older than its sources.
     /// `OPCONFORM_GNUSTEP_DRIVER` names a driver built elsewhere.
     public static func executable() throws(InputError) -> String {
+        building.lock()
+        defer { building.unlock() }
         if let path = ProcessInfo.processInfo.environment["OPCONFORM_GNUSTEP_DRIVER"] {
             guard FileManager.default.isExecutableFile(atPath: path) else { throw InputError("OPCONFORM_GNUSTEP_DRIVER names \(path), which is not an executable") }
             return path
