@@ -1,0 +1,320 @@
+/* Driver.m: the driving thread and the watchdog (see Driver.h).
+ *
+ * Every wait is bounded except the API's own waits (waitUntilFinished and friends), which a
+ * real implementation may never return from: the watchdog bounds those, and the harness's
+ * deadline bounds the watchdog.
+ */
+#import "Driver.h"
+#import "BlockObject.h"
+#import "JSON.h"
+#import "Operations.h"
+#import "Recorder.h"
+#include <unistd.h>
+
+/* How long a trigger may take at most before the step runs anyway (triggerMissed). */
+static const double triggerTimeout = 1.0;
+
+/* A call bracketed by `call` and `returned`, or `threw` with the closest MisuseKind when
+ * GNUstep raised. A macro because gcc has no blocks to pass the statement in. */
+#define LOGGED_CALL(callValue, ...) \
+  do { \
+    id call_ = (callValue); \
+    Record(EvCall(call_)); \
+    @try { __VA_ARGS__; Record(EvReturned(call_)); } \
+    @catch (NSException *e_) { Record(EvThrew(call_, MisuseKindOf(e_), MessageOf(e_))); } \
+  } while (0)
+
+/* A driver action built for the setup, which runs as driver actions do. */
+static DriverStep *
+setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
+{
+  DriverStep *d = [[DriverStep new] autorelease];
+
+  d->trigger = TriggerNone;
+  d->action = action;
+  d->op = op;
+  d->on = number;
+  d->queue = queue;
+  d->number = number;
+  return d;
+}
+
+@implementation Interpreter (Driving)
+
+- (double) triggerQuiet
+{
+  return MAX(0.25, 4 * [scenario longestSilentStep] * unit);
+}
+
+- (double) stallQuiet
+{
+  return MAX(0.5, 8 * [scenario longestSilentStep] * unit);
+}
+
+/* Operations the scenario's driver adds to queue q (for the reads after a wait). */
+- (NSArray *) addedTo: (NSInteger)q
+{
+  NSMutableArray *out = [NSMutableArray array];
+
+  for (DriverStep *d in scenario->driver)
+    {
+      if (d->action == ActAdd && d->queue == q)
+        [out addObject: [NSNumber numberWithInteger: d->op]];
+      else if (d->action == ActAddBatch && d->queue == q)
+        [out addObjectsFromArray: d->ops];
+    }
+  return out;
+}
+
+- (void) perform: (DriverStep *)d
+{
+  NSOperation *op = (d->op >= 0 && d->op < (NSInteger)[ops count]) ? [ops objectAtIndex: d->op] : nil;
+  NSOperationQueue *q = (d->queue >= 0 && d->queue < (NSInteger)[queues count]) ? [queues objectAtIndex: d->queue] : nil;
+
+  switch (d->action)
+    {
+      case ActAdd:
+        LOGGED_CALL(CallAddOperation(d->op, d->queue), [q addOperation: op]);
+        break;
+      case ActAddBatch:
+        {
+          NSMutableArray *list = [NSMutableArray array];
+
+          for (NSNumber *n in d->ops)
+            [list addObject: [ops objectAtIndex: [n integerValue]]];
+          LOGGED_CALL(CallAddOperations(d->ops, d->queue, d->wait),
+            [q addOperations: list waitUntilFinished: d->wait]);
+          if (d->wait)
+            {
+              for (NSOperation *o in list)
+                (void)[o isFinished];
+            }
+        }
+        break;
+      case ActStart:
+        [self start: d->op as: CallerDriver];
+        break;
+      case ActPerform:
+        [self run: d->steps this: d->op];
+        break;
+      case ActCancel:
+        @try { [op cancel]; }
+        @catch (NSException *e) { }     /* logged by the cancel override */
+        break;
+      case ActCancelAll:
+        LOGGED_CALL(CallCancelAll(d->queue), [q cancelAllOperations]);
+        break;
+      case ActSuspend:
+        LOGGED_CALL(CallSetSuspended(d->queue, YES), [q setSuspended: YES]);
+        break;
+      case ActResume:
+        LOGGED_CALL(CallSetSuspended(d->queue, NO), [q setSuspended: NO]);
+        break;
+      case ActSetMaxConcurrent:
+        LOGGED_CALL(CallSetMaxConcurrent(d->queue, d->number), [q setMaxConcurrentOperationCount: d->number]);
+        break;
+      case ActAddDependency:
+        LOGGED_CALL(CallAddDependency(d->op, d->on), [op addDependency: [ops objectAtIndex: d->on]]);
+        break;
+      case ActRemoveDependency:
+        LOGGED_CALL(CallRemoveDependency(d->op, d->on), [op removeDependency: [ops objectAtIndex: d->on]]);
+        break;
+      case ActWaitUntilFinished:
+        LOGGED_CALL(CallWaitUntilFinished(d->op), [op waitUntilFinished]);
+        (void)[op isFinished];
+        break;
+      case ActWaitUntilAllFinished:
+        LOGGED_CALL(CallWaitUntilAllFinished(d->queue), [q waitUntilAllOperationsAreFinished]);
+        Record(EvOperationCount(d->queue, [q operationCount]));
+        for (NSNumber *n in [self addedTo: d->queue])
+          (void)[(NSOperation *)[ops objectAtIndex: [n integerValue]] isFinished];
+        break;
+      case ActSetCompletionBlock:
+        LOGGED_CALL(CallSetCompletionBlock(d->op),
+          [op setCompletionBlock: (GSOperationCompletionBlock)[CompletionBlock blockForOp: d->op body: d->steps]]);
+        break;
+      case ActAddExecutionBlock:
+        if ([op isKindOfClass: [NSBlockOperation class]])
+          {
+            NSBlockOperation *b = (NSBlockOperation *)op;
+            NSInteger number = [[b executionBlocks] count];
+
+            LOGGED_CALL(CallAddExecutionBlock(d->op),
+              [b addExecutionBlock: (GSBlockOperationBlock)[ExecutionBlock blockForOp: d->op number: number body: d->steps]]);
+          }
+        break;
+      case ActSetQueuePriority:
+        /* The raw value goes through: GNUstep's setter takes any integer and normalises it. */
+        LOGGED_CALL(CallSetQueuePriority(d->op, d->number), [op setQueuePriority: d->number]);
+        break;
+      case ActSetThreadPriority:
+        LOGGED_CALL(CallSetThreadPriority(d->op, d->priority), [op setThreadPriority: d->priority]);
+        break;
+      case ActRead:
+        [self read: d->key of: d->op logging: YES];
+        break;
+      case ActReadOperationCount:
+        Record(EvOperationCount(d->queue, [q operationCount]));
+        break;
+      case ActResult:
+        {
+          id call = CallResult(d->op);
+
+          Record(EvCall(call));
+          @try
+            {
+              (void)[(NSInvocationOperation *)op result];
+              Record(EvInvocationResult(d->op));
+              Record(EvReturned(call));
+            }
+          @catch (NSException *e)
+            {
+              Record(EvThrew(call, MisuseKindOf(e), MessageOf(e)));
+            }
+        }
+        break;
+    }
+}
+
+/* Performs a driver action, marked as pending while it runs (what a stall is blamed on). */
+- (void) perform: (DriverStep *)d as: (NSString *)description
+{
+  NSAutoreleasePool *pool = [NSAutoreleasePool new];
+
+  [TheRecorder() setPending: description];
+  [self perform: d];
+  [TheRecorder() setPending: nil];
+  [pool release];
+}
+
+- (BOOL) busy: (NSOperationQueue *)q
+{
+  return [q operationCount] > 0 && ![q isSuspended] && [q maxConcurrentOperationCount] != 0;
+}
+
+/* Lets everything started finish: every queue empties (at most 2 s, and only while something
+ * still happens), then nothing happens for a little while. */
+- (id) drain
+{
+  Recorder *r = TheRecorder();
+  double deadline = Now() + 2, stall = [self stallQuiet];
+  NSMutableArray *stuck = [NSMutableArray array];
+  NSUInteger i;
+
+  for (;;)
+    {
+      BOOL any = NO;
+
+      for (NSOperationQueue *q in queues)
+        any = any || [self busy: q];
+      if (!any || Now() >= deadline || [r silence] >= stall)
+        break;
+      [r settleQuiet: 0.005 timeout: 0.05];
+    }
+  [r settleQuiet: 0.03 timeout: 1];
+  for (i = 0; i < [queues count]; i++)
+    {
+      NSOperationQueue *q = [queues objectAtIndex: i];
+
+      if ([self busy: q])
+        [stuck addObject: [NSString stringWithFormat: @"queue %lu still holds %lu operations",
+          (unsigned long)i, (unsigned long)[q operationCount]]];
+    }
+  if ([stuck count] == 0)
+    return EvEnd();
+  return EvHang([stuck componentsJoinedByString: @"; "]);
+}
+
+- (id) drive
+{
+  NSUInteger i;
+  double quiet = [self triggerQuiet];
+
+  [self prepare];
+  for (i = 0; i < [scenario->queues count]; i++)
+    {
+      QueueConfig *c = [scenario->queues objectAtIndex: i];
+      NSString *what = [NSString stringWithFormat: @"the setup of queue %lu", (unsigned long)i];
+
+      if (c->maxConcurrent != -1)
+        [self perform: setupStep(ActSetMaxConcurrent, 0, i, c->maxConcurrent) as: what];
+      if (c->suspended)
+        [self perform: setupStep(ActSuspend, 0, i, 0) as: what];
+    }
+  for (i = 0; i < [scenario->operations count]; i++)
+    {
+      OperationConfig *c = [scenario->operations objectAtIndex: i];
+      NSString *what = [NSString stringWithFormat: @"the setup of operation %lu", (unsigned long)i];
+
+      if (c->queuePriority != nil)
+        [self perform: setupStep(ActSetQueuePriority, i, 0, [c->queuePriority integerValue]) as: what];
+      if (c->threadPriority != nil)
+        {
+          DriverStep *d = setupStep(ActSetThreadPriority, i, 0, 0);
+
+          d->priority = [c->threadPriority doubleValue];
+          [self perform: d as: what];
+        }
+      if (c->completion != nil)
+        {
+          DriverStep *d = setupStep(ActSetCompletionBlock, i, 0, 0);
+
+          d->steps = c->completion;
+          [self perform: d as: what];
+        }
+    }
+  for (Edge *e in scenario->dependencies)
+    {
+      [self perform: setupStep(ActAddDependency, e->op, 0, e->on)
+                 as: [NSString stringWithFormat: @"the setup of operation %ld's dependencies", (long)e->op]];
+    }
+  for (i = 0; i < [scenario->driver count]; i++)
+    {
+      DriverStep *d = [scenario->driver objectAtIndex: i];
+
+      if (d->trigger != TriggerNone
+        && ![TheRecorder() waitForTrigger: d timeout: triggerTimeout quiet: quiet])
+        {
+          Record(EvTriggerMissed(i));
+        }
+      Record(EvStepIssued(i));
+      [self perform: d as: [NSString stringWithFormat: @"driver step %lu (%@)", (unsigned long)i, d->text]];
+      Record(EvStepDone(i));
+    }
+  return [self drain];
+}
+
+/* The watchdog thread. The driving thread is stuck and cannot end the process itself;
+ * _exit skips exit handlers that could wait for it. */
+- (void) watch: (id)unused
+{
+  double quiet = [self stallQuiet];
+
+  for (;;)
+    {
+      NSAutoreleasePool *pool = [NSAutoreleasePool new];
+      NSString *call;
+
+      usleep(20000);
+      call = [TheRecorder() stalledAfter: quiet];
+      if (call != nil)
+        {
+          NSString *what = [NSString stringWithFormat: @"%@ never returned; nothing happened for %.2f s", call, quiet];
+
+          if ([TheRecorder() closeWith: EvHang(what) onCallingThread: NO])
+            {
+              WriteMessage(JCase(@"done", nil));
+              _exit(0);
+            }
+          [pool release];
+          return;
+        }
+      [pool release];
+    }
+}
+
+- (void) startWatchdog
+{
+  [NSThread detachNewThreadSelector: @selector(watch:) toTarget: self withObject: nil];
+}
+@end

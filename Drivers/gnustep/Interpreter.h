@@ -1,0 +1,34 @@
+/* Interpreter.h: one run of a scenario on GNUstep's NSOperation and NSOperationQueue, with
+ * real threads: the operations, the queues, and the interpreter of step programs
+ * (after FoundationContext.swift). The driving thread's part is in Driver.m.
+ */
+#import <Foundation/Foundation.h>
+#import "Scenario.h"
+#import "Events.h"
+
+@interface Interpreter : NSObject
+{
+@public
+  Scenario *scenario;
+  double unit;                  /* seconds per unit of work */
+  NSMutableArray *ops;          /* operation i is ops[i] */
+  NSMutableArray *queues;       /* queue i is queues[i] */
+  id observer;                  /* the KVO observer of every operation */
+}
+- (id) initWithScenario: (Scenario *)s unit: (double)seconds;
+/* Creates the queues and the operations, and observes every operation's KVO keys. */
+- (void) prepare;
+/* Runs steps with self = operation `this`; YES when a `return` ended the routine. */
+- (BOOL) run: (NSArray *)steps this: (NSInteger)this;
+/* Reads a property (a Value). The four state getters log themselves; the others are logged
+ * here when `logging`. */
+- (id) read: (NSString *)key of: (NSInteger)op logging: (BOOL)logging;
+/* The value a KVO notification carries: read now, without logging a read. */
+- (id) quietValue: (NSString *)key of: (NSInteger)op;
+/* Calls start on an operation as `role` (driver or program). An exception it raised is
+ * already in the trace (the start override logs threw) and stops here. */
+- (void) start: (NSInteger)op as: (Caller)role;
+@end
+
+/* The run of this process. */
+Interpreter *TheInterpreter(void);

@@ -1,0 +1,305 @@
+/* Interpreter.m: the operations and queues of a run, and the step interpreter
+ * (see Interpreter.h).
+ */
+#import "Interpreter.h"
+#import "BlockObject.h"
+#import "KVOObserver.h"
+#import "Operations.h"
+#import "Recorder.h"
+
+static Interpreter *current = nil;
+
+Interpreter *
+TheInterpreter(void)
+{
+  return current;
+}
+
+/* The body of a thread made by a spawn step: NSThread needs an object and a selector. */
+@interface Spawner : NSObject
+{
+@public
+  NSInteger op;
+  BOOL start;                   /* YES: start, NO: main */
+}
+- (void) run: (id)unused;
+@end
+
+@implementation Spawner
+- (void) run: (id)unused
+{
+  NSAutoreleasePool *pool = [NSAutoreleasePool new];
+
+  if (start)
+    {
+      [current start: op as: CallerProgram];
+    }
+  else
+    {
+      /* An exception escaping a detached thread would end the process; main is the
+       * program's own code and reports what it calls, so nothing is lost here. */
+      @try { [(NSOperation *)[current->ops objectAtIndex: op] main]; }
+      @catch (NSException *e) { }
+    }
+  [pool release];
+}
+@end
+
+@implementation Interpreter
+
+- (id) initWithScenario: (Scenario *)s unit: (double)seconds
+{
+  if ((self = [super init]) != nil)
+    {
+      scenario = [s retain];
+      unit = seconds;
+      ops = [NSMutableArray new];
+      queues = [NSMutableArray new];
+      observer = [KVOObserver new];
+      current = self;
+    }
+  return self;
+}
+
+- (void) prepare
+{
+  NSUInteger i;
+
+  /* Queues keep GNUstep's default name: QUEUE-THREAD-NAME judges the names of the worker
+   * threads of unnamed queues. */
+  for (i = 0; i < [scenario->queues count]; i++)
+    {
+      [queues addObject: [[NSOperationQueue new] autorelease]];
+    }
+  [TheRecorder() setQueues: queues];
+  for (i = 0; i < [scenario->operations count]; i++)
+    {
+      OperationConfig *c = [scenario->operations objectAtIndex: i];
+      NSOperation *op = nil;
+      NSUInteger b;
+
+      switch (c->kind)
+        {
+          case KindMain:
+            op = [[MainOperation alloc] initWithIndex: i body: c->body];
+            break;
+          case KindInvocation:
+            op = [[LoggedInvocationOperation alloc] initWithIndex: i body: c->body];
+            break;
+          case KindBlock:
+            op = [[LoggedBlockOperation alloc] initWithIndex: i];
+            for (b = 0; b < [c->blocks count]; b++)
+              {
+                [(NSBlockOperation *)op addExecutionBlock: (GSBlockOperationBlock)
+                  [ExecutionBlock blockForOp: i number: b body: [c->blocks objectAtIndex: b]]];
+              }
+            break;
+          case KindConcurrent:
+            op = [[ProgramOperation alloc] initWithIndex: i program: c];
+            break;
+        }
+      [ops addObject: op];
+      [op release];
+      [observer observe: op];
+    }
+}
+
+- (void) start: (NSInteger)op as: (Caller)role
+{
+  AnnounceStart(op, role);
+  @try
+    {
+      [(NSOperation *)[ops objectAtIndex: op] start];
+    }
+  @catch (NSException *e)
+    {
+      /* Already logged as threw by the start override. */
+    }
+  @finally
+    {
+      AnnounceStart(-1, CallerQueue);
+    }
+}
+
+- (id) read: (NSString *)key of: (NSInteger)index logging: (BOOL)logging
+{
+  NSOperation *op = [ops objectAtIndex: index];
+  BOOL selfLogging = NO;
+  id value;
+
+  if ([key isEqual: @"isCancelled"])
+    value = ValBool([op isCancelled]), selfLogging = YES;
+  else if ([key isEqual: @"isExecuting"])
+    value = ValBool([op isExecuting]), selfLogging = YES;
+  else if ([key isEqual: @"isFinished"])
+    value = ValBool([op isFinished]), selfLogging = YES;
+  else if ([key isEqual: @"isReady"])
+    value = ValBool([op isReady]), selfLogging = YES;
+  else if ([key isEqual: @"isConcurrent"])
+    value = ValBool([op isConcurrent]);   /* GNUstep 1.28 has no isAsynchronous */
+  else if ([key isEqual: @"dependencies"])
+    {
+      NSMutableArray *list = [NSMutableArray array];
+
+      for (NSOperation *d in [op dependencies])
+        {
+          NSUInteger i = [ops indexOfObjectIdenticalTo: d];
+
+          if (i != NSNotFound)
+            [list addObject: [NSNumber numberWithInteger: i]];
+        }
+      value = ValOps(list);
+    }
+  else if ([key isEqual: @"queuePriority"])
+    value = ValInt([op queuePriority]);
+  else if ([key isEqual: @"completionBlock"])
+    value = ValBool([op completionBlock] != NULL);
+  else
+    value = ValDouble([op threadPriority]);
+  if (logging && !selfLogging)
+    {
+      Record(EvRead(index, key, value));
+    }
+  return value;
+}
+
+- (id) quietValue: (NSString *)key of: (NSInteger)op
+{
+  id v = nil;
+
+  BeginQuiet();
+  @try { v = [self read: key of: op logging: NO]; }
+  @finally { EndQuiet(); }
+  return v;
+}
+
+- (BOOL) evaluate: (Condition *)c this: (NSInteger)this
+{
+  NSInteger index = c->ref == REF_THIS ? this : c->ref;
+  NSOperation *op = c->type <= CondIsFinished ? [ops objectAtIndex: index] : nil;
+
+  switch (c->type)
+    {
+      case CondIsCancelled: return [op isCancelled];
+      case CondIsReady: return [op isReady];
+      case CondIsConcurrent:
+        return [[self read: @"isConcurrent" of: index logging: YES] isEqual: ValBool(YES)];
+      case CondIsExecuting: return [op isExecuting];
+      case CondIsFinished: return [op isFinished];
+      case CondNot: return ![self evaluate: c->a this: this];
+      case CondAnd: return [self evaluate: c->a this: this] && [self evaluate: c->b this: this];
+    }
+  return NO;
+}
+
+/* One step; YES when it returns from the routine. */
+- (BOOL) perform: (Step *)s this: (NSInteger)this
+{
+  NSOperation *op = [ops objectAtIndex: this];
+  NSInteger target = s->ref == REF_THIS ? this : s->ref;
+  NSInteger i;
+
+  switch (s->type)
+    {
+      case StepWork:
+        if (s->n > 0)
+          {
+            Record(EvWork(this, s->n));
+            [NSThread sleepForTimeInterval: s->n * unit];
+          }
+        break;
+      case StepReturnIfCancelled:
+        return [op isCancelled];
+      case StepIf:
+        return [self run: ([self evaluate: s->cond this: this] ? s->then : s->otherwise) this: this];
+      case StepRepeat:
+        for (i = 0; i < s->n; i++)
+          {
+            if ([self run: s->body this: this])
+              return YES;
+          }
+        break;
+      case StepReturn:
+        return YES;
+      case StepWillChange:
+        /* The KVO observer logs the notification (KVOObserver.h). */
+        [op willChangeValueForKey: s->key];
+        break;
+      case StepDidChange:
+        [op didChangeValueForKey: s->key];
+        break;
+      case StepSet:
+        if ([op isKindOfClass: [ProgramOperation class]])
+          [(ProgramOperation *)op setState: s->key to: s->flag];
+        else
+          Record(EvSet(this, s->key, s->flag));
+        break;
+      case StepCall:
+        if ([op isKindOfClass: [ProgramOperation class]])
+          {
+            NSArray *body = [[(ProgramOperation *)op program] routineNamed: s->name];
+
+            if (body != nil)
+              [self run: body this: this];
+          }
+        break;
+      case StepCallMain:
+        @try { [op main]; }
+        @catch (NSException *e) { }
+        break;
+      case StepCallSuperStart:
+        {
+          id call = CallSuperStart(this);
+
+          Record(EvCall(call));
+          @try
+            {
+              if ([op isKindOfClass: [ProgramOperation class]])
+                [(ProgramOperation *)op superStart];
+              Record(EvReturned(call));
+            }
+          @catch (NSException *e)
+            {
+              Record(EvThrew(call, MisuseKindOf(e), MessageOf(e)));
+            }
+        }
+        break;
+      case StepSpawn:
+        {
+          Spawner *sp = [[Spawner new] autorelease];
+
+          sp->op = target;
+          sp->start = s->flag;
+          [NSThread detachNewThreadSelector: @selector(run:) toTarget: sp withObject: nil];
+        }
+        break;
+      case StepStart:
+        [self start: target as: CallerProgram];
+        break;
+      case StepCancel:
+        @try { [(NSOperation *)[ops objectAtIndex: target] cancel]; }
+        @catch (NSException *e) { }     /* logged by the cancel override */
+        break;
+      case StepRead:
+        [self read: s->key of: target logging: YES];
+        break;
+      case StepSignal:
+        Record(EvSignal(s->n));
+        break;
+      case StepAwait:
+        Record(EvAwaited(s->n, [TheRecorder() awaitToken: s->n timeout: s->timeout * unit]));
+        break;
+    }
+  return NO;
+}
+
+- (BOOL) run: (NSArray *)steps this: (NSInteger)this
+{
+  for (Step *s in steps)
+    {
+      if ([self perform: s this: this])
+        return YES;
+    }
+  return NO;
+}
+@end

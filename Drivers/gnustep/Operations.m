@@ -1,0 +1,288 @@
+/* Operations.m: the operation subclasses (see Operations.h).
+ *
+ * Objective-C has no mixins: the overrides three classes share are one macro
+ * (LOGGED_OPERATION_OVERRIDES), the logging behind them the static functions below.
+ */
+#import "Operations.h"
+#import "Interpreter.h"
+#import "Recorder.h"
+
+static __thread int quietDepth = 0;
+static __thread NSInteger announcedOp = -1;
+static __thread Caller announcedRole = CallerQueue;
+
+void BeginQuiet(void) { quietDepth++; }
+void EndQuiet(void) { quietDepth--; }
+
+void
+AnnounceStart(NSInteger op, Caller role)
+{
+  announcedOp = op;
+  announcedRole = role;
+}
+
+/* A getter's result, logged as a read unless the thread is in a quiet section. */
+static BOOL
+logged(NSInteger op, NSString *key, BOOL value)
+{
+  if (quietDepth == 0)
+    {
+      Record(EvRead(op, key, ValBool(value)));
+    }
+  return value;
+}
+
+/* Logs the call of start, naming its caller, and returns the Call for returned/threw. */
+static id
+beginStart(NSInteger op)
+{
+  Caller by = CallerQueue;
+  id call;
+
+  if (announcedOp == op)
+    {
+      by = announcedRole;
+      announcedOp = -1;
+    }
+  call = CallStart(op, by);
+  Record(EvCall(call));
+  return call;
+}
+
+/* What an exception escaping start or cancel looks like in the trace. It is raised again:
+ * whoever called (the driver, the program, GNUstep's queue) sees what it would have seen. */
+static void
+threw(id call, NSException *e)
+{
+  Record(EvThrew(call, MisuseKindOf(e), MessageOf(e)));
+}
+
+/* Every class also overrides -valueForKey: to make its reads quiet: that is how GNUstep's KVO
+ * fetches the old and new values of a notification, and those fetches are not getter calls
+ * of anyone in the scenario. */
+
+/* The overrides MainOperation, LoggedBlockOperation and LoggedInvocationOperation share, word
+ * for word. Objective-C has no mixins and each must call its own superclass, so they are
+ * written once here and expanded in each class. ProgramOperation has its own getters. */
+#define LOGGED_OPERATION_OVERRIDES \
+- (void) start \
+{ \
+  id call = beginStart(index); \
+  @try { [super start]; } \
+  @catch (NSException *e) { threw(call, e); @throw; } \
+  Record(EvReturned(call)); \
+} \
+- (void) cancel \
+{ \
+  id call = CallCancel(index); \
+  Record(EvCall(call)); \
+  @try { [super cancel]; } \
+  @catch (NSException *e) { threw(call, e); @throw; } \
+  Record(EvReturned(call)); \
+} \
+- (BOOL) isReady { return logged(index, @"isReady", [super isReady]); } \
+- (BOOL) isExecuting { return logged(index, @"isExecuting", [super isExecuting]); } \
+- (BOOL) isFinished { return logged(index, @"isFinished", [super isFinished]); } \
+- (BOOL) isCancelled { return logged(index, @"isCancelled", [super isCancelled]); } \
+- (id) valueForKey: (NSString *)key \
+{ \
+  id v = nil; \
+  BeginQuiet(); \
+  @try { v = [super valueForKey: key]; } \
+  @finally { EndQuiet(); } \
+  return v; \
+}
+
+@implementation MainOperation
+
+- (id) initWithIndex: (NSInteger)i body: (NSArray *)steps
+{
+  if ((self = [super init]) != nil)
+    {
+      index = i;
+      body = [steps retain];
+    }
+  return self;
+}
+
+- (NSInteger) opIndex { return index; }
+
+- (void) main
+{
+  Record(EvMainBegan(index, [NSThread threadPriority]));
+  [TheInterpreter() run: body this: index];
+  Record(EvMainEnded(index));
+}
+
+LOGGED_OPERATION_OVERRIDES
+@end
+
+@implementation LoggedBlockOperation
+
+- (id) initWithIndex: (NSInteger)i
+{
+  if ((self = [super init]) != nil)
+    {
+      index = i;
+    }
+  return self;
+}
+
+- (NSInteger) opIndex { return index; }
+
+- (void) main
+{
+  Record(EvMainBegan(index, [NSThread threadPriority]));
+  [super main];
+  Record(EvMainEnded(index));
+}
+
+LOGGED_OPERATION_OVERRIDES
+@end
+
+/* The target of an invocation operation's NSInvocation: its method runs the body. It returns
+ * an object because NSInvocationOperation's -result raises for a void method. */
+@interface InvocationTarget : NSObject
+{
+@public
+  NSInteger index;
+  NSArray *body;
+}
+- (id) runBody;
+@end
+
+@implementation InvocationTarget
+- (id) runBody
+{
+  [TheInterpreter() run: body this: index];
+  return @"result";
+}
+@end
+
+@implementation LoggedInvocationOperation
+
+- (id) initWithIndex: (NSInteger)i body: (NSArray *)steps
+{
+  InvocationTarget *target = [[InvocationTarget new] autorelease];
+
+  target->index = i;
+  target->body = [steps retain];
+  if ((self = [super initWithTarget: target selector: @selector(runBody) object: nil]) != nil)
+    {
+      index = i;
+    }
+  return self;
+}
+
+- (NSInteger) opIndex { return index; }
+
+- (void) main
+{
+  Record(EvMainBegan(index, [NSThread threadPriority]));
+  [super main];
+  Record(EvMainEnded(index));
+}
+
+LOGGED_OPERATION_OVERRIDES
+@end
+
+@implementation ProgramOperation
+
+- (id) initWithIndex: (NSInteger)i program: (OperationConfig *)config
+{
+  if ((self = [super init]) != nil)
+    {
+      index = i;
+      program = [config retain];
+      lock = [NSLock new];
+    }
+  return self;
+}
+
+- (NSInteger) opIndex { return index; }
+- (OperationConfig *) program { return program; }
+
+/* The store and its event happen under the lock the getters read and log under, so the
+ * trace orders stores and reads as they happened (a store logged before it was made would
+ * let a reader log the old value after it). Lock order: this lock, then the recorder's. */
+- (void) setState: (NSString *)key to: (BOOL)value
+{
+  [lock lock];
+  if ([key isEqual: @"isExecuting"])
+    executing = value;
+  else if ([key isEqual: @"isFinished"])
+    finished = value;
+  Record(EvSet(index, key, value));
+  [lock unlock];
+}
+
+- (void) superStart
+{
+  [super start];
+}
+
+- (BOOL) isConcurrent
+{
+  return program->overridesIsConcurrent ? YES : [super isConcurrent];
+}
+
+- (BOOL) isExecuting
+{
+  BOOL v;
+
+  [lock lock];
+  v = logged(index, @"isExecuting", executing);
+  [lock unlock];
+  return v;
+}
+
+- (BOOL) isFinished
+{
+  BOOL v;
+
+  [lock lock];
+  v = logged(index, @"isFinished", finished);
+  [lock unlock];
+  return v;
+}
+
+- (BOOL) isReady { return logged(index, @"isReady", [super isReady]); }
+- (BOOL) isCancelled { return logged(index, @"isCancelled", [super isCancelled]); }
+
+- (void) start
+{
+  id call = beginStart(index);
+
+  /* The program's own steps catch what the calls they make raise; this is a backstop. */
+  @try { [TheInterpreter() run: program->start this: index]; }
+  @catch (NSException *e) { threw(call, e); @throw; }
+  Record(EvReturned(call));
+}
+
+- (void) main
+{
+  Record(EvMainBegan(index, [NSThread threadPriority]));
+  [TheInterpreter() run: program->main this: index];
+  Record(EvMainEnded(index));
+}
+
+- (void) cancel
+{
+  id call = CallCancel(index);
+
+  Record(EvCall(call));
+  @try { [super cancel]; }
+  @catch (NSException *e) { threw(call, e); @throw; }
+  Record(EvReturned(call));
+}
+
+- (id) valueForKey: (NSString *)key
+{
+  id v = nil;
+
+  BeginQuiet();
+  @try { v = [super valueForKey: key]; }
+  @finally { EndQuiet(); }
+  return v;
+}
+@end

@@ -1,0 +1,55 @@
+/* Recorder.h: the trace of one run on real threads (after FoundationRecorder.swift).
+ *
+ * Events get a global sequence number and a small thread number as they are recorded and are
+ * written at once, one protocol line each, with write(2) on standard output: a run that dies
+ * loses nothing it had already seen. One NSCondition guards everything, and also lets the
+ * driving thread sleep until a trigger, a rendezvous token or a quiet spell arrives.
+ */
+#import <Foundation/Foundation.h>
+#import "Scenario.h"
+
+/* Writes one protocol line (JSON object) to standard output, unbuffered. */
+void WriteMessage(id message);
+
+@interface Recorder : NSObject
+{
+  NSCondition *condition;
+  NSInteger count;
+  NSMutableDictionary *threadNumbers;   /* pthread id -> thread number */
+  NSMutableSet *occurred;               /* trigger keys seen (see TriggerKey) */
+  NSMutableSet *tokens;
+  double lastEventTime;                 /* monotonic seconds */
+  NSString *pendingCall;
+  BOOL closed;
+  NSInteger lastThread;
+  NSArray *queues;                      /* the run's NSOperationQueues, for threadStarted */
+}
+/* The queues whose worker threads threadStarted names. Set once, before any operation runs. */
+- (void) setQueues: (NSArray *)q;
+/* Records one event (an EventKind from Events.h) on the calling thread. */
+- (void) record: (id)kind;
+/* Waits until the trigger happened (YES) or can no longer be expected (NO): its operation
+ * finished without it, nothing was recorded for `quiet` seconds, or `timeout` ran out. */
+- (BOOL) waitForTrigger: (DriverStep *)step timeout: (double)timeout quiet: (double)quiet;
+/* Seconds since the last event. */
+- (double) silence;
+/* Marks a driver call as in progress (nil: none is): what a stall is blamed on. */
+- (void) setPending: (NSString *)call;
+/* The driver call in progress while nothing was recorded for `quiet` seconds, or nil. */
+- (NSString *) stalledAfter: (double)quiet;
+/* Ends the trace with `last` (end or hang) and drops everything after it. onCallingThread NO:
+ * on the thread of the last event (a watchdog speaking for a stuck thread). NO if it was
+ * already closed. */
+- (BOOL) closeWith: (id)last onCallingThread: (BOOL)onCallingThread;
+/* Rendezvous: waits for token t at most `timeout` seconds. */
+- (BOOL) awaitToken: (NSInteger)t timeout: (double)timeout;
+/* Waits until nothing was recorded for `quiet` seconds, at most `timeout`. */
+- (BOOL) settleQuiet: (double)quiet timeout: (double)timeout;
+@end
+
+/* The one recorder of this process. */
+Recorder *TheRecorder(void);
+/* Shorthand for [TheRecorder() record: kind]. */
+void Record(id kind);
+/* Monotonic seconds. */
+double Now(void);

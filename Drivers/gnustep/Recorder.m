@@ -1,0 +1,307 @@
+/* Recorder.m: the global trace recorder (see Recorder.h). */
+#import "Recorder.h"
+#import "Events.h"
+#import "JSON.h"
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <errno.h>
+
+double
+Now(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+WriteMessage(id message)
+{
+  NSString *line = [JSONLine(message) stringByAppendingString: @"\n"];
+  const char *p = [line UTF8String];
+  size_t left = strlen(p);
+
+  /* write(2), looping over short writes: stdio buffering would lose lines if we die. */
+  while (left > 0)
+    {
+      ssize_t n = write(1, p, left);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return;
+        }
+      p += n;
+      left -= (size_t)n;
+    }
+}
+
+/* The key of a trigger in `occurred`: "started 3", "mainBegan 3", "blockBegan 3 1", "finished 3". */
+static NSString *
+triggerKey(TriggerType t, NSInteger op, NSInteger block)
+{
+  switch (t)
+    {
+      case TriggerStarted: return [NSString stringWithFormat: @"started %ld", (long)op];
+      case TriggerMainBegan: return [NSString stringWithFormat: @"mainBegan %ld", (long)op];
+      case TriggerBlockBegan: return [NSString stringWithFormat: @"blockBegan %ld %ld", (long)op, (long)block];
+      default: return [NSString stringWithFormat: @"finished %ld", (long)op];
+    }
+}
+
+static BOOL
+isTrueValue(id value)
+{
+  return [[JCasePayload(value) objectForKey: @"_0"] isEqual: JTrue()]
+    && [JCaseName(value) isEqual: @"bool"];
+}
+
+static Recorder *shared = nil;
+
+Recorder *
+TheRecorder(void)
+{
+  /* First called by main() before any other thread exists, so no lock is needed. */
+  if (shared == nil)
+    {
+      shared = [Recorder new];
+    }
+  return shared;
+}
+
+void
+Record(id kind)
+{
+  [shared record: kind];
+}
+
+/* Which scenario queue the calling thread works for, or -1. GNUstep's worker threads keep
+ * their queue in the thread dictionary ([NSOperationQueue currentQueue]); the main thread
+ * answers the main queue, which is none of ours. */
+static NSInteger
+queueOfCurrentThread(NSArray *queues)
+{
+  NSOperationQueue *q = [NSOperationQueue currentQueue];
+  NSUInteger i;
+
+  if (q == nil || queues == nil)
+    return -1;
+  i = [queues indexOfObjectIdenticalTo: q];
+  return i == NSNotFound ? -1 : (NSInteger)i;
+}
+
+@implementation Recorder
+
+- (id) init
+{
+  if ((self = [super init]) != nil)
+    {
+      condition = [NSCondition new];
+      threadNumbers = [NSMutableDictionary new];
+      occurred = [NSMutableSet new];
+      tokens = [NSMutableSet new];
+      lastEventTime = Now();
+    }
+  return self;
+}
+
+- (void) setQueues: (NSArray *)q
+{
+  [condition lock];
+  ASSIGN(queues, q);
+  [condition unlock];
+}
+
+/* Called with `condition` held. */
+- (void) emit: (id)kind thread: (NSInteger)thread
+{
+  NSString *name = JCaseName(kind);
+  NSDictionary *p = JCasePayload(kind);
+  id event = JObj(@"seq", JInt(count), @"thread", JInt(thread), @"kind", kind, nil);
+
+  WriteMessage(JCase(@"event", JObj(@"_0", event, nil)));
+  count++;
+  lastThread = thread;
+  lastEventTime = Now();
+
+  /* What triggers and rendezvous wait for. */
+  if ([name isEqual: @"call"] && [JCaseName([p objectForKey: @"_0"]) isEqual: @"start"])
+    {
+      NSInteger op = [[JCasePayload([p objectForKey: @"_0"]) objectForKey: @"_0"] integerValue];
+
+      [occurred addObject: triggerKey(TriggerStarted, op, 0)];
+    }
+  else if ([name isEqual: @"mainBegan"])
+    {
+      [occurred addObject: triggerKey(TriggerMainBegan, [[p objectForKey: @"op"] integerValue], 0)];
+    }
+  else if ([name isEqual: @"blockBegan"])
+    {
+      [occurred addObject: triggerKey(TriggerBlockBegan, [[p objectForKey: @"op"] integerValue],
+        [[p objectForKey: @"block"] integerValue])];
+    }
+  else if (([name isEqual: @"read"] || [name isEqual: @"didChange"] || [name isEqual: @"set"])
+    && [[p objectForKey: @"_1"] isEqual: @"isFinished"])
+    {
+      id v = [p objectForKey: @"_2"];
+
+      if ([name isEqual: @"set"] ? [v isEqual: JTrue()] : isTrueValue(v))
+        {
+          [occurred addObject: triggerKey(TriggerFinished, [[p objectForKey: @"op"] integerValue], 0)];
+        }
+    }
+  else if ([name isEqual: @"signal"])
+    {
+      [tokens addObject: [p objectForKey: @"token"]];
+    }
+}
+
+/* The calling thread's number, announcing it with threadStarted the first time.
+ * Called with `condition` held; name and queue are found before taking it. */
+- (NSInteger) currentThreadNamed: (NSString *)name queue: (NSInteger)queue
+{
+  NSNumber *key = [NSNumber numberWithUnsignedLong: (unsigned long)pthread_self()];
+  NSNumber *n = [threadNumbers objectForKey: key];
+  NSInteger thread;
+
+  if (n != nil)
+    return [n integerValue];
+  thread = [threadNumbers count];
+  [threadNumbers setObject: [NSNumber numberWithInteger: thread] forKey: key];
+  [self emit: EvThreadStarted(name, queue) thread: thread];
+  return thread;
+}
+
+- (void) record: (id)kind
+{
+  NSString *name = [[NSThread currentThread] name];
+  NSInteger queue = queueOfCurrentThread(queues);
+
+  [condition lock];
+  if (!closed)
+    {
+      [self emit: kind thread: [self currentThreadNamed: (name ? name : @"") queue: queue]];
+      [condition broadcast];
+    }
+  [condition unlock];
+}
+
+/* Sleeps on the condition until `until` (monotonic seconds). Called with `condition` held. */
+- (void) sleepUntil: (double)until
+{
+  double left = until - Now();
+
+  if (left > 0)
+    {
+      [condition waitUntilDate: [NSDate dateWithTimeIntervalSinceNow: left]];
+    }
+}
+
+- (BOOL) waitForTrigger: (DriverStep *)step timeout: (double)timeout quiet: (double)quiet
+{
+  NSString *wanted = triggerKey(step->trigger, step->triggerOp, step->triggerBlock);
+  NSString *finished = triggerKey(TriggerFinished, step->triggerOp, 0);
+  double deadline = Now() + timeout;
+  BOOL ok;
+
+  [condition lock];
+  while (![occurred containsObject: wanted] && ![occurred containsObject: finished])
+    {
+      double now = Now();
+
+      if (now >= deadline || now - lastEventTime >= quiet)
+        break;
+      [self sleepUntil: MIN(deadline, lastEventTime + quiet)];
+    }
+  ok = [occurred containsObject: wanted];
+  [condition unlock];
+  return ok;
+}
+
+- (double) silence
+{
+  double s;
+
+  [condition lock];
+  s = Now() - lastEventTime;
+  [condition unlock];
+  return s;
+}
+
+- (void) setPending: (NSString *)call
+{
+  [condition lock];
+  ASSIGN(pendingCall, call);
+  [condition unlock];
+}
+
+- (NSString *) stalledAfter: (double)quiet
+{
+  NSString *call = nil;
+
+  [condition lock];
+  if (!closed && pendingCall != nil && Now() - lastEventTime >= quiet)
+    {
+      call = AUTORELEASE(RETAIN(pendingCall));
+    }
+  [condition unlock];
+  return call;
+}
+
+- (BOOL) closeWith: (id)last onCallingThread: (BOOL)onCallingThread
+{
+  NSString *name = [[NSThread currentThread] name];
+  BOOL done = NO;
+
+  [condition lock];
+  if (!closed)
+    {
+      NSInteger thread = onCallingThread ? [self currentThreadNamed: (name ? name : @"") queue: -1] : lastThread;
+
+      [self emit: last thread: thread];
+      closed = YES;
+      done = YES;
+      [condition broadcast];
+    }
+  [condition unlock];
+  return done;
+}
+
+- (BOOL) awaitToken: (NSInteger)t timeout: (double)timeout
+{
+  double deadline = Now() + timeout;
+  NSNumber *key = JInt(t);
+  BOOL ok;
+
+  [condition lock];
+  while (![tokens containsObject: key] && Now() < deadline)
+    {
+      [self sleepUntil: deadline];
+    }
+  ok = [tokens containsObject: key];
+  [condition unlock];
+  return ok;
+}
+
+- (BOOL) settleQuiet: (double)quiet timeout: (double)timeout
+{
+  double deadline = Now() + timeout;
+  BOOL ok = YES;
+
+  [condition lock];
+  while (Now() - lastEventTime < quiet)
+    {
+      if (Now() > deadline)
+        {
+          ok = NO;
+          break;
+        }
+      [self sleepUntil: MIN(deadline, lastEventTime + quiet)];
+    }
+  [condition unlock];
+  return ok;
+}
+@end

@@ -1,0 +1,79 @@
+import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// The GNUstep driver (`Drivers/gnustep/`, Objective-C) speaks the driver protocol: it refuses bad
+/// requests in one sentence, runs good ones to an end marker, and really observes KVO.
+@Suite("The GNUstep driver")
+struct GNUstepDriverTests {
+    static var available: Bool { FileManager.default.fileExists(atPath: "/usr/bin/gnustep-config") || ProcessInfo.processInfo.environment["OPCONFORM_GNUSTEP_DRIVER"] != nil }
+    /// Built on first use (Drivers/gnustep/build.sh), found from the package's directory.
+    static func driver() throws -> String { try GNUstepDriver.executable() }
+
+    /// Runs the driver on one raw request line; returns its output lines and exit status.
+    static func raw(_ line: String) throws -> (lines: [String], status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try driver())
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), process.terminationStatus)
+    }
+
+    static func request(_ scenario: String, impl: String = "gnustep", protocolVersion: Int = 1) -> String {
+        #"{"impl":"\#(impl)","protocol":\#(protocolVersion),"scenario":\#(scenario),"scheduleSeed":1,"unitMicroseconds":1000}"#
+    }
+    static let oneOperation = #"{"format":1,"name":"t","operations":[{"kind":{"main":{"_0":[]}}}],"queues":[{"maxConcurrent":-1,"suspended":false}],"dependencies":[],"driver":[ACTION]}"#
+
+    static func refusal(_ line: String) throws -> String? {
+        let (lines, status) = try raw(line)
+        guard lines.count == 1, status == 2, let data = lines.first?.data(using: .utf8),
+              case .error(let message)? = try? JSONCodec.decode(DriverProtocol.Message.self, from: data, source: "driver") else { return nil }
+        return message
+    }
+
+    @Test("malformed requests are refused with one sentence and exit status 2", .enabled(if: available, "needs GNUstep: apt-get install gobjc libgnustep-base-dev"),
+          arguments: [
+            ("{not json", "JSON"),
+            (request(oneOperation.replacingOccurrences(of: "ACTION", with: "")), ""),
+            (request(oneOperation.replacingOccurrences(of: "ACTION", with: ""), protocolVersion: 9), "protocol"),
+            (request(oneOperation.replacingOccurrences(of: "ACTION", with: ""), impl: "foundation"), "gnustep"),
+            (request(oneOperation.replacingOccurrences(of: "ACTION", with: #"{"action":{"frobnicate":{"op":0}}}"#)), "frobnicate"),
+            (request(oneOperation.replacingOccurrences(of: "ACTION", with: #"{"action":{"start":{"_0":7}}}"#)), "7"),
+          ])
+    func refuses(line: String, fragment: String) throws {
+        if fragment.isEmpty {
+            // The control: the same request, well formed, runs to its end.
+            let (lines, status) = try Self.raw(line)
+            #expect(status == 0 && lines.first?.contains("hello") == true && lines.last?.contains("done") == true, "\(lines.suffix(2))")
+            return
+        }
+        let message = try #require(try Self.refusal(line), "no single error line with status 2")
+        #expect(message.contains(fragment), "\(message)")
+    }
+
+    @Test("a clean case runs to its end with real KVO, and the rules hold", .enabled(if: available, "needs GNUstep"))
+    func clean() throws {
+        let impl = try Implementations.make("gnustep", profile: .gnustep, faults: [])
+        let s = Scenario(queues: [QueueConfig(maxConcurrent: 1)],
+                         operations: [OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .block([[.work(1)], [.work(1)]]))],
+                         dependencies: [Edge(1, on: 0)],
+                         driver: [DriverStep(.addBatch(ops: [0, 1], queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
+        let t = impl.run(s, scheduleSeed: 1)
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(t.capabilities.contains(.kvo))
+        #expect(t.events.contains { $0.kind == .didChange(op: 0, .isFinished, .bool(true)) }, "KVO reported op 0 finishing")
+        #expect(t.events.contains { $0.kind == .willChange(op: 1, .isExecuting, .bool(false)) }, "the Prior option gives the will-change too")
+        // Only GNUstep 1.28's known divergences on Linux (Fixtures/expectations/gnustep.json):
+        // thread priorities read back 0.0, and worker threads are unnamed.
+        let broken = Set(RuleBook.violations(scenario: s, trace: t, profile: .gnustep).map(\.rule))
+        #expect(broken.isSubset(of: ["THREAD-PRIORITY-MAIN", "QUEUE-THREAD-NAME"]), "\(broken.sorted())")
+    }
+}
