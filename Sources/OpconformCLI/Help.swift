@@ -24,8 +24,11 @@ enum Help {
     IMPLEMENTATIONS
       reference    the deterministic reference engine (in process; --fault injects bugs)
       foundation   the toolchain's Operation/OperationQueue, each case in a child process
+      gnustep      GNUstep Base's NSOperation/NSOperationQueue through an Objective-C driver
+                   (Drivers/gnustep/, built on first use; needs: apt-get install gobjc
+                   libgnustep-base-dev), each case in a child process; real KVO and exceptions
 
-    PLANNED (see the open issues): bench; implementation gnustep.
+    PLANNED (see the open issues): bench.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -99,7 +102,7 @@ enum Help {
     scenario that still breaks it, written to DIR (default opconform-findings/) with its seeds,
     and printed with a line to paste.
 
-      --impl NAME        reference, or foundation (each case in a child process);
+      --impl NAME        reference, foundation or gnustep (each case in a child process);
                          --fault NAME injects a bug into reference (opconform faults)
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)

@@ -18,7 +18,7 @@ extension RuleBook {
                     let will = same.last { $0 < i && c.event($0).kind.isWill(key) }
                     let didBetween = will.map { w in same.contains { $0 > w && $0 < i && c.event($0).kind.isDid(key) } } ?? true
                     let didAfter = same.contains { $0 > i && c.event($0).kind.isDid(key) }
-                    if will == nil || didBetween || (!didAfter && c.settled) {
+                    if will == nil || didBetween || (!didAfter && c.settled && !c.inFlight(op, key)) {
                         r.violations.append(c.violation("KVO-SET-BRACKETED",
                             "op \(op) set \(key.rawValue) to \(v ? "YES" : "NO") " + (will == nil || didBetween ? "without a will-change before it" : "without a did-change after it"),
                             "will-change, change, did-change on the same thread", [will, i]))
@@ -80,7 +80,7 @@ extension RuleBook {
                     } }() }) {
                     r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, reported isExecuting YES",
                                                     "a cancelled operation moves straight to finished", [call, s.i, exec]))
-                } else if c.settled && c.facts.notifiedFinishedAt[op] == nil {
+                } else if c.settled && c.facts.notifiedFinishedAt[op] == nil && !c.inFlight(op, .isFinished) {
                     r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, never notified isFinished",
                                                     "will/did isFinished even when cancelled", [call, s.i]))
                 }
@@ -126,7 +126,7 @@ extension RuleBook {
             for op in c.allOps {
                 guard let f = c.facts.finishedAt[op] else { continue }
                 r.hits += 1
-                if c.facts.notifiedFinishedAt[op] == nil {
+                if c.facts.notifiedFinishedAt[op] == nil && !c.inFlight(op, .isFinished) {
                     r.violations.append(c.violation("KVO-FINISH-ALWAYS", "op \(op) became finished without a did-change for isFinished",
                                                     "a finish notification is always sent; dependents and queues rely on it", [f]))
                 }

@@ -29,7 +29,9 @@ extension RuleBook {
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
                     let px = c.facts.priority[x].value(before: s)
                     let rivals = c.allOps.filter { y in
-                        y != x && c.facts.addedAt[y].map { $0.queue == q && $0.call < cp } == true
+                        y != x && c.facts.addedAt[y].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < cp } == true
+                            // (queued for sure: its add had returned; a batch may be handed to the
+                            // queue one operation at a time while the call runs, as GNUstep does)
                             && (c.facts.firstStart[y] ?? Int.max) > s && !c.facts.finishing(y, before: s)
                             && !c.facts.priority[y].changed(between: cp, and: s)
                             // A rival was surely ready when its dependencies' finish notifications,

@@ -35,7 +35,7 @@ extension RuleBook {
             var r = CheckResult()
             for q in c.scenario.queues.indices {
                 for op in c.allOps {
-                    guard let add = c.facts.addedAt[op], add.queue == q else { continue }
+                    guard let add = c.facts.addedAt[op], add.queue == q, c.facts.acceptedAdds[op] == 1 else { continue }
                     // The moment the queue could first decide to run it: added, and its
                     // dependencies had begun finishing. A decision made before a suspension took
                     // effect may legitimately show as a start logged after it.
@@ -262,10 +262,11 @@ extension RuleBook {
 }
 
 extension CheckContext {
-    /// The `start` calls a queue made, in order.
+    /// The `start` calls a queue made, in order (of operations in that queue only: one an
+    /// implementation let into two queues may have been started by either).
     func queueStarts(_ q: Int) -> [Int] {
         facts.queueEvents[q].isEmpty ? [] : events.indices.filter { i in
-            if case .call(.start(let op, .queue)) = events[i].kind { return facts.addedAt[op]?.queue == q }
+            if case .call(.start(let op, .queue)) = events[i].kind { return facts.addedAt[op]?.queue == q && facts.acceptedAdds[op] == 1 }
             return false
         }
     }

@@ -19,6 +19,22 @@ public struct CheckContext: Sendable {
     /// After a crash or a cut, liveness rules have nothing to say.
     public var settled: Bool { trace.ending == .complete || trace.ending == .hang }
 
+    /// The run hung while op's notification for `key` was under way: its will-change is in the
+    /// trace and its did-change is not. A thread stuck inside the implementation's KVO (a
+    /// deadlock) may be holding that did-change, so its absence proves nothing.
+    public func inFlight(_ op: Int, _ key: StateKey) -> Bool {
+        guard trace.ending == .hang else { return false }
+        var open = 0
+        for i in facts.opEvents[op] {
+            switch event(i).kind {
+            case .willChange(_, key, _): open += 1
+            case .didChange(_, key, _): open = max(0, open - 1)
+            default: break
+            }
+        }
+        return open > 0
+    }
+
     public func violation(_ rule: String, _ observed: String, _ expected: String, _ witnesses: [Int?]) -> Violation {
         Violation(rule: rule, observed: observed, expected: expected,
                   witnesses: witnesses.compactMap { $0 }.map { trace.events[$0] })

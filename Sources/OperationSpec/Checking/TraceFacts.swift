@@ -16,6 +16,10 @@ public struct TraceFacts: Sendable {
     public private(set) var executingAt: [Int?]
     /// Successful additions to queues: (call index, queue) per operation, at most one.
     public private(set) var addedAt: [(call: Int, queue: Int)?]
+    /// How many add calls of each operation returned normally. More than one means an
+    /// implementation let it into a second queue (QUEUE-OWNERSHIP's business); which queue then
+    /// started it cannot be told from the start alone, so per-queue rules leave it out.
+    public private(set) var acceptedAdds: [Int]
     /// Dependency edges with the interval they were in force.
     public private(set) var edges: [EdgeLife] = []
     /// Per operation: the first sign it began finishing (a will-change of isFinished, or any
@@ -61,6 +65,7 @@ public struct TraceFacts: Sendable {
         cancelledAt = Array(repeating: nil, count: n)
         executingAt = Array(repeating: nil, count: n)
         addedAt = Array(repeating: nil, count: n)
+        acceptedAdds = Array(repeating: 0, count: n)
         finishingAt = Array(repeating: nil, count: n)
         firstStart = Array(repeating: nil, count: n)
         cancelCalledAt = Array(repeating: nil, count: n)
@@ -88,6 +93,10 @@ public struct TraceFacts: Sendable {
                 case .cancel(let op): if valid(op) { first(&cancelCalledAt, op, i) }
                 case .cancelAll(let q):
                     for op in 0..<n where addedAt[op]?.queue == q && finishedAt[op] == nil { first(&cancelCalledAt, op, i) }
+                // A resume takes effect from its call: the queue may start operations inside the
+                // call, and the call may never return (GNUstep can deadlock in it) while those
+                // starts are in the trace. A suspension counts only once its call has returned.
+                case .setSuspended(let q, false): if q < suspension.count { suspension[q].record(false, at: i) }
                 default: break
                 }
                 if let op = c.op, valid(op) { opEvents[op].append(i) }
@@ -100,14 +109,16 @@ public struct TraceFacts: Sendable {
                     endOf[start] = i
                     if case .returned = e.kind {
                         switch c {
-                        case .addOperation(let op, let q): if valid(op), addedAt[op] == nil { addedAt[op] = (start, q) }
-                        case .addOperations(let list, let q, _): for op in list where valid(op) && addedAt[op] == nil { addedAt[op] = (start, q) }
+                        case .addOperation(let op, let q):
+                            if valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
+                        case .addOperations(let list, let q, _):
+                            for op in list where valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
                         case .addDependency(let op, let on):
                             if valid(op) { edgesOf[op].append(edges.count) }
                             edges.append(EdgeLife(op: op, on: on, added: i))
                         case .removeDependency(let op, let on):
                             if valid(op), let k = edgesOf[op].last(where: { edges[$0].on == on && edges[$0].removed == nil }) { edges[k].removed = start }
-                        case .setSuspended(let q, let v): if q < suspension.count { suspension[q].record(v, at: v ? i : start) }
+                        case .setSuspended(let q, true): if q < suspension.count { suspension[q].record(true, at: i) }
                         case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: start) }
                         case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
                         default: break
