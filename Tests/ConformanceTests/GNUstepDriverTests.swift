@@ -76,4 +76,18 @@ struct GNUstepDriverTests {
         let broken = Set(RuleBook.violations(scenario: s, trace: t, profile: .gnustep).map(\.rule))
         #expect(broken.isSubset(of: ["THREAD-PRIORITY-MAIN", "QUEUE-THREAD-NAME"]), "\(broken.sorted())")
     }
+
+    @Test("every expected GNUstep divergence names its rule, kind and case, and the case still decodes")
+    func expectations() throws {
+        let path = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/gnustep.json").path
+        let expectations = try Expectations.load(path)
+        #expect(expectations.impl == "gnustep" && expectations.profile == .gnustep)
+        #expect(expectations.expected.count >= 20)
+        for entry in expectations.expected {
+            let data = try #require(FileManager.default.contents(atPath: expectations.findingPath(entry, relativeTo: path)), "\(entry.finding)")
+            let finding = try JSONCodec.decode(Finding.self, from: data, source: entry.finding)
+            #expect(finding.rule == entry.rule && finding.impl == "gnustep", "\(entry.finding)")
+            #expect(finding.scenario.problems().isEmpty && entry.reason.count > 40, "\(entry.rule)")
+        }
+    }
 }
