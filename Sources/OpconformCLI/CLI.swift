@@ -57,10 +57,9 @@ public enum CLI {
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
         case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
         case "matrix": return try MatrixCommand.run(Arguments(rest, command: "matrix"), console)
-        case "bench":
-            throw InputError("'bench' is part of the planned interface (see Specs/) but is not built yet; this build has: rules, run, replay, gate, matrix, faults, samples, driver")
+        case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, faults, samples, driver")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, bench, faults, samples, driver")
         }
     }
 }

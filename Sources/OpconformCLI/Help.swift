@@ -15,6 +15,7 @@ enum Help {
       gate       A run judged against a file of known, explained divergences: passes when every
                  failure is expected, fails on any new one (for CI).
       matrix     The same cases on several implementations: rules down, implementations across.
+      bench      Throughput and scale figures, measured in one run.
       faults     The reference engine's injectable bugs, to prove the harness finds bugs.
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
@@ -28,7 +29,6 @@ enum Help {
                    (Drivers/gnustep/, built on first use; needs: apt-get install gobjc
                    libgnustep-base-dev), each case in a child process; real KVO and exceptions
 
-    PLANNED (see the open issues): bench.
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -171,6 +171,20 @@ enum Help {
     Exit status 0 when no implementation broke a rule, 1 otherwise, 2 for bad usage.
     """
 
+    static let bench = """
+    opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--impls NAME,...] [--no-shrink] [--json FILE]
+
+    Measures, in one run and on the same generated scenarios: the reference engine end to end
+    and generation, simulation and checking alone (scenarios, operations and trace events per
+    second); the real implementations (default foundation,gnustep; left out, with the reason,
+    when they cannot start) on the first --real scenarios; scale scenarios (a chain, a fan-out
+    and a random DAG of each --scale size, default 1000,10000; 100000 is possible but takes
+    many minutes while the engine and some checkers grow quadratically) through the engine and
+    the checkers, with time and peak memory; and the time to shrink each fault's first failure.
+    Prints a table; --json FILE writes it. --quick: 200 cases, 5 real, scale 200,800.
+    No figure is asserted: compare ratios measured in one run.
+    """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "rules": return rules
@@ -181,6 +195,7 @@ enum Help {
         case "driver": return driver
         case "gate": return gate
         case "matrix": return matrix
+        case "bench": return bench
         default: return nil
         }
     }

@@ -1,0 +1,114 @@
+import Foundation
+import OperationSpec
+import ReferenceEngine
+
+/// `opconform bench`: throughput and scale figures, measured in one run on the same generated
+/// scenarios, so that ratios between them hold on a noisy machine. Nothing here asserts a
+/// figure; the README shows the latest table and the machine it ran on.
+public struct Benchmark {
+    public struct Options: Sendable {
+        /// Generated scenarios for the reference engine and the checkers.
+        public var cases = 2000
+        /// Of those, how many run on each real implementation.
+        public var realCases = 40
+        /// Operation counts for the scale scenarios. 100,000 is left out by default: the engine
+        /// and several checkers still grow quadratically (10,000 operations in a chain take
+        /// about 13 s), so it would take many minutes (issue 6).
+        public var scale = [1_000, 10_000]
+        /// Real implementations to measure (their names), when they can be started.
+        public var implementations: [any Implementation] = []
+        public var shrinking = true
+        public init() {}
+    }
+
+    /// One measured line of the table.
+    public struct Row: Codable, Sendable {
+        public var name: String
+        public var seconds: Double
+        public var scenarios: Int
+        public var operations: Int
+        public var events: Int
+        /// The process's peak resident memory after the measurement (kB): peaks only grow, so
+        /// the scale rows are run smallest first.
+        public var peakKB: Int?
+        public var note: String?
+        public var scenariosPerSecond: Double { seconds > 0 ? Double(scenarios) / seconds : 0 }
+        public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
+        public var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
+    }
+
+    public let options: Options
+    public init(options: Options) { self.options = options }
+
+    static func time<T>(_ body: () -> T) -> (T, Double) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = body()
+        return (value, (clock.now - start).seconds)
+    }
+
+    static func peakKB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Int(usage.ru_maxrss)
+    }
+
+    /// Runs every measurement; `progress` hears the name of each before it starts.
+    public func run(progress: (String) -> Void = { _ in }) -> [Row] {
+        var rows: [Row] = []
+        let identities = (0..<options.cases).map { CaseIdentity.of(run: 1, index: $0, options: GeneratorOptions()) }
+        let engine = ReferenceEngine()
+
+        progress("reference engine: generation")
+        let (scenarios, generation) = Self.time { identities.map { $0.scenario() } }
+        let operations = scenarios.reduce(0) { $0 + $1.operations.count }
+        progress("reference engine: simulation")
+        let (traces, simulation) = Self.time { zip(identities, scenarios).map { engine.run($1, scheduleSeed: $0.scheduleSeed) } }
+        let events = traces.reduce(0) { $0 + $1.events.count }
+        progress("checkers on stored traces")
+        let (_, checking) = Self.time { zip(scenarios, traces).reduce(0) { $0 + RuleBook.violations(scenario: $1.0, trace: $1.1, profile: .guide).count } }
+        progress("reference engine: end to end")
+        let (_, endToEnd) = Self.time {
+            identities.reduce(0) { n, id in
+                let s = id.scenario()
+                return n + RuleBook.violations(scenario: s, trace: engine.run(s, scheduleSeed: id.scheduleSeed), profile: .guide).count
+            }
+        }
+        rows.append(Row(name: "reference: generation + simulation + checks", seconds: endToEnd, scenarios: scenarios.count, operations: operations, events: events))
+        rows.append(Row(name: "reference: generation alone", seconds: generation, scenarios: scenarios.count, operations: operations, events: events))
+        rows.append(Row(name: "reference: simulation alone", seconds: simulation, scenarios: scenarios.count, operations: operations, events: events))
+        rows.append(Row(name: "checkers alone (68 rules, stored traces)", seconds: checking, scenarios: scenarios.count, operations: operations, events: events))
+
+        for impl in options.implementations {
+            progress("\(impl.name): \(options.realCases) scenarios")
+            let sample = Array(zip(identities, scenarios).prefix(options.realCases))
+            let (realEvents, seconds) = Self.time { sample.reduce(0) { $0 + impl.run($1.1, scheduleSeed: $1.0.scheduleSeed).events.count } }
+            rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
+                            operations: sample.reduce(0) { $0 + $1.1.operations.count }, events: realEvents))
+        }
+
+        for shape in ScaleScenarios.Shape.allCases {
+            for n in options.scale.sorted() {
+                progress("scale: \(shape.rawValue) of \(n)")
+                let scenario = ScaleScenarios.make(shape, operations: n)
+                let (trace, simulate) = Self.time { engine.run(scenario, scheduleSeed: 1) }
+                let (broken, check) = Self.time { RuleBook.violations(scenario: scenario, trace: trace, profile: .guide).count }
+                rows.append(Row(name: "scale: \(shape.rawValue) of \(n): simulation", seconds: simulate, scenarios: 1, operations: n, events: trace.events.count,
+                                peakKB: nil, note: "ended \(trace.ending.rawValue)"))
+                rows.append(Row(name: "scale: \(shape.rawValue) of \(n): checks", seconds: check, scenarios: 1, operations: n, events: trace.events.count,
+                                peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"))
+            }
+        }
+
+        if options.shrinking {
+            for fault in Fault.allCases {
+                progress("shrinking: \(fault.rawValue)")
+                let (result, _) = Self.time { FaultProbe.run(fault) }
+                let f = result.findings.first
+                rows.append(Row(name: "shrinking: \(fault.rawValue)", seconds: result.shrinkSeconds, scenarios: 1, operations: 0, events: 0,
+                                note: f.map { "\($0.rule), \($0.originalOperations) → \($0.operations) operations" } ?? "not caught"))
+            }
+        }
+        return rows
+    }
+}

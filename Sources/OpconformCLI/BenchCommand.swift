@@ -1,0 +1,44 @@
+import Conformance
+import Foundation
+import OperationSpec
+
+/// `opconform bench`: throughput and scale figures in one run, printed as a table and written
+/// as JSON (`Benchmark`).
+enum BenchCommand {
+    static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
+        var input = input
+        let args = try input.parse(flags: ["--quick", "--no-shrink"], options: ["--cases", "--real", "--scale", "--impls", "--json"])
+        if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
+        if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
+        let quick = args.flags.contains("--quick")
+        var options = Benchmark.Options()
+        options.cases = try args.int("--cases", default: quick ? 200 : 2000, range: 1...1_000_000)
+        options.realCases = try args.int("--real", default: quick ? 5 : 40, range: 0...10_000)
+        options.shrinking = !args.flags.contains("--no-shrink")
+        if let list = args.options["--scale"] {
+            options.scale = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> Int in
+                guard let n = Int(part), (2...1_000_000).contains(n) else { throw InputError("bench: --scale takes operation counts from 2 to 1000000 separated by commas, not '\(list)'") }
+                return n
+            }
+        } else if quick {
+            options.scale = [200, 800]
+        }
+        let names = (args.options["--impls"] ?? "foundation,gnustep").split(separator: ",").map(String.init).filter { !$0.isEmpty && $0 != "reference" }
+        for name in names {
+            do {
+                options.implementations.append(try Implementations.make(name, profile: .guide, faults: [], driver: CLI.driverCommand))
+            } catch {
+                // A real implementation that cannot be started here is left out, and said so.
+                console.err("bench: leaving out \(name): \(error.message)\n")
+            }
+        }
+        if let path = args.options["--json"] { try RunCommand.writable(parentOf: path) }
+        let rows = Benchmark(options: options).run { step in
+            if console.interactive { console.err("\u{1B}[2K\r\(step)...") }
+        }
+        if console.interactive { console.err("\u{1B}[2K\r") }
+        console.out(BenchReport.table(rows))
+        if let path = args.options["--json"] { try RunCommand.write(BenchReport.json(rows), to: path) }
+        return 0
+    }
+}

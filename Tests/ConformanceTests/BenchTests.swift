@@ -1,0 +1,23 @@
+import Conformance
+import Testing
+
+/// The bench measures; nothing here asserts a speed. What is asserted: every measurement is
+/// there, and the scale scenarios run to their end on the reference engine with no violation.
+@Suite("The bench")
+struct BenchTests {
+    @Test("a small bench has every row, and the scale scenarios keep every rule")
+    func small() {
+        var options = Benchmark.Options()
+        options.cases = 5
+        options.realCases = 0
+        options.scale = [60]
+        options.shrinking = false
+        let rows = Benchmark(options: options).run()
+        #expect(rows.count == 4 + 3 * 2)
+        #expect(rows.allSatisfy { $0.seconds >= 0 })
+        for row in rows where row.name.hasPrefix("scale:") {
+            #expect(row.note == "ended complete" || row.note == "no violation", "\(row.name): \(row.note ?? "")")
+        }
+        #expect(BenchReport.table(rows).split(separator: "\n").count == rows.count + 1)
+    }
+}
