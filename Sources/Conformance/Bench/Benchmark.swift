@@ -100,6 +100,21 @@ public struct Benchmark {
             }
         }
 
+        // Where the checking time of the largest scale scenario goes: the five slowest rules.
+        if let n = options.scale.max() {
+            for shape in ScaleScenarios.Shape.allCases {
+                progress("slowest checkers on \(shape.rawValue) of \(n)")
+                let scenario = ScaleScenarios.make(shape, operations: n)
+                let trace = engine.run(scenario, scheduleSeed: 1)
+                let (facts, factsTime) = Self.time { CheckContext(scenario: scenario, trace: trace, profile: .guide) }
+                rows.append(Row(name: "  \(shape.rawValue) of \(n): shared facts (TraceFacts)", seconds: factsTime, scenarios: 1, operations: n, events: trace.events.count))
+                let timed = RuleBook.all.map { check in (check.rule.id, Self.time { check.check(facts) }.1) }
+                for (id, seconds) in timed.sorted(by: { $0.1 > $1.1 }).prefix(5) {
+                    rows.append(Row(name: "  \(shape.rawValue) of \(n): \(id)", seconds: seconds, scenarios: 1, operations: n, events: trace.events.count))
+                }
+            }
+        }
+
         if options.shrinking {
             for fault in Fault.allCases {
                 progress("shrinking: \(fault.rawValue)")

@@ -105,6 +105,10 @@ extension RuleBook {
 extension CheckContext {
     /// The operations on a dependency path from `from` to `to` in force at event `i`, if any.
     func path(from: Int, to: Int, at i: Int) -> [Int]? {
+        // Nothing depends on `to`: no path can end there. This is the common case (operations
+        // get their dependencies as they are built), and it keeps the search from walking the
+        // whole graph for every edge, which made DEP-CYCLE quadratic in a long chain.
+        guard from == to || facts.hasDependents(to, at: i) else { return nil }
         var parent = [Int?](repeating: nil, count: operationCount)
         var seen = [Bool](repeating: false, count: operationCount)
         var stack = [from]

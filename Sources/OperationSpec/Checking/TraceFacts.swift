@@ -42,6 +42,8 @@ public struct TraceFacts: Sendable {
     public private(set) var priority: [Timeline<Int>]
     /// Indices of edges per operation, for quick lookup.
     private var edgesOf: [[Int]]
+    /// Per operation, the edges that name it as the dependency (its dependents' edges).
+    private var dependentEdgesOf: [[Int]]
 
     public struct EdgeLife: Sendable {
         public let op: Int, on: Int
@@ -75,6 +77,7 @@ public struct TraceFacts: Sendable {
         width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
         priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
         edgesOf = Array(repeating: [], count: n)
+        dependentEdgesOf = Array(repeating: [], count: n)
         var lastOnThread: [Int: Int] = [:]
         var open: [Int: [Int]] = [:]  // thread -> stack of open call indices
         let events = trace.events
@@ -115,6 +118,7 @@ public struct TraceFacts: Sendable {
                             for op in list where valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
                         case .addDependency(let op, let on):
                             if valid(op) { edgesOf[op].append(edges.count) }
+                            if valid(on) { dependentEdgesOf[on].append(edges.count) }
                             edges.append(EdgeLife(op: op, on: on, added: i))
                         case .removeDependency(let op, let on):
                             if valid(op), let k = edgesOf[op].last(where: { edges[$0].on == on && edges[$0].removed == nil }) { edges[k].removed = start }
@@ -196,6 +200,10 @@ public struct TraceFacts: Sendable {
     /// Dependencies of `op` in force at event `i`.
     public func dependencies(of op: Int, at i: Int) -> [Int] {
         edgesOf[op].map { edges[$0] }.filter { $0.active(at: i) }.map(\.on)
+    }
+    /// Whether some operation depended on `op` at event `i`.
+    public func hasDependents(_ op: Int, at i: Int) -> Bool {
+        dependentEdgesOf[op].contains { edges[$0].active(at: i) }
     }
     /// Every dependency `op` ever had, with its interval.
     public func edges(of op: Int) -> [EdgeLife] { edgesOf[op].map { edges[$0] } }
