@@ -11,6 +11,11 @@ final class Simulation {
     var steps = 0
     var events: [TraceEvent] = []
     var threads: [VirtualThread] = []
+    /// Indices of the threads that are not done, ascending. Every operation gets a thread, so
+    /// `threads` grows with the scenario; the scheduler looks only at these (scanning every
+    /// thread ever made at every step made a run quadratic in its operations). Ascending order
+    /// keeps the runnable list, and so every seeded choice, the same as a scan of all threads.
+    var live: [Int] = []
     var ops: [SimulatedOperation]
     var queues: [SimulatedQueue]
     var tokens: Set<Int> = []
@@ -41,6 +46,7 @@ final class Simulation {
 
     func run() -> [TraceEvent] {
         threads.append(VirtualThread(id: 0, name: "main", queue: nil, frames: [Frame(driverProgram())]))
+        live = [0]
         while true {
             steps += 1
             if steps > options.stepBudget {
@@ -48,9 +54,11 @@ final class Simulation {
                 break
             }
             wakeBlocked()
-            let runnable = threads.indices.filter { threads[$0].state == .runnable }
+            let runnable = live.filter { threads[$0].state == .runnable }
             if !runnable.isEmpty {
-                execute(thread: runnable[rng.below(runnable.count)])
+                let t = runnable[rng.below(runnable.count)]
+                execute(thread: t)
+                if threads[t].state == .done { live.removeAll { $0 == t } }
                 continue
             }
             if advanceTime() { continue }
@@ -60,7 +68,7 @@ final class Simulation {
                 threads[0].state = .runnable
                 continue
             }
-            let pending = threads.filter { if case .blocked = $0.state { return true }; return false }
+            let pending = live.map { threads[$0] }.filter { if case .blocked = $0.state { return true }; return false }
             if pending.isEmpty {
                 emit(.end, on: 0)
             } else {
@@ -73,7 +81,7 @@ final class Simulation {
 
     private func advanceTime() -> Bool {
         var next: Int?
-        for t in threads {
+        for t in live.map({ threads[$0] }) {
             switch t.state {
             case .sleeping(let until): next = min(next ?? until, until)
             case .blocked(_, let deadline?): next = min(next ?? deadline, deadline)
@@ -82,7 +90,7 @@ final class Simulation {
         }
         guard let time = next else { return false }
         now = time
-        for i in threads.indices {
+        for i in live {
             switch threads[i].state {
             case .sleeping(let until) where until <= now: threads[i].state = .runnable
             case .blocked(_, let deadline?) where deadline <= now: threads[i].state = .runnable
@@ -93,7 +101,7 @@ final class Simulation {
     }
 
     private func wakeBlocked() {
-        for i in threads.indices {
+        for i in live {
             if case .blocked(let wait, _) = threads[i].state, satisfied(wait) { threads[i].state = .runnable }
         }
     }
@@ -142,6 +150,7 @@ final class Simulation {
     }
 
     func spawn(name: String, queue: Int? = nil, _ frame: Frame) {
+        live.append(threads.count)
         threads.append(VirtualThread(id: threads.count, name: name, queue: queue, frames: [frame]))
     }
 
