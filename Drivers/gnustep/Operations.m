@@ -65,6 +65,7 @@ threw(id call, NSException *e)
  * for word. Objective-C has no mixins and each must call its own superclass, so they are
  * written once here and expanded in each class. ProgramOperation has its own getters. */
 #define LOGGED_OPERATION_OVERRIDES \
+- (NSInteger) opIndex { return index; } \
 - (void) start \
 { \
   id call = beginStart(index); \
@@ -93,6 +94,15 @@ threw(id call, NSException *e)
   return v; \
 }
 
+/* The main of the block and invocation operations: their superclass's, bracketed by the log. */
+#define LOGGED_SUPER_MAIN \
+- (void) main \
+{ \
+  Record(EvMainBegan(index, [NSThread threadPriority])); \
+  [super main]; \
+  Record(EvMainEnded(index)); \
+}
+
 @implementation MainOperation
 
 - (id) initWithIndex: (NSInteger)i body: (NSArray *)steps
@@ -104,8 +114,6 @@ threw(id call, NSException *e)
     }
   return self;
 }
-
-- (NSInteger) opIndex { return index; }
 
 - (void) main
 {
@@ -128,15 +136,7 @@ LOGGED_OPERATION_OVERRIDES
   return self;
 }
 
-- (NSInteger) opIndex { return index; }
-
-- (void) main
-{
-  Record(EvMainBegan(index, [NSThread threadPriority]));
-  [super main];
-  Record(EvMainEnded(index));
-}
-
+LOGGED_SUPER_MAIN
 LOGGED_OPERATION_OVERRIDES
 @end
 
@@ -174,15 +174,7 @@ LOGGED_OPERATION_OVERRIDES
   return self;
 }
 
-- (NSInteger) opIndex { return index; }
-
-- (void) main
-{
-  Record(EvMainBegan(index, [NSThread threadPriority]));
-  [super main];
-  Record(EvMainEnded(index));
-}
-
+LOGGED_SUPER_MAIN
 LOGGED_OPERATION_OVERRIDES
 @end
 
