@@ -81,8 +81,8 @@ final class Simulation {
 
     private func advanceTime() -> Bool {
         var next: Int?
-        for t in live.map({ threads[$0] }) {
-            switch t.state {
+        for i in live {
+            switch threads[i].state {
             case .sleeping(let until): next = min(next ?? until, until)
             case .blocked(_, let deadline?): next = min(next ?? deadline, deadline)
             default: break

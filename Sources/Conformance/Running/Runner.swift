@@ -45,7 +45,6 @@ public struct Shard: Sendable, Equatable {
     public var count: Int
     public static let whole = Shard(index: 0, count: 1)
     public init(index: Int, count: Int) { self.index = index; self.count = count }
-    public func holds(_ k: Int) -> Bool { k % count == index }
     /// How many of cases 0..<total the shard holds.
     public func cases(of total: Int) -> Int { total > index ? (total - index + count - 1) / count : 0 }
     /// The case index of the shard's `position`-th case.

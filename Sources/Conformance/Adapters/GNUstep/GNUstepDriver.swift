@@ -15,14 +15,12 @@ public enum GNUstepDriver {
     /// executable into place, so other processes never see half of one.
     private static let building = NSLock()
 
-    /// The driver's sources, found from the current directory or from this executable's place in
-    /// a build folder (`.build/debug/opconform` is three levels below the package).
+    /// The driver's sources, found by climbing from the current directory, then from this
+    /// executable's folder (`.build/debug/opconform` and the test bundle sit a few levels below
+    /// the package).
     static func sourceDirectory() -> String? {
-        var candidates: [URL] = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        candidates.append(me.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
-        candidates.append(me.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
-        for base in candidates {
+        for base in [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), me.deletingLastPathComponent()] {
             var dir = base
             for _ in 0..<6 {
                 let path = dir.appendingPathComponent("Drivers/gnustep/build.sh").path
