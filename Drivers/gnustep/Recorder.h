@@ -51,5 +51,5 @@ void WriteMessage(id message);
 Recorder *TheRecorder(void);
 /* Shorthand for [TheRecorder() record: kind]. */
 void Record(id kind);
-/* Monotonic seconds. */
+/* Active seconds: monotonic time while this process is being run (see Recorder.m). */
 double Now(void);

@@ -7,13 +7,74 @@
 #include <unistd.h>
 #include <errno.h>
 
-double
-Now(void)
+/* Active time: monotonic seconds that pass only while this process is being run. Every window
+ * of the driver ("nothing happened for so long", rendezvous and drain deadlines) is measured on
+ * it, so a machine that stops running the driver for a while (a loaded CI machine, a page-in
+ * from a cold disk) does not turn a correct run into a hang. A heartbeat thread wakes every
+ * BEAT seconds; a wake-up later than SLACK means the process was not run, and the time beyond
+ * SLACK is not counted, nor is time past an overdue beat. Continuous, never goes back.
+ * `lost` and `lastBeat` are read and written only under `clockLock`; the heartbeat calls no
+ * Objective-C. Same design as the Swift driver's ActiveClock. */
+#define BEAT 0.01
+#define SLACK 0.03
+static pthread_mutex_t clockLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t clockOnce = PTHREAD_ONCE_INIT;
+static double origin, lastBeat, lost;
+
+static double
+Wall(void)
 {
   struct timespec ts;
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *
+Heartbeat(void *unused)
+{
+  struct timespec beat = { 0, (long)(BEAT * 1e9) };
+
+  (void)unused;
+  for (;;)
+    {
+      double wall, gap;
+
+      nanosleep(&beat, NULL);
+      pthread_mutex_lock(&clockLock);
+      wall = Wall();
+      gap = wall - lastBeat;
+      if (gap > SLACK)
+        lost += gap - SLACK;
+      lastBeat = wall;
+      pthread_mutex_unlock(&clockLock);
+    }
+  return NULL;
+}
+
+static void
+StartClock(void)
+{
+  pthread_t thread;
+
+  origin = lastBeat = Wall();
+  lost = 0;
+  pthread_create(&thread, NULL, Heartbeat, NULL);
+  pthread_detach(thread);
+}
+
+double
+Now(void)
+{
+  double wall, seen, t;
+
+  pthread_once(&clockOnce, StartClock);
+  pthread_mutex_lock(&clockLock);
+  wall = Wall();
+  seen = wall < lastBeat + SLACK ? wall : lastBeat + SLACK;
+  t = seen - origin - lost;
+  pthread_mutex_unlock(&clockLock);
+  return t;
 }
 
 void

@@ -8,10 +8,10 @@ import Testing
 @Suite("The driver protocol")
 struct DriverProtocolTests {
     /// A driver written as a shell script that prints `lines` and exits with `status`.
-    static func scripted(_ lines: [String], status: Int = 0) -> ChildProcessImplementation {
+    static func scripted(_ lines: [String], status: Int = 0, then tail: String = "", timeout: TimeInterval = 3) -> ChildProcessImplementation {
         let body = lines.map { "printf '%s\\n' '\($0)'" }.joined(separator: "\n")
-        let path = temporaryFile("cat > /dev/null\n\(body)\nexit \(status)\n")
-        return ChildProcessImplementation(name: "scripted", capabilities: [], command: ["/bin/sh", path], timeout: 3)
+        let path = temporaryFile("cat > /dev/null\n\(body)\n\(tail)\nexit \(status)\n")
+        return ChildProcessImplementation(name: "scripted", capabilities: [], command: ["/bin/sh", path], timeout: timeout)
     }
 
     static let hello = #"{"hello":{"capabilities":["threadIdentity"],"impl":"scripted","protocol":1}}"#
@@ -39,5 +39,27 @@ struct DriverProtocolTests {
         let t = Self.scripted([#"{"error":{"_0":"unknown driver action frobnicate"}}"#], status: 2).run(Self.scenario, scheduleSeed: 1)
         guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
         #expect(message == "the driver refused the case: unknown driver action frobnicate")
+    }
+
+    /// The parent's deadline is on progress: a driver that is slow to start or slow between
+    /// events is waited for, one that falls silent mid-trace is killed and its case is a hang.
+    @Test("a driver that goes silent is a hang; one that is slow but talking is not")
+    func silence() {
+        let silent = Self.scripted([Self.hello, Self.started], then: "exec sleep 30", timeout: 1).run(Self.scenario, scheduleSeed: 1)
+        #expect(silent.events.count == 2 && silent.events[0].kind == .threadStarted(name: "main", queue: nil))
+        guard case .hang(let what)? = silent.events.last?.kind else { Issue.record("\(silent.events)"); return }
+        #expect(what.hasPrefix("no progress within 1 s"), "\(what)")
+
+        // Slow to start (1.5 s before its first word) and 0.6 s between lines, 2.1 s in all,
+        // against a 1 s deadline: a whole-run deadline would call this a hang.
+        let ended = #"{"event":{"_0":{"kind":{"end":{}},"seq":1,"thread":0}}}"#
+        let slow = ChildProcessImplementation(name: "scripted", capabilities: [], command: ["/bin/sh", temporaryFile("""
+            cat > /dev/null
+            sleep 1.5
+            printf '%s\\n' '\(Self.hello)' '\(Self.started)'
+            sleep 0.6
+            printf '%s\\n' '\(ended)' '{"done":{}}'
+            """)], timeout: 1).run(Self.scenario, scheduleSeed: 1)
+        #expect(slow.events.map(\.kind) == [.threadStarted(name: "main", queue: nil), .end], "\(slow.events)")
     }
 }

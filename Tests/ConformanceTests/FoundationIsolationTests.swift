@@ -82,10 +82,11 @@ struct FoundationIsolationTests {
         configuration.jobs = 3
         var records: [CaseRecord] = []
         let result = Runner(configuration).run(record: { records.append($0) })
+        let seen = records.map { "\($0.index): \($0.ending) \($0.broken) \($0.message ?? "")" }.joined(separator: "; ")
         #expect(records.map(\.index) == Array(0..<8), "records come in case order")
-        #expect(records[2].ending == "crash" && records[2].broken.contains(Finding.crashRule))
-        #expect(records[7].ending == "hang" && records[7].replay?.contains("--seed \(records[7].caseSeed)") == true)
-        #expect(result.endings["crash"] == 1 && result.endings["hang"] == 1, "\(result.endings)")
+        #expect(records[2].ending == "crash" && records[2].broken.contains(Finding.crashRule), "\(seen)")
+        #expect(records[7].ending == "hang" && records[7].replay?.contains("--seed \(records[7].caseSeed)") == true, "\(seen)")
+        #expect(result.endings["crash"] == 1 && result.endings["hang"] == 1, "\(result.endings): \(seen)")
     }
 
     static let expectationsFile = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux.json").path

@@ -11,7 +11,9 @@ public struct ChildProcessImplementation: Implementation {
     public var isDeterministic: Bool { false }
     /// The driver executable and its arguments (e.g. `opconform driver`).
     public let command: [String]
-    /// Seconds a case may take before the child is killed and the case reported as a hang.
+    /// Seconds the child may go without writing anything (once it has started) before it is
+    /// killed and the case reported as a hang. Drivers declare their own hangs much sooner; this
+    /// is the backstop for a driver whose watchdog is stuck too.
     public var timeout: TimeInterval
     public var unitMicroseconds: Int
 
@@ -48,7 +50,8 @@ public struct ChildProcessImplementation: Implementation {
         if let problem {
             append(.crash(signal: 0, message: problem))
         } else if outcome.timedOut {
-            append(.hang("no progress within \(Int(timeout)) s; " + pending(events, scenario: scenario)))
+            append(.hang((outcome.endless ? "still running after \(Int(ChildProcess.startupAllowance + 20 * timeout)) s" : "no progress within \(Int(timeout)) s")
+                         + "; " + pending(events, scenario: scenario)))
         } else if let signal = outcome.signal {
             append(.crash(signal: Int(signal), message: outcome.lastError ?? "killed by signal \(signal)"))
         } else if !done || !ended {
@@ -83,9 +86,20 @@ enum ChildProcess {
         var status: Int32
         var signal: Int32?
         var timedOut: Bool
+        /// Killed for talking too long rather than for silence.
+        var endless = false
         var lastError: String?
     }
 
+    /// How long a child may take to say anything at all. Starting a process from a cold disk
+    /// while a test suite starts dozens of others can take seconds on a CI machine; that is not
+    /// the implementation hanging, so it does not count against `timeout`.
+    static let startupAllowance: TimeInterval = 60
+
+    /// Runs `command` with `input` on standard input. The child is killed (`timedOut`) when it
+    /// has written nothing on standard output for `timeout` seconds once it has started talking,
+    /// or nothing at all within `startupAllowance`: a deadline on progress, not on the whole run,
+    /// so a slow machine stretches a case instead of turning it into a hang.
     static func run(_ command: [String], input: String, timeout: TimeInterval) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
@@ -105,15 +119,31 @@ enum ChildProcess {
             return Outcome(lines: [], status: -1, signal: nil, timedOut: false, lastError: "cannot start \(command[0]): \(error)")
         }
         let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { collected.setOut(stdout.fileHandleForReading.readDataToEndOfFile()) }
+        DispatchQueue.global().async(group: readers) {
+            let handle = stdout.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                collected.appendOut(chunk)
+            }
+        }
         DispatchQueue.global().async(group: readers) { collected.setErr(stderr.fileHandleForReading.readDataToEndOfFile()) }
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try? stdin.fileHandleForWriting.close()
-        var timedOut = false
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            finished.wait()
+        var timedOut = false, endlessRun = false
+        let started = Date()
+        while finished.wait(timeout: .now() + 0.05) == .timedOut {
+            let now = Date()
+            let silent = collected.lastOutput.map { now.timeIntervalSince($0) > timeout } ?? (now.timeIntervalSince(started) > startupAllowance)
+            // A child that talks for ever (a livelock that keeps logging) is stopped too.
+            let endless = now.timeIntervalSince(started) > startupAllowance + 20 * timeout
+            if silent || endless {
+                timedOut = true
+                endlessRun = !silent
+                kill(process.processIdentifier, SIGKILL)
+                finished.wait()
+                break
+            }
         }
         _ = readers.wait(timeout: .now() + 5)
         let (out, err) = collected.values
@@ -123,7 +153,7 @@ enum ChildProcess {
         let lastError = errLines.last { $0.contains("Fatal error") } ?? errLines.last
         let bySignal = process.terminationReason == .uncaughtSignal
         return Outcome(lines: lines, status: process.terminationStatus, signal: bySignal && !timedOut ? process.terminationStatus : nil,
-                       timedOut: timedOut, lastError: lastError)
+                       timedOut: timedOut, endless: endlessRun, lastError: lastError)
     }
 
     /// The child's output, filled by reader threads. `@unchecked Sendable` is sound: both values
@@ -131,7 +161,10 @@ enum ChildProcess {
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data(), err = Data()
-        func setOut(_ d: Data) { lock.lock(); out = d; lock.unlock() }
+        /// When standard output last grew (`nil`: not yet).
+        private var lastOutputTime: Date?
+        func appendOut(_ d: Data) { lock.lock(); out.append(d); lastOutputTime = Date(); lock.unlock() }
+        var lastOutput: Date? { lock.lock(); defer { lock.unlock() }; return lastOutputTime }
         func setErr(_ d: Data) { lock.lock(); err = d; lock.unlock() }
         var values: (Data, Data) { lock.lock(); defer { lock.unlock() }; return (out, err) }
     }

@@ -51,12 +51,13 @@ extension FoundationContext {
         recorder.pending(nil)
     }
 
-    /// Lets everything started finish: every queue empties (at most 2 s, and only while
-    /// something still happens), then nothing happens for a little while.
+    /// Lets everything started finish: every queue empties (at most 2 s of active time, see
+    /// `ActiveClock`, and only while something still happens), then nothing happens for a
+    /// little while.
     private func drain() -> EventKind {
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = recorder.activeTime + 2
         let stall = stallQuiet
-        while queues.contains(where: { $0.operationCount > 0 && !$0.isSuspended && $0.maxConcurrentOperationCount != 0 }) && Date() < deadline
+        while queues.contains(where: { $0.operationCount > 0 && !$0.isSuspended && $0.maxConcurrentOperationCount != 0 }) && recorder.activeTime < deadline
                 && recorder.silence < stall {
             _ = recorder.settle(quiet: 0.005, timeout: 0.05)
         }

@@ -7,6 +7,7 @@ import OperationSpec
 ///
 /// `@unchecked Sendable` is sound: every stored property is read and written only while holding
 /// `condition`, which also lets waiters sleep until the event they wait for is recorded.
+/// `clock` takes its own lock inside `condition`, never the other way round: no lock-order cycle.
 final class FoundationRecorder: @unchecked Sendable {
     private let condition = NSCondition()
     private var count = 0
@@ -14,7 +15,10 @@ final class FoundationRecorder: @unchecked Sendable {
     private var occurred: Set<Trigger> = []        // looked up, never iterated
     private var finished: Set<Int> = []            // operations with finish evidence; looked up only
     private var tokens: Set<Int> = []
-    private var lastEventTime = Date()
+    /// Active time (`clock`) of the last event: silences are measured on a clock that stops
+    /// while the process is not being run, so a stalled machine is not a stalled implementation.
+    private let clock = ActiveClock()
+    private var lastEventTime: TimeInterval = 0
     /// The driver call in progress, if any: what a stall is blamed on.
     private var pendingCall: String?
     /// Set once the trace has its last event: later events are dropped, so nothing follows
@@ -55,7 +59,7 @@ final class FoundationRecorder: @unchecked Sendable {
         sink(TraceEvent(seq: count, thread: thread, kind))
         count += 1
         lastThread = thread
-        lastEventTime = Date()
+        lastEventTime = clock.now
         switch kind {
         case .call(.start(let op, _)): occurred.insert(.started(op))
         case .mainBegan(let op, _): occurred.insert(.mainBegan(op))
@@ -71,13 +75,13 @@ final class FoundationRecorder: @unchecked Sendable {
     /// its operation finished without it, nothing was recorded for `quiet` seconds, or `timeout`
     /// ran out.
     func wait(for trigger: Trigger, timeout: TimeInterval, quiet: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = clock.now + timeout
         condition.lock()
         defer { condition.unlock() }
         while !occurred.contains(trigger) && !finished.contains(trigger.op) {
-            let now = Date()
-            if now >= deadline || now.timeIntervalSince(lastEventTime) >= quiet { break }
-            _ = condition.wait(until: min(deadline, lastEventTime.addingTimeInterval(quiet)))
+            let now = clock.now
+            if now >= deadline || now - lastEventTime >= quiet { break }
+            _ = condition.wait(until: Date().addingTimeInterval(min(deadline - now, lastEventTime + quiet - now)))
         }
         return occurred.contains(trigger)
     }
@@ -86,8 +90,11 @@ final class FoundationRecorder: @unchecked Sendable {
     var silence: TimeInterval {
         condition.lock()
         defer { condition.unlock() }
-        return Date().timeIntervalSince(lastEventTime)
+        return clock.now - lastEventTime
     }
+
+    /// Active seconds since the recorder was made (see `ActiveClock`).
+    var activeTime: TimeInterval { clock.now }
 
     /// Marks a driver call as in progress (`nil`: none is).
     func pending(_ call: String?) {
@@ -101,7 +108,7 @@ final class FoundationRecorder: @unchecked Sendable {
     func stalled(quiet: TimeInterval) -> String? {
         condition.lock()
         defer { condition.unlock() }
-        guard !closed, let call = pendingCall, Date().timeIntervalSince(lastEventTime) >= quiet else { return nil }
+        guard !closed, let call = pendingCall, clock.now - lastEventTime >= quiet else { return nil }
         return call
     }
 
@@ -120,23 +127,30 @@ final class FoundationRecorder: @unchecked Sendable {
         return true
     }
 
-    /// Rendezvous: waits for token `t` at most `timeout` seconds.
+    /// Rendezvous: waits for token `t` at most `timeout` active seconds (a sibling that was not
+    /// run because the machine was busy has not failed to run concurrently).
     func await(token t: Int, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = clock.now + timeout
         condition.lock()
         defer { condition.unlock() }
-        while !tokens.contains(t) { if !condition.wait(until: deadline) { break } }
+        while !tokens.contains(t) {
+            let now = clock.now
+            if now >= deadline { break }
+            _ = condition.wait(until: Date().addingTimeInterval(deadline - now))
+        }
         return tokens.contains(t)
     }
 
     /// Waits until nothing was recorded for `quiet` seconds, at most `timeout`; true if it got quiet.
     func settle(quiet: TimeInterval, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = clock.now + timeout
         condition.lock()
         defer { condition.unlock() }
-        while Date().timeIntervalSince(lastEventTime) < quiet {
-            if Date() > deadline { return false }
-            _ = condition.wait(until: min(deadline, lastEventTime.addingTimeInterval(quiet)))
+        while true {
+            let now = clock.now
+            if now - lastEventTime >= quiet { break }
+            if now > deadline { return false }
+            _ = condition.wait(until: Date().addingTimeInterval(min(deadline - now, lastEventTime + quiet - now)))
         }
         return true
     }

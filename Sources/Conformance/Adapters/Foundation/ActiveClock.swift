@@ -1,0 +1,49 @@
+import Foundation
+
+/// Seconds that pass only while this process is being run: the clock of the driver's "nothing
+/// happened for so long" windows.
+///
+/// A wall-clock window turns a machine that stops running the driver for half a second (a loaded
+/// CI machine, a noisy neighbour, a page-in from a cold disk) into a hang finding, although the
+/// implementation did nothing wrong. A heartbeat thread wakes every `beat`; a wake-up later than
+/// `slack` means the process was not being run, and the time beyond `slack` is not counted, nor
+/// is time past an overdue beat. The clock is continuous and never goes back.
+///
+/// `@unchecked Sendable` is sound: `lost` and `lastBeat` are read and written only under `lock`.
+final class ActiveClock: @unchecked Sendable {
+    static let beat: TimeInterval = 0.01
+    static let slack: TimeInterval = 0.03
+
+    private let lock = NSLock()
+    private let origin = Date()
+    private var lost: TimeInterval = 0
+    private var lastBeat: Date
+
+    init() {
+        lastBeat = origin
+        let thread = Thread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: Self.beat)
+                tick()
+            }
+        }
+        thread.name = "opconform active clock"
+        thread.start()
+    }
+
+    /// Active seconds since the clock was made.
+    var now: TimeInterval {
+        lock.lock()
+        defer { lock.unlock() }
+        return min(Date(), lastBeat.addingTimeInterval(Self.slack)).timeIntervalSince(origin) - lost
+    }
+
+    private func tick() {
+        lock.lock()
+        defer { lock.unlock() }
+        let wall = Date()
+        let gap = wall.timeIntervalSince(lastBeat)
+        if gap > Self.slack { lost += gap - Self.slack }
+        lastBeat = wall
+    }
+}
