@@ -55,14 +55,3 @@ struct SimulatedOperation {
         }
     }
 }
-
-/// The state of one queue.
-struct SimulatedQueue {
-    var maxConcurrent: Int
-    var suspended: Bool
-    /// Members in the order they were added: the queue's `operations`.
-    var ops: [Int] = []
-    var everAdded: [Int] = []
-    /// Operations it started whose finish it has not yet seen.
-    var running = 0
-}

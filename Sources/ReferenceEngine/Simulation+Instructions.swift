@@ -67,7 +67,7 @@ extension Simulation {
         case .beginCompletion(let op): emit(.completionBegan(op: op, threadPriority: threads[current].priority))
         case .afterWait(let call, let reads, let countOf):
             emit(.returned(call))
-            if let q = countOf { emit(.operationCount(queue: q, queues[q].ops.count)) }
+            if let q = countOf { emit(.operationCount(queue: q, queues[q].count)) }
             for op in reads { emit(.read(op: op, .isFinished, ops[op].value(.isFinished))) }
         case .afterAwait(let token):
             emit(.awaited(token: token, satisfied: tokens.contains(token)))
@@ -111,7 +111,7 @@ extension Simulation {
             ops[op].finishSeen = true
             occurred.insert(.finished(op))
             if let q = ops[op].queue {
-                if !has(.finishedStayInQueue) { queues[q].ops.removeAll { $0 == op } }
+                if !has(.finishedStayInQueue) { queues[q].remove(op) }
                 if ops[op].dispatched { queues[q].running -= 1 }
             }
             refreshReady(op)
@@ -148,8 +148,18 @@ extension Simulation {
         guard ready != o.ready else { return }
         if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(o.ready))) }
         ops[op].ready = ready
+        if ready { offer(op) }
         emit(.didChange(op: op, .isReady, .bool(ready)))
         if ready && pumpQueue, let q = o.queue { pump(q) }
+    }
+
+    /// Where an operation stands among a queue's start candidates: higher priority first (004
+    /// 2.6.2), or all alike when the `priorityIgnored` fault is on.
+    func rank(_ op: Int) -> Int { has(.priorityIgnored) ? 0 : -ops[op].priority }
+
+    /// Offers a ready operation to every queue that holds it (two only under `addedTwice`).
+    func offer(_ op: Int) {
+        for q in queues.indices { queues[q].offer(op, rank: rank(op)) }
     }
 
     /// Starts what the queue may start: never while suspended, never beyond its width, the
@@ -159,11 +169,7 @@ extension Simulation {
             var width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
             if has(.oneTooMany) && queues[q].maxConcurrent != QueueConfig.defaultMax { width += 1 }
             guard queues[q].running < width else { return }
-            var pick: Int?
-            for op in queues[q].ops where !ops[op].dispatched && ops[op].ready {
-                if pick == nil || (!has(.priorityIgnored) && ops[op].priority > ops[pick!].priority) { pick = op }
-            }
-            guard let op = pick else { return }
+            guard let op = queues[q].takeCandidate({ op, rank in !ops[op].dispatched && ops[op].ready && rank == self.rank(op) }) else { return }
             ops[op].dispatched = true
             queues[q].running += 1
             workerNumber += 1

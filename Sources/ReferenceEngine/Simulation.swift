@@ -22,6 +22,10 @@ final class Simulation {
     /// Triggers that have happened (looked up, never iterated: iteration order would leak hashing).
     var occurred: Set<Trigger> = []
     var workerNumber = 0
+    /// Marks of the dependency walk in `reaches`: an operation was visited by the current walk
+    /// when its mark equals `visitStamp`.
+    var visited: [Int]
+    var visitStamp = 0
     /// The thread executing the current instruction.
     var current = 0
     private let faults: [Fault]
@@ -40,6 +44,7 @@ final class Simulation {
         self.faults = options.faults
         self.ops = scenario.operations.map { SimulatedOperation(kind: $0.kind) }
         self.queues = scenario.queues.map { _ in SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false) }
+        self.visited = Array(repeating: 0, count: scenario.operations.count)
     }
 
     // MARK: Running
@@ -110,7 +115,7 @@ final class Simulation {
         switch wait {
         case .finished(let op): return ops[op].finishSeen
         case .allFinished(let list): return list.allSatisfy { ops[$0].finishSeen }
-        case .queueEmpty(let q): return queues[q].ops.isEmpty
+        case .queueEmpty(let q): return queues[q].isEmpty
         case .token(let n): return tokens.contains(n)
         case .trigger(_, let trigger): return occurred.contains(trigger) || ops[trigger.op].finishSeen
         case .blocks(let op):

@@ -1,0 +1,69 @@
+/// The state of one queue in the simulation.
+///
+/// Members are kept in the order they were added, as slots that are emptied when an operation
+/// leaves, so that leaving costs nothing however large the queue (removing from an array shifted
+/// every later member). The operations it may start next are kept in a heap of candidates ordered
+/// by (rank, slot): the highest priority first, among equals the earliest added (004 2.6.2). A
+/// candidate is offered whenever an operation in the queue becomes ready or changes priority;
+/// entries that went stale since (started, left, no longer ready, priority changed) are dropped
+/// when they come to the top. The choice is the one a scan of the members in order would make.
+struct SimulatedQueue {
+    var maxConcurrent: Int
+    var suspended: Bool
+    /// Operations it started whose finish it has not yet seen.
+    var running = 0
+    /// Every operation ever added, in order (what `waitUntilAllFinished` reads afterwards).
+    var everAdded: [Int] = []
+    /// One slot per add, in order: the operation, or nil once it left.
+    private var slots: [Int?] = []
+    /// The slots each member holds (more than one only under the `addedTwice` fault).
+    /// Looked up, never iterated.
+    private var slotsOf: [Int: [Int]] = [:]
+    private(set) var count = 0
+    private var candidates = MinHeap<Candidate>()
+
+    struct Candidate: Comparable {
+        /// Smaller starts first: the negated priority, or 0 when priority is ignored.
+        var rank: Int
+        var slot: Int
+        var op: Int
+        static func < (a: Candidate, b: Candidate) -> Bool { (a.rank, a.slot) < (b.rank, b.slot) }
+    }
+
+    init(maxConcurrent: Int, suspended: Bool) {
+        self.maxConcurrent = maxConcurrent
+        self.suspended = suspended
+    }
+
+    /// The members in the order they were added: the queue's `operations`.
+    var ops: [Int] { slots.compactMap { $0 } }
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ op: Int) {
+        slotsOf[op, default: []].append(slots.count)
+        slots.append(op)
+        everAdded.append(op)
+        count += 1
+    }
+
+    /// The operation leaves the queue (every slot it holds).
+    mutating func remove(_ op: Int) {
+        guard let held = slotsOf.removeValue(forKey: op) else { return }
+        for s in held { slots[s] = nil }
+        count -= held.count
+    }
+
+    /// Offers the member as a start candidate with `rank` (a no-op for a non-member).
+    mutating func offer(_ op: Int, rank: Int) {
+        for s in slotsOf[op] ?? [] { candidates.insert(Candidate(rank: rank, slot: s, op: op)) }
+    }
+
+    /// Removes and returns the best candidate still valid by `isValid(op, rank)`, dropping stale
+    /// ones on the way; nil when there is none.
+    mutating func takeCandidate(_ isValid: (Int, Int) -> Bool) -> Int? {
+        while let top = candidates.removeMin() {
+            if slots[top.slot] == top.op && isValid(top.op, top.rank) { return top.op }
+        }
+        return nil
+    }
+}
