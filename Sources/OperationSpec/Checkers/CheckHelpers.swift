@@ -1,8 +1,10 @@
 /// Small queries over an operation's events that several families share.
 extension CheckContext {
-    /// Events about `op` of the given shape, as (index, event kind).
-    func opEvents(_ op: Int) -> [(i: Int, kind: EventKind)] {
-        facts.opEvents[op].map { ($0, trace.events[$0].kind) }
+    /// Events about `op`, as (index, event kind), computed as they are walked: building an
+    /// array per operation per rule was a large part of checking a trace of 100,000 operations.
+    func opEvents(_ op: Int) -> LazyMapSequence<[Int], (i: Int, kind: EventKind)> {
+        let events = trace.events
+        return facts.opEvents[op].lazy.map { ($0, events[$0].kind) }
     }
 
     /// Every `start` call on `op`: its index, caller, thread and the index of its end (if it ended).

@@ -92,28 +92,44 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.5.4"), Citation(.guide, "Listing 2-6"), Citation(.guide, "Listing 2-7")],
                        strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
-            var open: [String: [Int]] = [:]  // "thread/op/key" -> will indices (looked up only)
-            var order: [String] = []
-            for (i, e) in c.events.enumerated() {
-                switch e.kind {
-                case .willChange(let op, let key, _):
-                    let k = "\(e.thread)/\(op)/\(key.rawValue)"
-                    if open[k] == nil { order.append(k) }
-                    open[k, default: []].append(i)
-                case .didChange(let op, let key, _):
-                    r.hits += 1
-                    let k = "\(e.thread)/\(op)/\(key.rawValue)"
-                    if open[k]?.popLast() == nil {
-                        r.violations.append(c.violation("KVO-BALANCED", "op \(op) sent did-change \(key.rawValue) with no will-change before it on thread \(e.thread)",
-                                                        "will and did come in pairs", [i]))
+            // Will and did pair up per (thread, operation, key): walked per operation over its
+            // own events, with the few (thread, key) stacks of one operation in a small array
+            // (a dictionary keyed by strings over the whole trace took 1.3 s on 2.5 million
+            // events). Reported in trace order: unpaired did-changes by index, then unpaired
+            // will-changes by the first will-change of their stack, as before.
+            var unpairedDids: [(i: Int, op: Int, key: StateKey, thread: Int)] = []
+            var unpairedWills: [(first: Int, will: Int)] = []
+            for op in c.allOps {
+                var stacks: [(thread: Int, key: StateKey, first: Int, wills: [Int])] = []
+                for i in c.facts.opEvents[op] {
+                    let e = c.event(i)
+                    switch e.kind {
+                    case .willChange(_, let key, _):
+                        if let s = stacks.firstIndex(where: { $0.thread == e.thread && $0.key == key }) {
+                            stacks[s].wills.append(i)
+                        } else {
+                            stacks.append((e.thread, key, i, [i]))
+                        }
+                    case .didChange(_, let key, _):
+                        r.hits += 1
+                        if let s = stacks.firstIndex(where: { $0.thread == e.thread && $0.key == key }), !stacks[s].wills.isEmpty {
+                            stacks[s].wills.removeLast()
+                        } else {
+                            unpairedDids.append((i, op, key, e.thread))
+                        }
+                    default: break
                     }
-                default: break
                 }
+                for s in stacks { for w in s.wills { unpairedWills.append((s.first, w)) } }
+            }
+            for d in unpairedDids.sorted(by: { $0.i < $1.i }) {
+                r.violations.append(c.violation("KVO-BALANCED", "op \(d.op) sent did-change \(d.key.rawValue) with no will-change before it on thread \(d.thread)",
+                                                "will and did come in pairs", [d.i]))
             }
             if c.trace.ending == .complete {
-                for k in order { for w in open[k] ?? [] {
-                    r.violations.append(c.violation("KVO-BALANCED", "a will-change was never followed by its did-change", "will and did come in pairs", [w]))
-                } }
+                for w in unpairedWills.sorted(by: { ($0.first, $0.will) < ($1.first, $1.will) }) {
+                    r.violations.append(c.violation("KVO-BALANCED", "a will-change was never followed by its did-change", "will and did come in pairs", [w.will]))
+                }
             }
             return r
         },

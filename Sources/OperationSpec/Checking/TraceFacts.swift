@@ -7,8 +7,10 @@ public struct TraceFacts: Sendable {
     public private(set) var opEvents: [[Int]]
     /// For each queue, the indices of the calls about it and its worker threads' starts.
     public private(set) var queueEvents: [[Int]]
-    /// For each `call` event, the index of its `returned` or `threw`; nil when it never ended.
-    public private(set) var endOf: [Int: Int] = [:]
+    /// For each `call` event, the index of its `returned` or `threw`; nil when it never ended
+    /// (and for every other event). An array, not a dictionary: looked up for most calls by
+    /// many checkers, hashing was a tenth of all checking time on large traces.
+    public private(set) var endOf: [Int?]
     /// For each operation, the first evidence it was finished / cancelled / executing.
     public private(set) var finishedAt: [Int?]
     public private(set) var notifiedFinishedAt: [Int?]
@@ -71,6 +73,7 @@ public struct TraceFacts: Sendable {
         finishingAt = Array(repeating: nil, count: n)
         firstStart = Array(repeating: nil, count: n)
         cancelCalledAt = Array(repeating: nil, count: n)
+        endOf = Array(repeating: nil, count: trace.events.count)
         nextOnThread = Array(repeating: trace.events.count, count: trace.events.count)
         previousOnThread = Array(repeating: -1, count: trace.events.count)
         suspension = scenario.queues.map { _ in Timeline(initial: false) }
@@ -78,19 +81,36 @@ public struct TraceFacts: Sendable {
         priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
         edgesOf = Array(repeating: [], count: n)
         dependentEdgesOf = Array(repeating: [], count: n)
-        var lastOnThread: [Int: Int] = [:]
-        var open: [Int: [Int]] = [:]  // thread -> stack of open call indices
+        // Per thread number (small integers from 0, one per thread in order of appearance):
+        // its last event so far, and its stack of open call indices.
+        var lastOnThread: [Int] = []
+        var open: [[Int]] = []
+        // A malformed trace may number threads outside 0..<count: those get slots after it.
+        var oddThreads: [Int: Int] = [:]  // looked up, never iterated
+        func slot(_ thread: Int) -> Int {
+            if thread >= 0 && thread < events.count { return thread }
+            if let s = oddThreads[thread] { return s }
+            let s = events.count + oddThreads.count
+            oddThreads[thread] = s
+            return s
+        }
         let events = trace.events
         func first(_ slot: inout [Int?], _ op: Int, _ i: Int) { if slot[op] == nil { slot[op] = i } }
         func valid(_ op: Int) -> Bool { op >= 0 && op < n }
 
         for (i, e) in events.enumerated() {
-            if let prev = lastOnThread[e.thread] { nextOnThread[prev] = i; previousOnThread[i] = prev }
-            lastOnThread[e.thread] = i
+            let t = slot(e.thread)
+            if t >= lastOnThread.count {
+                lastOnThread.append(contentsOf: repeatElement(-1, count: t + 1 - lastOnThread.count))
+                open.append(contentsOf: repeatElement([], count: t + 1 - open.count))
+            }
+            let prev = lastOnThread[t]
+            if prev >= 0 { nextOnThread[prev] = i; previousOnThread[i] = prev }
+            lastOnThread[t] = i
             switch e.kind {
             case .threadStarted(_, let q?): if q < queueEvents.count { queueEvents[q].append(i) }
             case .call(let c):
-                open[e.thread, default: []].append(i)
+                open[t].append(i)
                 switch c {
                 case .start(let op, _): if valid(op) { first(&firstStart, op, i) }
                 case .cancel(let op): if valid(op) { first(&cancelCalledAt, op, i) }
@@ -106,9 +126,8 @@ public struct TraceFacts: Sendable {
                 for op in Self.batch(c) where valid(op) { opEvents[op].append(i) }
                 if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
             case .returned(let c), .threw(let c, _, _):
-                if var stack = open[e.thread], let k = stack.lastIndex(where: { events[$0].kind.call == c }) {
-                    let start = stack.remove(at: k)
-                    open[e.thread] = stack
+                if let k = open[t].lastIndex(where: { events[$0].kind.call == c }) {
+                    let start = open[t].remove(at: k)
                     endOf[start] = i
                     if case .returned = e.kind {
                         switch c {
