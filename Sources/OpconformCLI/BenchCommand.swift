@@ -32,9 +32,11 @@ enum BenchCommand {
                 console.err("bench: leaving out \(name): \(error.message)\n")
             }
         }
+        if options.implementations.contains(where: { $0.name == "foundation" }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
         if let path = args.options["--json"] { try RunCommand.writable(parentOf: path) }
         let rows = Benchmark(options: options).run { step in
-            if console.interactive { console.err("\u{1B}[2K\r\(step)...") }
+            // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.
+            console.err(console.interactive ? "\u{1B}[2K\r\(step)..." : "bench: \(step)\n")
         }
         if console.interactive { console.err("\u{1B}[2K\r") }
         console.out(BenchReport.table(rows))

@@ -7,12 +7,12 @@ import Foundation
 enum DriverCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: [], options: [])
+        let args = try input.parse(flags: ["--plain"], options: [])
         if args.flags.contains("--help") { console.out(Help.driver + "\n"); return 0 }
         guard let line = readLine(strippingNewline: true) else {
             console.out(JSONCodec.line(DriverProtocol.Message.error("no request on standard input")))
             return 2
         }
-        return FoundationDriver.serve(requestLine: line) { text in FileHandle.standardOutput.write(Data(text.utf8)) }
+        return FoundationDriver.serve(requestLine: line, plain: args.flags.contains("--plain")) { text in FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 }

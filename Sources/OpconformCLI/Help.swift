@@ -133,7 +133,7 @@ enum Help {
     """
 
     static let driver = """
-    opconform driver
+    opconform driver [--plain]
 
     Driver-protocol mode (Specs/driver-protocol.md): reads one request line on standard input,
     runs it on Foundation's Operation and OperationQueue in this process, and writes the trace as
@@ -141,6 +141,10 @@ enum Help {
     trap or a deadlock costs one case, not the run. A driver call that has not returned while
     nothing happened for its stall window (0.5 s, more for scenarios with long steps) ends the
     trace with a hang naming the call.
+
+      --plain   run the same scenario without recording: no event is made or sent but the
+                last (end or hang), and no quiet window is waited for at the end. What 'bench'
+                compares the harness with.
     """
 
     static let gate = """

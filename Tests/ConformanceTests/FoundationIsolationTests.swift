@@ -25,6 +25,23 @@ struct FoundationIsolationTests {
         #expect(RuleBook.violations(scenario: s, trace: t, profile: .classReference).isEmpty)
     }
 
+    /// The bench's plain run: the same scenario, nothing recorded but how it ended.
+    @Test("driver --plain runs the scenario and sends only its ending", .enabled(if: available, "build opconform first"))
+    func plain() {
+        let s = Scenario(queues: [QueueConfig(maxConcurrent: 1)],
+                         operations: [OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .main([.work(1)]))],
+                         dependencies: [Edge(1, on: 0)],
+                         driver: [DriverStep(.addBatch(ops: [0, 1], queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
+        let plain = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: [Self.driver, "driver", "--plain"])
+        let t = plain.run(s, scheduleSeed: 1)
+        #expect(t.ending == .complete && t.events.count == 2, "\(t.events)")
+        // A deadlock still ends in a hang, not a stuck process: the watchdog works without a trace.
+        let stuck = Scenario(operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
+                             dependencies: [Edge(1, on: 0)], driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
+        #expect(plain.run(Scenario(queues: [QueueConfig()], operations: stuck.operations, dependencies: stuck.dependencies, driver: stuck.driver),
+                          scheduleSeed: 1).ending == .hang)
+    }
+
     @Test("a trap becomes a crash with the signal and Foundation's message", .enabled(if: available, "build opconform first"))
     func trap() {
         // Starting an executing operation: Foundation calls fatalError where Cocoa throws.

@@ -17,6 +17,10 @@ public struct Benchmark {
         public var scale = [1_000, 10_000]
         /// Real implementations to measure (their names), when they can be started.
         public var implementations: [any Implementation] = []
+        /// The command of `opconform driver --plain`: when set, the Foundation rows are joined by
+        /// the same scenarios run without recording, and by process start alone, so the
+        /// harness's overhead is a ratio.
+        public var plainFoundation: [String]?
         public var shrinking = true
         public init() {}
     }
@@ -53,6 +57,36 @@ public struct Benchmark {
         return Int(usage.ru_maxrss)
     }
 
+    /// The harness's overhead on Foundation: the recorded run and its checks against the same
+    /// scenarios run by `driver --plain` (same operations and queues, no events made, no quiet
+    /// window at the end), both in child processes; and process start alone, to say how much of
+    /// the difference is isolation.
+    func plainFoundationRows(_ sample: [(UInt64, Scenario)], traces: [Trace], recorded: Double, command: [String],
+                             progress: (String) -> Void) -> [Row] {
+        let ops = sample.reduce(0) { $0 + $1.1.operations.count }
+        progress("foundation: checks of its traces")
+        let (_, checks) = Self.time { zip(sample, traces).reduce(0) { $0 + RuleBook.violations(scenario: $1.0.1, trace: $1.1, profile: .guide).count } }
+        progress("foundation: plain, no recording")
+        let plainImpl = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: command)
+        let (endings, plain) = Self.time { sample.map { plainImpl.run($0.1, scheduleSeed: $0.0).ending } }
+        progress("foundation: process start alone")
+        let empty = Scenario(name: "empty", queues: [], operations: [], dependencies: [], driver: [])
+        let (_, start) = Self.time { for _ in sample { _ = plainImpl.run(empty, scheduleSeed: 1) } }
+        let harness = recorded + checks
+        let overhead = plain > 0 ? (harness / plain - 1) * 100 : 0
+        let overheadRun = plain > start ? (harness - start) / (plain - start) * 100 - 100 : 0
+        let ended = endings.filter { $0 == .complete }.count
+        return [
+            Row(name: "foundation: checks of those traces", seconds: checks, scenarios: sample.count, operations: ops,
+                events: traces.reduce(0) { $0 + $1.events.count }),
+            Row(name: "foundation: plain, no recording (child processes)", seconds: plain, scenarios: sample.count, operations: ops, events: 0,
+                note: "\(ended) of \(sample.count) ended complete"),
+            Row(name: "foundation: process start alone (empty scenario)", seconds: start, scenarios: sample.count, operations: 0, events: 0),
+            Row(name: "foundation: harness overhead", seconds: harness - plain, scenarios: sample.count, operations: ops, events: 0,
+                note: String(format: "%+.0f%% on plain in a child; %+.0f%% on the run alone (start and exit left out of both)", overhead, overheadRun)),
+        ]
+    }
+
     /// Runs every measurement; `progress` hears the name of each before it starts.
     public func run(progress: (String) -> Void = { _ in }) -> [Row] {
         var rows: [Row] = []
@@ -82,9 +116,13 @@ public struct Benchmark {
         for impl in options.implementations {
             progress("\(impl.name): \(options.realCases) scenarios")
             let sample = Array(zip(identities, scenarios).prefix(options.realCases))
-            let (realEvents, seconds) = Self.time { sample.reduce(0) { $0 + impl.run($1.1, scheduleSeed: $1.0.scheduleSeed).events.count } }
+            let sampleOps = sample.reduce(0) { $0 + $1.1.operations.count }
+            let (realTraces, seconds) = Self.time { sample.map { id, scenario in impl.run(scenario, scheduleSeed: id.scheduleSeed) } }
+            let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
             rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
-                            operations: sample.reduce(0) { $0 + $1.1.operations.count }, events: realEvents))
+                            operations: sampleOps, events: realEvents))
+            guard impl.name == "foundation", let plain = options.plainFoundation else { continue }
+            rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds, command: plain, progress: progress)
         }
 
         for shape in ScaleScenarios.Shape.allCases {

@@ -68,15 +68,30 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             guard c.settled else { return r }
+            let end = c.events.count
+            // Per queue, up to two operations it started that never began finishing: each holds
+            // a slot for ever. Two are enough to tell whether one other than a given op exists;
+            // found once, not per cancelled operation (which was quadratic after a cancelAll).
+            var holders: [[Int]]?
+            func slotHolders() -> [[Int]] {
+                if let h = holders { return h }
+                var h: [[Int]] = Array(repeating: [], count: c.scenario.queues.count)
+                for o in c.allOps {
+                    guard let q = c.facts.addedAt[o]?.queue, q < h.count, h[q].count < 2, !c.facts.finishing(o, before: end),
+                          c.startCalls(o).contains(where: { $0.by == .queue }) else { continue }
+                    h[q].append(o)
+                }
+                holders = h
+                return h
+            }
             for op in c.allOps {
                 // Cancelled before it started, whether before or after it was added.
                 guard let (add, q) = c.facts.addedAt[op], let call = c.facts.cancelCalledAt[op],
                       c.facts.firstStart[op].map({ $0 > call }) ?? true else { continue }
                 // A queue left suspended or at width 0, or with a slot held by an operation that
                 // never finished, may fairly never get to it.
-                let end = c.events.count
                 if c.facts.suspension[q].value(before: end) || c.facts.width[q].value(before: end) == 0 { continue }
-                if c.allOps.contains(where: { o in o != op && c.startCalls(o).contains { $0.by == .queue } && c.facts.addedAt[o]?.queue == q && !c.facts.finishing(o, before: end) }) { continue }
+                if slotHolders()[q].contains(where: { $0 != op }) { continue }
                 r.hits += 1
                 if c.facts.finishedAt[op] == nil {
                     r.violations.append(c.violation("CANCEL-BEFORE-START-FINISHES",

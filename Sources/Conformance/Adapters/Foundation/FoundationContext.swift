@@ -17,11 +17,11 @@ final class FoundationContext: @unchecked Sendable {
     private(set) var ops: [Operation] = []
     private(set) var queues: [OperationQueue] = []
 
-    init(scenario: Scenario, unit: TimeInterval, sink: @escaping (TraceEvent) -> Void) {
+    init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, sink: @escaping (TraceEvent) -> Void) {
         self.scenario = scenario
         self.unit = unit
         var lookup: (() -> Int?)!
-        self.recorder = FoundationRecorder(sink: sink, queueOfCurrentThread: { lookup() })
+        self.recorder = FoundationRecorder(recording: recording, sink: sink, queueOfCurrentThread: { lookup() })
         lookup = { [unowned self] in
             guard let q = OperationQueue.current else { return nil }
             return self.queues.firstIndex { $0 === q }

@@ -61,7 +61,8 @@ extension FoundationContext {
                 && recorder.silence < stall {
             _ = recorder.settle(quiet: 0.005, timeout: 0.05)
         }
-        _ = recorder.settle(quiet: 0.03, timeout: 1)
+        // Late events matter to a trace; a plain run has none to keep.
+        if recorder.recording { _ = recorder.settle(quiet: 0.03, timeout: 1) }
         let stuck = queues.indices.filter { queues[$0].operationCount > 0 && !queues[$0].isSuspended && queues[$0].maxConcurrentOperationCount != 0 }
         if stuck.isEmpty { return .end }
         return .hang(stuck.map { "queue \($0) still holds \(queues[$0].operationCount) operations" }.joined(separator: "; "))

@@ -8,7 +8,9 @@ public enum FoundationDriver {
     public static let capabilities: [Observation] = [.threadIdentity, .superStart, .finishing]
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.
-    public static func serve(requestLine: String, write: @escaping @Sendable (String) -> Void) -> Int32 {
+    /// `plain`: run the same scenario without recording (no events but the last; the bench's
+    /// measure of what Foundation costs without the harness).
+    public static func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
         let request: DriverProtocol.Request
         do {
             request = try JSONCodec.decode(DriverProtocol.Request.self, from: Data(requestLine.utf8), source: "the request")
@@ -29,7 +31,7 @@ public enum FoundationDriver {
             return 2
         }
         write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: "foundation", capabilities: capabilities)))
-        let context = FoundationContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000) { event in
+        let context = FoundationContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
         watch(context, write: write)

@@ -29,12 +29,24 @@ final class FoundationRecorder: @unchecked Sendable {
     /// Which queue the current thread works for, if any.
     private let queueOfCurrentThread: () -> Int?
 
-    init(sink: @escaping (TraceEvent) -> Void, queueOfCurrentThread: @escaping () -> Int?) {
+    /// False for a plain run (`opconform driver --plain`, measured by the bench): events only
+    /// move the triggers, tokens and silence the run itself needs; no trace is made or sent.
+    let recording: Bool
+
+    init(recording: Bool = true, sink: @escaping (TraceEvent) -> Void, queueOfCurrentThread: @escaping () -> Int?) {
+        self.recording = recording
         self.sink = sink
         self.queueOfCurrentThread = queueOfCurrentThread
     }
 
     func record(_ kind: EventKind) {
+        guard recording else {
+            condition.lock()
+            defer { condition.unlock() }
+            note(kind)
+            condition.broadcast()
+            return
+        }
         let queue = queueOfCurrentThread()
         let name = Thread.current.name ?? ""
         condition.lock()
@@ -59,6 +71,12 @@ final class FoundationRecorder: @unchecked Sendable {
         sink(TraceEvent(seq: count, thread: thread, kind))
         count += 1
         lastThread = thread
+        note(kind)
+    }
+
+    /// What the run itself needs from an event: its time, and the triggers and tokens it moves.
+    /// Called with `condition` held.
+    private func note(_ kind: EventKind) {
         lastEventTime = clock.now
         switch kind {
         case .call(.start(let op, _)): occurred.insert(.started(op))
