@@ -139,18 +139,21 @@ extension Simulation {
     /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
     /// Ready: cancelled, executing or finished (003 isReady), or every dependency seen finished.
     func refreshReady(_ op: Int, pump pumpQueue: Bool = true) {
-        let o = ops[op]
-        let cancelled = o.cancelled && !has(.cancelledNotReady)
-        let depsDone = has(.readyIgnoresDependencies) || o.deps.allSatisfy {
-            ops[$0].finishSeen || (has(.crossQueueDependencyIgnored) && ops[$0].queue != nil && o.queue != nil && ops[$0].queue != o.queue)
+        // Fields are read one by one: copying the whole operation (its arrays) per call was a
+        // measurable part of a large run.
+        let queue = ops[op].queue
+        let cancelled = ops[op].cancelled && !has(.cancelledNotReady)
+        let depsDone = has(.readyIgnoresDependencies) || ops[op].deps.allSatisfy {
+            ops[$0].finishSeen || (has(.crossQueueDependencyIgnored) && ops[$0].queue != nil && queue != nil && ops[$0].queue != queue)
         }
-        let ready = cancelled || o.executing || o.finished || depsDone
-        guard ready != o.ready else { return }
-        if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(o.ready))) }
+        let ready = cancelled || ops[op].executing || ops[op].finished || depsDone
+        let was = ops[op].ready
+        guard ready != was else { return }
+        if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(was))) }
         ops[op].ready = ready
         if ready { offer(op) }
         emit(.didChange(op: op, .isReady, .bool(ready)))
-        if ready && pumpQueue, let q = o.queue { pump(q) }
+        if ready && pumpQueue, let q = queue { pump(q) }
     }
 
     /// Where an operation stands among a queue's start candidates: higher priority first (004

@@ -169,16 +169,19 @@ final class Simulation {
             threads[t].announced = true
             emit(.threadStarted(name: threads[t].name, queue: threads[t].queue))
         }
-        guard var frame = threads[t].frames.popLast() else { threads[t].state = .done; return }
-        if frame.pc >= frame.code.count {
-            finishFrame(frame)
+        // The top frame is read and advanced in place: popping and pushing it back copied its
+        // code array at every instruction.
+        guard let top = threads[t].frames.indices.last else { threads[t].state = .done; return }
+        let pc = threads[t].frames[top].pc
+        if pc >= threads[t].frames[top].code.count {
+            finishFrame(threads[t].frames.removeLast())
             if threads[t].frames.isEmpty { threads[t].state = .done }
             return
         }
-        let instr = frame.code[frame.pc]
-        frame.pc += 1
-        threads[t].frames.append(frame)
-        perform(instr, this: frame.this)
+        let instr = threads[t].frames[top].code[pc]
+        let this = threads[t].frames[top].this
+        threads[t].frames[top].pc = pc + 1
+        perform(instr, this: this)
         if threads[t].frames.isEmpty, threads[t].state == .runnable { threads[t].state = .done }
     }
 
