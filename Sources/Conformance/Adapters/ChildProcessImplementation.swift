@@ -156,8 +156,8 @@ enum ChildProcess {
                        timedOut: timedOut, endless: endlessRun, lastError: lastError)
     }
 
-    /// The child's output, filled by reader threads. `@unchecked Sendable` is sound: both values
-    /// are read and written only under `lock`.
+    /// The child's output, filled by reader threads. `@unchecked Sendable` is sound: every value
+    /// is read and written only under `lock`.
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data(), err = Data()

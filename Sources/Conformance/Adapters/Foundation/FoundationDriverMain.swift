@@ -42,7 +42,7 @@ public enum FoundationDriver {
     /// The watchdog: a driver call that has not returned while nothing happened for the
     /// context's stall window is stuck (a deadlock, or a wait for something that never comes).
     /// It ends the trace with a `hang` naming the call and exits, in a fraction of a second
-    /// instead of the harness's 5 s deadline. The driving thread is stuck and cannot end the
+    /// instead of the harness's 5 s of silence. The driving thread is stuck and cannot end the
     /// process itself; `_exit` skips exit handlers that could wait for it.
     private static func watch(_ context: FoundationContext, write: @escaping @Sendable (String) -> Void) {
         let quiet = context.stallQuiet
