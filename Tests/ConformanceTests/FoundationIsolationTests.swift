@@ -36,10 +36,9 @@ struct FoundationIsolationTests {
         let t = plain.run(s, scheduleSeed: 1)
         #expect(t.ending == .complete && t.events.count == 2, "\(t.events)")
         // A deadlock still ends in a hang, not a stuck process: the watchdog works without a trace.
-        let stuck = Scenario(operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
+        let stuck = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
                              dependencies: [Edge(1, on: 0)], driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
-        #expect(plain.run(Scenario(queues: [QueueConfig()], operations: stuck.operations, dependencies: stuck.dependencies, driver: stuck.driver),
-                          scheduleSeed: 1).ending == .hang)
+        #expect(plain.run(stuck, scheduleSeed: 1).ending == .hang)
     }
 
     @Test("a trap becomes a crash with the signal and Foundation's message", .enabled(if: available, "build opconform first"))

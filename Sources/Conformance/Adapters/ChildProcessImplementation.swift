@@ -49,9 +49,8 @@ public struct ChildProcessImplementation: Implementation {
         let ended: Bool = { if case .end? = last { return true }; if case .hang? = last { return true }; return false }()
         if let problem {
             append(.crash(signal: 0, message: problem))
-        } else if outcome.timedOut {
-            append(.hang((outcome.endless ? "still running after \(Int(ChildProcess.startupAllowance + 20 * timeout)) s" : "no progress within \(Int(timeout)) s")
-                         + "; " + pending(events, scenario: scenario)))
+        } else if let killed = outcome.killed {
+            append(.hang(killed + "; " + pending(events, scenario: scenario)))
         } else if let signal = outcome.signal {
             append(.crash(signal: Int(signal), message: outcome.lastError ?? "killed by signal \(signal)"))
         } else if !done || !ended {
@@ -85,9 +84,8 @@ enum ChildProcess {
         var lines: [String]
         var status: Int32
         var signal: Int32?
-        var timedOut: Bool
-        /// Killed for talking too long rather than for silence.
-        var endless = false
+        /// Why the child was killed for taking too long ("no progress within 5 s"), if it was.
+        var killed: String?
         var lastError: String?
     }
 
@@ -96,7 +94,7 @@ enum ChildProcess {
     /// the implementation hanging, so it does not count against `timeout`.
     static let startupAllowance: TimeInterval = 60
 
-    /// Runs `command` with `input` on standard input. The child is killed (`timedOut`) when it
+    /// Runs `command` with `input` on standard input. The child is killed (`killed`) when it
     /// has written nothing on standard output for `timeout` seconds once it has started talking,
     /// or nothing at all within `startupAllowance`: a deadline on progress, not on the whole run,
     /// so a slow machine stretches a case instead of turning it into a hang.
@@ -116,7 +114,7 @@ enum ChildProcess {
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
         do { try spawning.withLock { try process.run() } } catch {
-            return Outcome(lines: [], status: -1, signal: nil, timedOut: false, lastError: "cannot start \(command[0]): \(error)")
+            return Outcome(lines: [], status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error)")
         }
         let readers = DispatchGroup()
         DispatchQueue.global().async(group: readers) {
@@ -130,16 +128,18 @@ enum ChildProcess {
         DispatchQueue.global().async(group: readers) { collected.setErr(stderr.fileHandleForReading.readDataToEndOfFile()) }
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try? stdin.fileHandleForWriting.close()
-        var timedOut = false, endlessRun = false
-        let started = Date()
+        var killed: String?
+        let started = Date(), lifetime = startupAllowance + 20 * timeout
         while finished.wait(timeout: .now() + 0.05) == .timedOut {
             let now = Date()
-            let silent = collected.lastOutput.map { now.timeIntervalSince($0) > timeout } ?? (now.timeIntervalSince(started) > startupAllowance)
+            if let last = collected.lastOutput {
+                if now.timeIntervalSince(last) > timeout { killed = "no progress within \(Int(timeout)) s" }
+            } else if now.timeIntervalSince(started) > startupAllowance {
+                killed = "no output within \(Int(startupAllowance)) s of starting"
+            }
             // A child that talks for ever (a livelock that keeps logging) is stopped too.
-            let endless = now.timeIntervalSince(started) > startupAllowance + 20 * timeout
-            if silent || endless {
-                timedOut = true
-                endlessRun = !silent
+            if killed == nil && now.timeIntervalSince(started) > lifetime { killed = "still running after \(Int(lifetime)) s" }
+            if killed != nil {
                 kill(process.processIdentifier, SIGKILL)
                 finished.wait()
                 break
@@ -152,8 +152,8 @@ enum ChildProcess {
         let errLines = String(decoding: err, as: UTF8.self).split(separator: "\n").map(String.init)
         let lastError = errLines.last { $0.contains("Fatal error") } ?? errLines.last
         let bySignal = process.terminationReason == .uncaughtSignal
-        return Outcome(lines: lines, status: process.terminationStatus, signal: bySignal && !timedOut ? process.terminationStatus : nil,
-                       timedOut: timedOut, endless: endlessRun, lastError: lastError)
+        return Outcome(lines: lines, status: process.terminationStatus, signal: bySignal && killed == nil ? process.terminationStatus : nil,
+                       killed: killed, lastError: lastError)
     }
 
     /// The child's output, filled by reader threads. `@unchecked Sendable` is sound: every value
