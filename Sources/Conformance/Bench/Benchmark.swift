@@ -86,6 +86,18 @@ public struct Benchmark {
         ]
     }
 
+    /// Where checking time goes on some traces: the shared facts pass, then the five slowest
+    /// rules, each timed over all the traces (every rule sees the same contexts).
+    static func slowestCheckers(label: String, pairs: [(Scenario, Trace)], operations: Int, events: Int) -> [Row] {
+        let (contexts, factsTime) = time { pairs.map { CheckContext(scenario: $0.0, trace: $0.1, profile: .guide) } }
+        var rows = [Row(name: "  \(label): shared facts (TraceFacts)", seconds: factsTime, scenarios: pairs.count, operations: operations, events: events)]
+        let timed = RuleBook.all.map { check in (check.rule.id, time { contexts.reduce(0) { $0 + check.check($1).hits } }.1) }
+        for (id, seconds) in timed.sorted(by: { $0.1 > $1.1 }).prefix(5) {
+            rows.append(Row(name: "  \(label): \(id)", seconds: seconds, scenarios: pairs.count, operations: operations, events: events))
+        }
+        return rows
+    }
+
     /// Runs every measurement; `progress` hears the name of each before it starts.
     public func run(progress: (String) -> Void = { _ in }) -> [Row] {
         var rows: [Row] = []
@@ -111,6 +123,8 @@ public struct Benchmark {
         rows.append(Row(name: "reference: generation alone", seconds: generation, scenarios: scenarios.count, operations: operations, events: events))
         rows.append(Row(name: "reference: simulation alone", seconds: simulation, scenarios: scenarios.count, operations: operations, events: events))
         rows.append(Row(name: "checkers alone (68 rules, stored traces)", seconds: checking, scenarios: scenarios.count, operations: operations, events: events))
+        progress("checkers on stored traces, rule by rule")
+        rows += Self.slowestCheckers(label: "stored traces", pairs: Array(zip(scenarios, traces)), operations: operations, events: events)
 
         for impl in options.implementations {
             progress("\(impl.name): \(options.realCases) scenarios")
@@ -143,12 +157,7 @@ public struct Benchmark {
                 progress("slowest checkers on \(shape.rawValue) of \(n)")
                 let scenario = ScaleScenarios.make(shape, operations: n)
                 let trace = engine.run(scenario, scheduleSeed: 1)
-                let (facts, factsTime) = Self.time { CheckContext(scenario: scenario, trace: trace, profile: .guide) }
-                rows.append(Row(name: "  \(shape.rawValue) of \(n): shared facts (TraceFacts)", seconds: factsTime, scenarios: 1, operations: n, events: trace.events.count))
-                let timed = RuleBook.all.map { check in (check.rule.id, Self.time { check.check(facts) }.1) }
-                for (id, seconds) in timed.sorted(by: { $0.1 > $1.1 }).prefix(5) {
-                    rows.append(Row(name: "  \(shape.rawValue) of \(n): \(id)", seconds: seconds, scenarios: 1, operations: n, events: trace.events.count))
-                }
+                rows += Self.slowestCheckers(label: "\(shape.rawValue) of \(n)", pairs: [(scenario, trace)], operations: n, events: trace.events.count)
             }
         }
 
