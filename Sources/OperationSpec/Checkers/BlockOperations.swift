@@ -8,7 +8,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where c.kind(op).isBlock {
                 guard let f = [c.facts.finishingAt[op], c.facts.finishedAt[op]].compactMap({ $0 }).min() else { continue }
-                let began = c.indices(op, where: \.isBlockBegan)
+                let began = c.indices(op, .kind(.blockBegan))
                 guard !began.isEmpty else { continue }
                 r.hits += 1
                 for b in began {
@@ -27,13 +27,16 @@ extension RuleBook {
                        "The blocks of one block operation are submitted together to a concurrent queue: a block waiting for a sibling block is not starved.",
                        cites: [Citation(.guide, "2.4"), Citation(.guide, "2.1 Table 2-1")], strength: .documentedMust, needs: [.threadIdentity])) { c in
             var r = CheckResult()
+            // Only these kinds matter; looked up once, not per block operation.
+            let blockEvents = c.facts.indices([.kind(.blockBegan), .kind(.blockEnded), .kind(.awaited)])
             for op in c.allOps {
                 guard case .block(let blocks) = c.kind(op) else { continue }
                 var signaller: [Int: Int] = [:]
                 for (n, body) in blocks.enumerated() { for t in Step.signals(in: body) { signaller[t] = n } }
                 // The block running on each thread at each moment (blocks may share a thread).
                 var running: [Int: Int] = [:]
-                for (i, e) in c.events.enumerated() {
+                for i in blockEvents {
+                    let e = c.event(i)
                     switch e.kind {
                     case .blockBegan(op, let n): running[e.thread] = n; continue
                     case .blockEnded(op, _): running[e.thread] = nil; continue
@@ -60,10 +63,10 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.4")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps where c.kind(op).isBlock {
-                guard let main = c.indices(op, where: \.isMainBegan).first else { continue }
-                let expected = c.kind(op).blockCount + c.indices(op, where: { if case .returned(.addExecutionBlock(_)) = $0 { return true }; return false }).filter { $0 < main }.count
+                guard let main = c.indices(op, .kind(.mainBegan)).first else { continue }
+                let expected = c.kind(op).blockCount + c.indices(op, .returned(.addExecutionBlock)).filter { $0 < main }.count
                 var runs = [Int](repeating: 0, count: expected)
-                for b in c.indices(op, where: \.isBlockBegan) { if case .blockBegan(_, let n) = c.event(b).kind, n < expected { runs[n] += 1 } }
+                for b in c.indices(op, .kind(.blockBegan)) { if case .blockBegan(_, let n) = c.event(b).kind, n < expected { runs[n] += 1 } }
                 r.hits += 1
                 if let n = runs.firstIndex(where: { $0 > 1 || ($0 == 0 && c.settled) }) {
                     r.violations.append(c.violation("BLOCK-EACH-ONCE", "block \(n) of op \(op) ran \(runs[n]) times", "exactly once", [main]))

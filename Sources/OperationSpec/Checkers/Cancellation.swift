@@ -7,7 +7,7 @@ extension RuleBook {
                        cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                for call in c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }) {
+                for call in c.indices(op, .call(.cancel)) {
                     guard let done = c.facts.returned(call) else { continue }
                     // Only where the operation surely had not finished: never started before the call.
                     guard c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
@@ -29,10 +29,10 @@ extension RuleBook {
             guard c.settled else { return r }
             for op in c.allOps {
                 guard let call = c.facts.cancelCalledAt[op] else { continue }
-                for began in c.indices(op, where: \.isTaskBegan) where began < call {
+                for began in c.indices(op, .kind(.mainBegan), .kind(.blockBegan)) where began < call {
                     let ended: Int?
                     switch c.event(began).kind {
-                    case .mainBegan: ended = c.firstIndex(op, after: began, where: \.isMainEnded)
+                    case .mainBegan: ended = c.firstIndex(op, after: began, .kind(.mainEnded))
                     case .blockBegan(_, let b): ended = c.firstIndex(op, after: began) { if case .blockEnded(_, b) = $0 { return true }; return false }
                     default: ended = nil
                     }
@@ -56,7 +56,7 @@ extension RuleBook {
                       let start = c.startCalls(op).first(where: { $0.i > done && !$0.threw }),
                       c.facts.firstStart[op] == start.i else { continue }
                 r.hits += 1
-                if let ran = c.firstIndex(op, after: start.i, where: \.isTaskBegan) {
+                if let ran = c.firstIndex(op, after: start.i, .kind(.mainBegan), .kind(.blockBegan)) {
                     r.violations.append(c.violation("CANCEL-BEFORE-START-SKIPS-MAIN",
                         "op \(op) was cancelled before it started, yet its task began", "a cancelled operation never runs", [call, start.i, ran]))
                 }
@@ -105,7 +105,7 @@ extension RuleBook {
                        cites: [Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                for call in c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }) {
+                for call in c.indices(op, .call(.cancel)) {
                     guard let finished = c.facts.finishedAt[op], c.facts.settled(finished, before: call),
                           !c.facts.cancelled(op, before: call), c.facts.cancelCalledAt[op] == call else { continue }
                     let after = c.opEvents(op).filter { $0.i > call }
@@ -125,7 +125,7 @@ extension RuleBook {
                        "cancelAllOperations cancels every operation in the queue that has not finished.",
                        cites: [Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
-            for i in c.events.indices {
+            for i in c.facts.indices(.call(.cancelAll)) {
                 guard case .call(.cancelAll(let q)) = c.event(i).kind, let done = c.facts.returned(i) else { continue }
                 for op in c.allOps {
                     guard let add = c.facts.addedAt[op], add.queue == q, add.call < i,
@@ -152,9 +152,9 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 guard let call = c.facts.cancelCalledAt[op], let done = c.facts.endOf[call],
-                      let began = c.indices(op, where: \.isMainBegan).first, began < call else { continue }
+                      let began = c.indices(op, .kind(.mainBegan)).first, began < call else { continue }
                 let thread = c.event(began).thread
-                let ended = c.firstIndex(op, after: began, where: \.isMainEnded) ?? c.events.count
+                let ended = c.firstIndex(op, after: began, .kind(.mainEnded)) ?? c.events.count
                 guard ended > done else { continue }
                 r.hits += 1
                 // Listing 2-4 checks before each unit of work, so a cancel that lands just after a

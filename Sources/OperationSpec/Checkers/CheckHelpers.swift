@@ -2,15 +2,15 @@
 extension CheckContext {
     /// Events about `op`, as (index, event kind), computed as they are walked: building an
     /// array per operation per rule was a large part of checking a trace of 100,000 operations.
-    func opEvents(_ op: Int) -> LazyMapSequence<[Int], (i: Int, kind: EventKind)> {
+    func opEvents(_ op: Int) -> LazyMapSequence<ArraySlice<Int>, (i: Int, kind: EventKind)> {
         let events = trace.events
         return facts.opEvents[op].lazy.map { ($0, events[$0].kind) }
     }
 
     /// Every `start` call on `op`: its index, caller, thread and the index of its end (if it ended).
     func startCalls(_ op: Int) -> [(i: Int, by: Caller, thread: Int, end: Int?, threw: Bool)] {
-        opEvents(op).compactMap { (i, k) in
-            guard case .call(.start(_, let by)) = k else { return nil }
+        facts.opEvents[op].compactMap { i in
+            guard facts.isEvent(i, .call(.start)), case .call(.start(_, let by)) = trace.events[i].kind else { return nil }
             let end = facts.endOf[i]
             let threw = end.map { if case .threw = trace.events[$0].kind { return true } else { return false } } ?? false
             return (i, by, trace.events[i].thread, end, threw)
@@ -19,13 +19,29 @@ extension CheckContext {
 
     /// Reports of a state key's value about `op`: reads and did-change notifications.
     func reports(_ op: Int, _ key: StateKey) -> [(i: Int, value: Value, isRead: Bool)] {
-        opEvents(op).compactMap { (i, k) in
-            switch k {
-            case .read(_, key, let v): return (i, v, true)
-            case .didChange(_, key, let v): return (i, v, false)
-            default: return nil
+        facts.reports(op, key).map { i in
+            switch trace.events[i].kind {
+            case .read(_, _, let v): return (i, v, true)
+            case .didChange(_, _, let v): return (i, v, false)
+            default: preconditionFailure("the facts file only reads and did-changes as reports")
             }
         }
+    }
+
+    /// The first event about `op` after `i` of kind `a` (or `b`): compares tags, copies no event.
+    func firstIndex(_ op: Int, after i: Int, _ a: EventTag, _ b: EventTag? = nil) -> Int? {
+        facts.opEvents[op].first { $0 > i && isEvent($0, a, b) }
+    }
+
+    /// The events about `op` of kind `a` (or `b`), in order.
+    func indices(_ op: Int, _ a: EventTag, _ b: EventTag? = nil) -> [Int] {
+        facts.opEvents[op].filter { isEvent($0, a, b) }
+    }
+
+    private func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool {
+        if facts.isEvent(i, a) { return true }
+        if let b { return facts.isEvent(i, b) }
+        return false
     }
 
     func firstIndex(_ op: Int, after i: Int, where match: (EventKind) -> Bool) -> Int? {
@@ -63,7 +79,7 @@ extension CheckContext {
             }
             return finished ?? executing
         }
-        let started = [facts.executingAt[op], facts.finishedAt[op], indices(op, where: \.isTaskBegan).first].compactMap { $0 }.min()
+        let started = [facts.executingAt[op], facts.finishedAt[op], indices(op, .kind(.mainBegan), .kind(.blockBegan)).first].compactMap { $0 }.min()
         return started.flatMap { $0 < i ? $0 : nil }
     }
 
@@ -99,8 +115,8 @@ extension RuleBook {
     static func lateCallThrows(_ rule: Rule, subject: @escaping @Sendable (Call) -> Int?) -> RuleCheck {
         RuleCheck(rule) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .call(let call) = e.kind, let op = subject(call), let end = c.facts.endOf[i],
+            for i in c.facts.indices(.kind(.call)) {
+                guard case .call(let call) = c.event(i).kind, let op = subject(call), let end = c.facts.endOf[i],
                       let started = c.busySince(op, at: i) else { continue }
                 r.hits += 1
                 if c.facts.returned(i) != nil {

@@ -7,10 +7,10 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                for began in c.indices(op, where: { if case .completionBegan = $0 { return true }; return false }) {
+                for began in c.indices(op, .kind(.completionBegan)) {
                     r.hits += 1
-                    let tasks = c.indices(op, where: \.isTaskBegan)
-                    let ends = c.indices(op, where: { if case .mainEnded = $0 { return true }; if case .blockEnded = $0 { return true }; return false })
+                    let tasks = c.indices(op, .kind(.mainBegan), .kind(.blockBegan))
+                    let ends = c.indices(op, .kind(.mainEnded), .kind(.blockEnded))
                     let marks = c.facts.opEvents[op].filter { j in j < began && { switch c.event(j).kind {
                         case .willChange(_, .isFinished, _), .set(_, .isFinished, true), .didChange(_, .isFinished, .bool(true)), .read(_, .isFinished, .bool(true)): return true
                         default: return false } }() }
@@ -31,8 +31,8 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.9.3")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
             for op in c.allOps {
-                let runs = c.indices(op, where: { if case .completionBegan = $0 { return true }; return false })
-                let set = c.indices(op, where: { if case .call(.setCompletionBlock(_)) = $0 { return true }; return false })
+                let runs = c.indices(op, .kind(.completionBegan))
+                let set = c.indices(op, .call(.setCompletionBlock))
                     .compactMap { c.facts.returned($0) }.first
                 guard let s = set, let f = c.facts.finishedAt[op], s < f || !runs.isEmpty else { continue }
                 r.hits += 1
@@ -54,8 +54,8 @@ extension RuleBook {
                        "A completion block runs at the default thread priority, 0.5.",
                        cites: [Citation(.guide, "2.6.3")], strength: .documentedMust, needs: [.threadPriority])) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .completionBegan(let op, let p) = e.kind else { continue }
+            for i in c.facts.indices(.kind(.completionBegan)) {
+                guard case .completionBegan(let op, let p) = c.event(i).kind else { continue }
                 r.hits += 1
                 if abs(p - 0.5) > 1e-9 {
                     r.violations.append(c.violation("COMPLETION-THREAD-PRIORITY", "op \(op)'s completion block ran at thread priority \(p)", "0.5", [i]))

@@ -16,8 +16,8 @@ extension RuleBook {
                        "Adding a dependency an operation already has is refused with an error, or else leaves it listed once.",
                        cites: [Citation(.gnustep, "addDependency:")], strength: .documentedMust, needs: [.thrownErrors])) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .call(.addDependency(let op, let on)) = e.kind, op != on,
+            for i in c.facts.indices(.call(.addDependency)) {
+                guard case .call(.addDependency(let op, let on)) = c.event(i).kind, op != on,
                       c.facts.dependencies(of: op, at: i).contains(on), let end = c.facts.endOf[i] else { continue }
                 r.hits += 1
                 guard c.facts.returned(i) != nil else { continue }
@@ -35,8 +35,8 @@ extension RuleBook {
                        "Removing an operation's last unfinished dependency makes it report isReady YES.",
                        cites: [Citation(.guide, "2.5.4"), Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .call(.removeDependency(let op, let on)) = e.kind, let done = c.facts.returned(i),
+            for i in c.facts.indices(.call(.removeDependency)) {
+                guard case .call(.removeDependency(let op, let on)) = c.event(i).kind, let done = c.facts.returned(i),
                       c.facts.dependencies(of: op, at: i).contains(on),
                       c.facts.dependencies(of: op, at: done + 1).allSatisfy({ d in c.facts.finishedAt[d].map { c.facts.settled($0, before: i) } ?? false })
                 else { continue }
@@ -59,7 +59,7 @@ extension RuleBook {
             for op in c.allOps {
                 guard let first = c.handedOver(op) else { continue }
                 let myQueue = c.facts.addedAt[op]?.queue
-                for began in c.indices(op, where: \.isTaskBegan) {
+                for began in c.indices(op, .kind(.mainBegan), .kind(.blockBegan)) {
                     if c.facts.cancelCalledAt[op].map({ $0 < began }) == true { continue }
                     for dep in c.facts.dependencies(of: op, at: began) {
                         guard let edge = c.facts.edges(of: op).last(where: { $0.on == dep && $0.active(at: began) }), edge.added < first else { continue }
@@ -83,15 +83,15 @@ extension RuleBook {
                            affected: @escaping @Sendable (CheckContext, Int, Int, Int) -> [Int]?) -> RuleCheck {
         RuleCheck(Rule(id, .DEP, statement, cites: cites, strength: .documentedMust, needs: [.thrownErrors])) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .call(.addDependency(let op, let on)) = e.kind, let stuck = affected(c, op, on, i) else { continue }
+            for i in c.facts.indices(.call(.addDependency)) {
+                guard case .call(.addDependency(let op, let on)) = c.event(i).kind, let stuck = affected(c, op, on, i) else { continue }
                 r.hits += 1
                 guard let done = c.facts.returned(i) else { continue }
                 // A cycle through an operation that had already finished deadlocks nothing.
                 if stuck.contains(where: { c.facts.finishing($0, before: done) }) { continue }
                 for o in stuck {
                     if c.facts.cancelCalledAt[o] != nil { continue }
-                    if let ran = c.firstIndex(o, after: done, where: \.isTaskBegan) {
+                    if let ran = c.firstIndex(o, after: done, .kind(.mainBegan), .kind(.blockBegan)) {
                         r.violations.append(c.violation(id, "addDependency(op \(op) on \(on)) was accepted and op \(o) on the cycle ran anyway",
                                                         "refuse the edge, or never run the operations on the cycle", [i, done, ran]))
                     }

@@ -181,8 +181,8 @@ extension RuleBook {
                         subject: @escaping @Sendable (CheckContext, (i: Int, kind: Call)) -> Int?) -> RuleCheck {
         RuleCheck(Rule(id, .KVO, statement, cites: cites, strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .call(let call) = e.kind, let done = c.facts.returned(i), let op = subject(c, (i, call)) else { continue }
+            for i in c.facts.indices(.kind(.call)) {
+                guard case .call(let call) = c.event(i).kind, let done = c.facts.returned(i), let op = subject(c, (i, call)) else { continue }
                 r.hits += 1
                 let within = c.facts.opEvents[op].filter { $0 > i && $0 < done }
                 let will = within.contains { c.event($0).kind.isWill(key) }

@@ -14,7 +14,7 @@ extension RuleBook {
                     if case .call(.setSuspended(_, false)) = c.event(i).kind, let done = c.facts.endOf[i] { resumes.append(done) }
                     if case .call(.setMaxConcurrent(_, _)) = c.event(i).kind, let done = c.facts.endOf[i] { resumes.append(done) }
                 }
-                let starts = c.events.indices.filter { i in
+                let starts = c.facts.indices(.call(.start)).filter { i in
                     if case .call(.start(let op, .queue)) = c.event(i).kind { return c.facts.addedAt[op]?.queue == q }
                     return false
                 }
@@ -74,7 +74,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                let firstSet = c.indices(op, where: { if case .call(.setQueuePriority(_, _)) = $0 { return true }; return false }).first ?? Int.max
+                let firstSet = c.indices(op, .call(.setQueuePriority)).first ?? Int.max
                 for report in c.reports(op, .queuePriority) where report.isRead && report.i < firstSet {
                     r.hits += 1
                     if report.value != .int(QueuePriority.normal) {
@@ -92,7 +92,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.6.3"), Citation(.gnustep, "setThreadPriority:")], strength: .documentedMust, needs: [.threadPriority])) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
-                guard let s = c.facts.firstStart[op], let began = c.firstIndex(op, after: s, where: \.isMainBegan),
+                guard let s = c.facts.firstStart[op], let began = c.firstIndex(op, after: s, .kind(.mainBegan)),
                       case .mainBegan(_, let p) = c.event(began).kind else { continue }
                 var want = 0.5
                 for (i, k) in c.opEvents(op) where i < s {

@@ -77,7 +77,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
                 guard let (add, _) = c.facts.addedAt[op], let s = c.startCalls(op).first(where: { $0.by == .queue }),
-                      let began = c.firstIndex(op, after: s.i, where: \.isMainBegan) else { continue }
+                      let began = c.firstIndex(op, after: s.i, .kind(.mainBegan)) else { continue }
                 r.hits += 1
                 if c.event(began).thread == c.event(add).thread {
                     r.violations.append(c.violation("QUEUE-THREADS", "queued op \(op)'s main ran on the thread that added it",
@@ -109,17 +109,17 @@ extension RuleBook {
             }
             return r
         },
-        waitRule("QUEUE-WAIT-OP", "waitUntilFinished returns only after the operation has finished.",
+        waitRule("QUEUE-WAIT-OP", "waitUntilFinished returns only after the operation has finished.", on: .waitUntilFinished,
                  cites: [Citation(.guide, "2.9.4"), Citation(.gnustep, "waitUntilFinished")]) { c, call, done in
             if case .waitUntilFinished(let op) = call { return [op] }
             return nil
         },
-        waitRule("QUEUE-WAIT-ALL", "waitUntilAllOperationsAreFinished returns only after every operation added to the queue, even during the wait, has finished.",
+        waitRule("QUEUE-WAIT-ALL", "waitUntilAllOperationsAreFinished returns only after every operation added to the queue, even during the wait, has finished.", on: .waitUntilAllFinished,
                  cites: [Citation(.guide, "2.9.4")]) { c, call, done in
             guard case .waitUntilAllFinished(let q) = call else { return nil }
             return c.allOps.filter { op in c.facts.addedAt[op].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < done } ?? false }
         },
-        waitRule("QUEUE-ADD-WAIT", "addOperations:waitUntilFinished:YES returns only after every operation it added has finished.",
+        waitRule("QUEUE-ADD-WAIT", "addOperations:waitUntilFinished:YES returns only after every operation it added has finished.", on: .addOperations,
                  cites: [Citation(.guide, "2.9.1")]) { _, call, _ in
             if case .addOperations(let list, _, true) = call { return list }
             return nil
@@ -128,9 +128,9 @@ extension RuleBook {
                        "An operation already in a queue, executing or finished is refused by addOperation with an error.",
                        cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.7.2")], strength: .observedOnly, needs: [.thrownErrors])) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
+            for i in c.facts.indices([.call(.addOperation), .call(.addOperations)]) {
                 let list: [Int]
-                switch e.kind {
+                switch c.event(i).kind {
                 case .call(.addOperation(let op, _)): list = [op]
                 case .call(.addOperations(let ops, _, _)): list = ops
                 default: continue
@@ -203,7 +203,7 @@ extension RuleBook {
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                guard c.facts.addedAt[op] != nil, let began = c.indices(op, where: \.isTaskBegan).first else { continue }
+                guard c.facts.addedAt[op] != nil, let began = c.indices(op, .kind(.mainBegan), .kind(.blockBegan)).first else { continue }
                 r.hits += 1
                 if c.facts.firstStart[op].map({ $0 > began }) ?? true {
                     r.violations.append(c.violation("QUEUE-CALLS-START", "queued op \(op)'s task began without a call to its start",
@@ -216,8 +216,8 @@ extension RuleBook {
                        "GNUstep names a queue's worker threads NSOperationQ_<number> unless the queue was given a name.",
                        cites: [Citation(.gnustep, "NSOperationQueue")], strength: .documentedMust, needs: [.threadNames], profiles: [.gnustep])) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
-                guard case .threadStarted(let name, _?) = e.kind else { continue }
+            for i in c.facts.indices(.kind(.threadStarted)) {
+                guard case .threadStarted(let name, _?) = c.event(i).kind else { continue }
                 r.hits += 1
                 let suffix = name.hasPrefix("NSOperationQ_") ? name.dropFirst("NSOperationQ_".count) : ""
                 if suffix.isEmpty || !suffix.allSatisfy(\.isNumber) {
@@ -232,11 +232,13 @@ extension RuleBook {
     /// isFinished NO read after the return is a violation (finishing never goes back), with KVO
     /// the finish must precede the return, and a run that hangs in the wait after all of them
     /// finished is a violation too.
-    static func waitRule(_ id: String, _ statement: String, cites: [Citation],
+    /// `on` is the kind of call that waits: only its calls and returns are looked at.
+    static func waitRule(_ id: String, _ statement: String, on wait: Call.Tag, cites: [Citation],
                          targets: @escaping @Sendable (CheckContext, Call, Int) -> [Int]?) -> RuleCheck {
         RuleCheck(Rule(id, .QUEUE, statement, cites: cites, strength: .documentedMust)) { c in
             var r = CheckResult()
-            for (i, e) in c.events.enumerated() {
+            for i in c.facts.indices([.call(wait), .returned(wait)]) {
+                let e = c.event(i)
                 if c.trace.ending == .hang, case .call(let call) = e.kind, c.facts.endOf[i] == nil,
                    let ops = targets(c, call, c.events.count), !ops.isEmpty, c.can(.finishing) {
                     r.hits += 1
@@ -265,7 +267,7 @@ extension CheckContext {
     /// The `start` calls a queue made, in order (of operations in that queue only: one an
     /// implementation let into two queues may have been started by either).
     func queueStarts(_ q: Int) -> [Int] {
-        facts.queueEvents[q].isEmpty ? [] : events.indices.filter { i in
+        facts.queueEvents[q].isEmpty ? [] : facts.indices(.call(.start)).filter { i in
             if case .call(.start(let op, .queue)) = events[i].kind { return facts.addedAt[op]?.queue == q && facts.acceptedAdds[op] == 1 }
             return false
         }

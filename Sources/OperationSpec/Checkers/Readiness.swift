@@ -53,7 +53,7 @@ extension RuleBook {
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                guard let cancelCall = c.indices(op, where: { if case .call(.cancel(_)) = $0 { return true }; return false }).first,
+                guard let cancelCall = c.indices(op, .call(.cancel)).first,
                       let done = c.facts.returned(cancelCall),
                       !c.facts.finishing(op, before: cancelCall) else { continue }
                 for report in c.reports(op, .isReady) where c.facts.began(report.i, after: done) {

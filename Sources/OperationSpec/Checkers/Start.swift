@@ -28,7 +28,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
-                guard let began = c.indices(op, where: \.isTaskBegan).first else { continue }
+                guard let began = c.indices(op, .kind(.mainBegan), .kind(.blockBegan)).first else { continue }
                 for s in c.startCalls(op) where s.i > began {
                     guard let end = s.end, !c.facts.finishing(op, before: end) else { continue }
                     r.hits += 1
@@ -51,7 +51,7 @@ extension RuleBook {
                 for s in c.startCalls(op) where c.facts.settled(finished, before: s.i) {
                     guard let end = s.end else { continue }
                     r.hits += 1
-                    if let ran = c.firstIndex(op, after: s.i, where: \.isTaskBegan), ran < end {
+                    if let ran = c.firstIndex(op, after: s.i, .kind(.mainBegan), .kind(.blockBegan)), ran < end {
                         r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) ran its task again",
                                                         "a finished operation never runs again", [finished, s.i, ran]))
                     } else if quiet && s.threw {
@@ -75,8 +75,8 @@ extension RuleBook {
                     guard let end = s.end, !(c.facts.cancelCalledAt[op].map { $0 < end } ?? false),
                           !c.facts.finishing(op, before: s.i), c.facts.firstStart[op] == s.i else { continue }
                     r.hits += 1
-                    let began = c.firstIndex(op, after: s.i, where: \.isMainBegan)
-                    let ended = began.flatMap { b in c.firstIndex(op, after: b, where: \.isMainEnded) }
+                    let began = c.firstIndex(op, after: s.i, .kind(.mainBegan))
+                    let ended = began.flatMap { b in c.firstIndex(op, after: b, .kind(.mainEnded)) }
                     if let b = began, c.event(b).thread != s.thread {
                         r.violations.append(c.violation("START-SYNC-MAIN", "op \(op)'s main ran on thread \(c.event(b).thread), not on the thread that called start (\(s.thread))",
                                                         "main runs on the calling thread", [s.i, b]))
@@ -94,8 +94,8 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
                 guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end,
-                      let began = c.firstIndex(op, after: s.i, where: \.isMainBegan), began < end,
-                      let ended = c.firstIndex(op, after: began, where: \.isMainEnded) else { continue }
+                      let began = c.firstIndex(op, after: s.i, .kind(.mainBegan)), began < end,
+                      let ended = c.firstIndex(op, after: began, .kind(.mainEnded)) else { continue }
                 r.hits += 1
                 let executing = c.facts.opEvents[op].contains { $0 > s.i && $0 < began && c.event($0).kind.isDid(.isExecuting, .bool(true)) }
                 let finished = c.facts.opEvents[op].contains { $0 > ended && $0 <= end && c.event($0).kind.isDid(.isFinished, .bool(true)) }
@@ -131,7 +131,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where c.kind(op).reportsConcurrent {
                 for s in c.startCalls(op) where !s.threw {
-                    guard let began = c.firstIndex(op, after: s.i, where: \.isMainBegan) else { continue }
+                    guard let began = c.firstIndex(op, after: s.i, .kind(.mainBegan)) else { continue }
                     r.hits += 1
                     if c.event(began).thread == s.thread, began < (s.end ?? c.events.count) {
                         r.violations.append(c.violation("START-CONCURRENT-ASYNC", "concurrent op \(op) ran main inside start, on the calling thread",

@@ -93,7 +93,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
-                let mains = c.indices(op, where: \.isMainBegan)
+                let mains = c.indices(op, .kind(.mainBegan))
                 guard !mains.isEmpty else { continue }
                 r.hits += 1
                 if mains.count > 1 {

@@ -9,7 +9,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where c.kind(op).overridesStart {
                 guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end, !c.facts.finishing(op, before: end),
-                      c.facts.finishedAt[op] != nil || c.indices(op, where: \.isMainBegan).contains(where: { $0 > end }) else { continue }
+                      c.facts.finishedAt[op] != nil || c.indices(op, .kind(.mainBegan)).contains(where: { $0 > end }) else { continue }
                 for report in c.reports(op, .isConcurrent) {
                     r.hits += 1
                     if report.value == .bool(false) {
@@ -29,7 +29,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 guard let cancel = c.facts.cancelCalledAt[op], let cancelled = c.facts.endOf[cancel], !c.facts.finishing(op, before: cancel) else { continue }
-                for call in c.indices(op, where: { if case .call(.result(_)) = $0 { return true }; return false }) where call > cancelled {
+                for call in c.indices(op, .call(.result)) where call > cancelled {
                     r.hits += 1
                     if let done = c.facts.returned(call) {
                         r.violations.append(c.violation("INVOCATION-CANCELLED-RESULT", "the result of cancelled op \(op) was returned", "it throws", [cancel, call, done]))

@@ -4,7 +4,13 @@
 /// consequence (a completion block runs only after its operation finished).
 public struct TraceFacts: Sendable {
     /// For each operation, the indices of the events about it, in order.
-    public private(set) var opEvents: [[Int]]
+    public private(set) var opEvents: IndexGroups
+    /// For each (operation, key): its reads and did-change notifications of that key, in order.
+    private var reportsOf: IndexGroups
+    /// For each event, its most specific `EventTag` code (a call's or return's by call kind).
+    private var codes: [UInt8]
+    /// For each `EventTag`, the indices of the events of that kind, in order: see `indices(_:)`.
+    private var byTag: IndexGroups
     /// For each queue, the indices of the calls about it and its worker threads' starts.
     public private(set) var queueEvents: [[Int]]
     /// For each `call` event, the index of its `returned` or `threw`; nil when it never ended
@@ -62,7 +68,11 @@ public struct TraceFacts: Sendable {
     public init(scenario: Scenario, trace: Trace) {
         self.events = trace.events
         let n = scenario.operations.count
-        opEvents = Array(repeating: [], count: n)
+        // Per event: the operation it is about, and its (operation, key) report slot, or -1;
+        // the few events about several operations (addOperations) put the rest in `opMore`.
+        // (A struct, not a nested function: a function capturing these would box them.)
+        var about = OperationFiling(events: trace.events.count)
+        var reportKey = [Int32](repeating: -1, count: trace.events.count)
         queueEvents = Array(repeating: [], count: scenario.queues.count)
         finishedAt = Array(repeating: nil, count: n)
         notifiedFinishedAt = Array(repeating: nil, count: n)
@@ -98,7 +108,13 @@ public struct TraceFacts: Sendable {
         func first(_ slot: inout [Int?], _ op: Int, _ i: Int) { if slot[op] == nil { slot[op] = i } }
         func valid(_ op: Int) -> Bool { op >= 0 && op < n }
 
+        var codes = [UInt8](repeating: 0, count: events.count)
         for (i, e) in events.enumerated() {
+            switch e.kind {
+            case .call(let c): codes[i] = UInt8(EventTag.call(c.tag).code)
+            case .returned(let c): codes[i] = UInt8(EventTag.returned(c.tag).code)
+            default: codes[i] = UInt8(e.kind.tag.rawValue)
+            }
             let t = slot(e.thread)
             if t >= lastOnThread.count {
                 lastOnThread.append(contentsOf: repeatElement(-1, count: t + 1 - lastOnThread.count))
@@ -122,8 +138,8 @@ public struct TraceFacts: Sendable {
                 case .setSuspended(let q, false): if q < suspension.count { suspension[q].record(false, at: i) }
                 default: break
                 }
-                if let op = c.op, valid(op) { opEvents[op].append(i) }
-                for op in Self.batch(c) where valid(op) { opEvents[op].append(i) }
+                if let op = c.op, valid(op) { about.file(op, i) }
+                for op in Self.batch(c) where valid(op) { about.file(op, i) }
                 if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
             case .returned(let c), .threw(let c, _, _):
                 if let k = open[t].lastIndex(where: { events[$0].kind.call == c }) {
@@ -140,7 +156,12 @@ public struct TraceFacts: Sendable {
                             if valid(on) { dependentEdgesOf[on].append(edges.count) }
                             edges.append(EdgeLife(op: op, on: on, added: i))
                         case .removeDependency(let op, let on):
-                            if valid(op), let k = edgesOf[op].last(where: { edges[$0].on == on && edges[$0].removed == nil }) { edges[k].removed = start }
+                            if valid(op) {
+                                for k in edgesOf[op].reversed() where edges[k].on == on && edges[k].removed == nil {
+                                    edges[k].removed = start
+                                    break
+                                }
+                            }
                         case .setSuspended(let q, true): if q < suspension.count { suspension[q].record(true, at: i) }
                         case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: start) }
                         case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
@@ -148,12 +169,13 @@ public struct TraceFacts: Sendable {
                         }
                     }
                 }
-                if let op = c.op, valid(op) { opEvents[op].append(i) }
-                for op in Self.batch(c) where valid(op) { opEvents[op].append(i) }
+                if let op = c.op, valid(op) { about.file(op, i) }
+                for op in Self.batch(c) where valid(op) { about.file(op, i) }
                 if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
             case .didChange(let op, let key, let v), .read(let op, let key, let v):
                 guard valid(op) else { continue }
-                opEvents[op].append(i)
+                about.file(op, i)
+                reportKey[i] = Int32(Self.reportKey(op, key))
                 if v == .bool(true) {
                     if key == .isFinished { first(&finishedAt, op, i) }
                     if key == .isCancelled { first(&cancelledAt, op, i) }
@@ -162,25 +184,56 @@ public struct TraceFacts: Sendable {
                 }
             case .set(let op, let key, let v):
                 guard valid(op) else { continue }
-                opEvents[op].append(i)
+                about.file(op, i)
                 if v, key == .isFinished { first(&finishedAt, op, i) }
                 if v, key == .isExecuting { first(&executingAt, op, i) }
             case .completionBegan(let op, _):
                 guard valid(op) else { continue }
-                opEvents[op].append(i)
+                about.file(op, i)
                 first(&finishedAt, op, i)
             case .willChange(let op, let key, _):
                 guard valid(op) else { continue }
-                opEvents[op].append(i)
+                about.file(op, i)
                 if key == .isFinished { first(&finishingAt, op, i) }
             case .mainBegan(let op, _), .mainEnded(let op), .blockBegan(let op, _),
                  .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _):
-                if valid(op) { opEvents[op].append(i) }
+                if valid(op) { about.file(op, i) }
             case .operationCount(let q, _):
                 if q < queueEvents.count { queueEvents[q].append(i) }
             default: break
             }
         }
+        self.opEvents = IndexGroups(keys: n, first: about.first, more: about.more)
+        self.reportsOf = IndexGroups(keys: n * Self.stateKeys, first: reportKey)
+        // Every event under its kind, and calls and returns also under their call kind.
+        var kind = [Int32](repeating: 0, count: codes.count), specific = [Int32](repeating: -1, count: codes.count)
+        for i in codes.indices {
+            let k = EventTag.kindCode(of: Int(codes[i]))
+            kind[i] = Int32(k)
+            if k != Int(codes[i]) { specific[i] = Int32(codes[i]) }
+        }
+        self.byTag = IndexGroups(keys: EventTag.count, first: kind, second: specific)
+        self.codes = codes
+    }
+
+    /// Whether event `i` is of the kind `tag` names, without copying the event.
+    public func isEvent(_ i: Int, _ tag: EventTag) -> Bool {
+        let code = Int(codes[i])
+        return code == tag.code || EventTag.kindCode(of: code) == tag.code
+    }
+
+    /// The reads and did-change notifications of `key` about `op`, in trace order.
+    public func reports(_ op: Int, _ key: StateKey) -> ArraySlice<Int> { reportsOf[Self.reportKey(op, key)] }
+    private static func reportKey(_ op: Int, _ key: StateKey) -> Int { op * stateKeys + key.index }
+    /// Counted once: `allCases` builds a new array on every use.
+    private static let stateKeys = StateKey.allCases.count
+
+    /// The events of one kind, in trace order.
+    public func indices(_ tag: EventTag) -> ArraySlice<Int> { byTag[tag.code] }
+    /// The events of any of these kinds, in trace order.
+    public func indices(_ tags: [EventTag]) -> [Int] {
+        if tags.count == 1 { return Array(byTag[tags[0].code]) }
+        return tags.flatMap { byTag[$0.code] }.sorted()
     }
 
     /// Whether the operation had begun finishing before event `i` (the lenient mark).
@@ -257,6 +310,17 @@ extension EventKind {
         case .call(let c), .returned(let c), .threw(let c, _, _): return c
         default: return nil
         }
+    }
+}
+
+/// Which operation each event is about, while the facts pass runs: one per event in a flat
+/// array, and the rare second and later ones (an `addOperations` batch) in `more`.
+struct OperationFiling {
+    var first: [Int32]
+    var more: [(key: Int32, index: Int32)] = []
+    init(events: Int) { first = Array(repeating: -1, count: events) }
+    mutating func file(_ op: Int, _ i: Int) {
+        if first[i] < 0 { first[i] = Int32(op) } else { more.append((Int32(op), Int32(i))) }
     }
 }
 

@@ -22,23 +22,28 @@ public enum RuleBook {
     public static func verdicts(scenario: Scenario, trace: Trace, profile: Profile,
                                 rules: [RuleCheck] = RuleBook.all) -> [(rule: Rule, verdict: Verdict)] {
         let context = CheckContext(scenario: scenario, trace: trace, profile: profile)
-        return rules.map { check in
-            let rule = check.rule
-            guard rule.applies(to: profile) else { return (rule, .notApplicable) }
-            let missing = rule.needs.filter { !trace.capabilities.contains($0) }
-            guard missing.isEmpty else {
-                return (rule, .notObservable(reason: "\(trace.impl) cannot observe " + missing.map(\.rawValue).joined(separator: ", ")))
-            }
-            return (rule, .checked(check.check(context)))
-        }
+        return rules.map { check in (check.rule, verdict(check, context)) }
     }
 
     /// All violations of one trace, in catalog order.
     public static func violations(scenario: Scenario, trace: Trace, profile: Profile) -> [Violation] {
-        verdicts(scenario: scenario, trace: trace, profile: profile).flatMap { v -> [Violation] in
-            if case .checked(let r) = v.verdict { return r.violations }
-            return []
+        let context = CheckContext(scenario: scenario, trace: trace, profile: profile)
+        var found: [Violation] = []
+        for check in all {
+            if case .checked(let r) = verdict(check, context), !r.violations.isEmpty { found += r.violations }
         }
+        return found
+    }
+
+    static func verdict(_ check: RuleCheck, _ context: CheckContext) -> Verdict {
+        let rule = check.rule
+        guard rule.applies(to: context.profile) else { return .notApplicable }
+        let capabilities = context.trace.capabilities
+        guard rule.needs.allSatisfy(capabilities.contains) else {
+            let missing = rule.needs.filter { !capabilities.contains($0) }
+            return .notObservable(reason: "\(context.trace.impl) cannot observe " + missing.map(\.rawValue).joined(separator: ", "))
+        }
+        return .checked(check.check(context))
     }
 }
 

@@ -4,6 +4,21 @@ public enum StateKey: String, Codable, Sendable, Equatable, CaseIterable {
     case dependencies, queuePriority, completionBlock
     case threadPriority
 
+    /// Position among `allCases`, for arrays indexed by key.
+    public var index: Int {
+        switch self {
+        case .isCancelled: return 0
+        case .isConcurrent: return 1
+        case .isExecuting: return 2
+        case .isFinished: return 3
+        case .isReady: return 4
+        case .dependencies: return 5
+        case .queuePriority: return 6
+        case .completionBlock: return 7
+        case .threadPriority: return 8
+        }
+    }
+
     /// The eight key paths for which the guide promises KVO compliance (004 2.5.4).
     public static let observable: [StateKey] = [.isCancelled, .isConcurrent, .isExecuting, .isFinished,
                                                 .isReady, .dependencies, .queuePriority, .completionBlock]
