@@ -44,12 +44,9 @@ extension CheckContext {
         return false
     }
 
+    /// The first event about `op` after `i` that `match` accepts (for a payload a tag cannot say).
     func firstIndex(_ op: Int, after i: Int, where match: (EventKind) -> Bool) -> Int? {
         facts.opEvents[op].first { $0 > i && match(trace.events[$0].kind) }
-    }
-
-    func indices(_ op: Int, where match: (EventKind) -> Bool) -> [Int] {
-        facts.opEvents[op].filter { match(trace.events[$0].kind) }
     }
 
     /// When `op` was handed to its runtime: added to a queue, or first started. Dependencies added
@@ -89,11 +86,6 @@ extension CheckContext {
 }
 
 extension EventKind {
-    var isMainBegan: Bool { if case .mainBegan = self { return true }; return false }
-    var isMainEnded: Bool { if case .mainEnded = self { return true }; return false }
-    var isBlockBegan: Bool { if case .blockBegan = self { return true }; return false }
-    /// Main or any block began: the operation's task is running.
-    var isTaskBegan: Bool { isMainBegan || isBlockBegan }
     func isDid(_ key: StateKey, _ value: Value? = nil) -> Bool {
         if case .didChange(_, key, let v) = self { return value == nil || v == value }
         return false
