@@ -9,8 +9,8 @@ extension CheckContext {
 
     /// Every `start` call on `op`: its index, caller, thread and the index of its end (if it ended).
     func startCalls(_ op: Int) -> [(i: Int, by: Caller, thread: Int, end: Int?, threw: Bool)] {
-        facts.opEvents[op].compactMap { i in
-            guard facts.isEvent(i, .call(.start)), case .call(.start(_, let by)) = trace.events[i].kind else { return nil }
+        facts.startCalls[op].compactMap { i in
+            guard case .call(.start(_, let by)) = trace.events[i].kind else { return nil }
             let end = facts.endOf[i]
             let threw = end.map { if case .threw = trace.events[$0].kind { return true } else { return false } } ?? false
             return (i, by, trace.events[i].thread, end, threw)
@@ -52,13 +52,18 @@ extension CheckContext {
     /// When `op` was handed to its runtime: added to a queue, or first started. Dependencies added
     /// after this "may not prevent" it from running (004 2.6.1), so ordering rules ignore them.
     func handedOver(_ op: Int) -> Int? {
-        [facts.addedAt[op]?.call, facts.firstStart[op]].compactMap { $0 }.min()
+        switch (facts.addedAt[op]?.call, facts.firstStart[op]) {
+        case let (a?, s?): return min(a, s)
+        case let (a, s): return a ?? s
+        }
     }
 
     /// Dependencies of `op` in force at event `i` that were added before `op` was handed over.
     func earlyDependencies(of op: Int, at i: Int) -> [Int] {
         let cutoff = handedOver(op) ?? Int.max
-        return facts.edges(of: op).filter { $0.active(at: i) && $0.added < cutoff }.map(\.on)
+        var on: [Int] = []
+        for e in facts.edges(of: op) where e.active(at: i) && e.added < cutoff { on.append(e.on) }
+        return on
     }
 
     /// If `op` was surely executing or finished at event `i`: the event that shows it.

@@ -9,6 +9,8 @@ public struct TraceFacts: Sendable {
     private var reportsOf: IndexGroups
     /// For each event, its most specific `EventTag` code (a call's or return's by call kind).
     private var codes: [UInt8]
+    /// For each operation, its `start` calls (any caller), in order.
+    public private(set) var startCalls: IndexGroups
     /// For each `EventTag`, the indices of the events of that kind, in order: see `indices(_:)`.
     private var byTag: IndexGroups
     /// For each queue, the indices of the calls about it and its worker threads' starts.
@@ -73,6 +75,7 @@ public struct TraceFacts: Sendable {
         // (A struct, not a nested function: a function capturing these would box them.)
         var about = OperationFiling(events: trace.events.count)
         var reportKey = [Int32](repeating: -1, count: trace.events.count)
+        var startKey = [Int32](repeating: -1, count: trace.events.count)
         queueEvents = Array(repeating: [], count: scenario.queues.count)
         finishedAt = Array(repeating: nil, count: n)
         notifiedFinishedAt = Array(repeating: nil, count: n)
@@ -128,7 +131,7 @@ public struct TraceFacts: Sendable {
             case .call(let c):
                 open[t].append(i)
                 switch c {
-                case .start(let op, _): if valid(op) { first(&firstStart, op, i) }
+                case .start(let op, _): if valid(op) { first(&firstStart, op, i); startKey[i] = Int32(op) }
                 case .cancel(let op): if valid(op) { first(&cancelCalledAt, op, i) }
                 case .cancelAll(let q):
                     for op in 0..<n where addedAt[op]?.queue == q && finishedAt[op] == nil { first(&cancelCalledAt, op, i) }
@@ -205,6 +208,7 @@ public struct TraceFacts: Sendable {
         }
         self.opEvents = IndexGroups(keys: n, first: about.first, more: about.more)
         self.reportsOf = IndexGroups(keys: n * Self.stateKeys, first: reportKey)
+        self.startCalls = IndexGroups(keys: n, first: startKey)
         // Every event under its kind, and calls and returns also under their call kind.
         var kind = [Int32](repeating: 0, count: codes.count), specific = [Int32](repeating: -1, count: codes.count)
         for i in codes.indices {
@@ -238,8 +242,10 @@ public struct TraceFacts: Sendable {
 
     /// Whether the operation had begun finishing before event `i` (the lenient mark).
     public func finishing(_ op: Int, before i: Int) -> Bool {
-        let f = [finishingAt[op], finishedAt[op]].compactMap { $0 }.min()
-        return f.map { $0 < i } ?? false
+        // Either mark before i will do: no array is built (this is asked very often).
+        if let f = finishingAt[op], f < i { return true }
+        if let f = finishedAt[op], f < i { return true }
+        return false
     }
     /// Whether event `e`'s thread had moved on past it before event `i`.
     public func settled(_ e: Int, before i: Int) -> Bool { nextOnThread[e] < i }
@@ -271,7 +277,9 @@ public struct TraceFacts: Sendable {
     public func cancelled(_ op: Int, before i: Int) -> Bool { cancelledAt[op].map { $0 < i } ?? false }
     /// Dependencies of `op` in force at event `i`.
     public func dependencies(of op: Int, at i: Int) -> [Int] {
-        edgesOf[op].map { edges[$0] }.filter { $0.active(at: i) }.map(\.on)
+        var on: [Int] = []
+        for k in edgesOf[op] where edges[k].active(at: i) { on.append(edges[k].on) }
+        return on
     }
     /// Whether some operation depended on `op` at event `i`.
     public func hasDependents(_ op: Int, at i: Int) -> Bool {
