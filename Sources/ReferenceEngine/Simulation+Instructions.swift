@@ -109,7 +109,7 @@ extension Simulation {
         switch key {
         case .isFinished where ops[op].finished && !ops[op].finishSeen:
             ops[op].finishSeen = true
-            occurred.insert(.finished(op))
+            record(.finished(op))
             if let q = ops[op].queue {
                 if !has(.finishedStayInQueue) { queues[q].remove(op) }
                 if ops[op].dispatched { queues[q].running -= 1 }
