@@ -70,9 +70,10 @@ public struct TraceFacts: Sendable {
     public init(scenario: Scenario, trace: Trace) {
         self.events = trace.events
         let n = scenario.operations.count
-        // Per event: the operation it is about, and its (operation, key) report slot, or -1;
-        // the few events about several operations (addOperations) put the rest in `opMore`.
-        // (A struct, not a nested function: a function capturing these would box them.)
+        // Per event: the operation it is about, its (operation, key) report slot and the
+        // operation it starts, or -1; the few events about several operations (addOperations)
+        // put the rest in `about.more`. (`about` is a struct, not a nested function: a function
+        // capturing these arrays would box them.)
         var about = OperationFiling(events: trace.events.count)
         var reportKey = [Int32](repeating: -1, count: trace.events.count)
         var startKey = [Int32](repeating: -1, count: trace.events.count)
