@@ -9,7 +9,6 @@ public struct IndexGroups: Sendable {
 
     /// The indices filed under `key`, in trace order.
     public subscript(key: Int) -> ArraySlice<Int> { items[offsets[key] ..< offsets[key + 1]] }
-    public var count: Int { offsets.count - 1 }
 
     /// Files each event index `i` under `first[i]` and `second[i]` (when not negative), and
     /// under the keys `more` pairs with it (`more` in index order). Keys must be below `keys`.

@@ -324,7 +324,7 @@ extension EventKind {
 
 /// Which operation each event is about, while the facts pass runs: one per event in a flat
 /// array, and the rare second and later ones (an `addOperations` batch) in `more`.
-struct OperationFiling {
+private struct OperationFiling {
     var first: [Int32]
     var more: [(key: Int32, index: Int32)] = []
     init(events: Int) { first = Array(repeating: -1, count: events) }
