@@ -7,7 +7,7 @@ import OperationSpec
 enum BenchCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--quick", "--no-shrink"], options: ["--cases", "--real", "--scale", "--impls", "--json"])
+        let args = try input.parse(flags: ["--quick", "--no-shrink"], options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json"])
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
         let quick = args.flags.contains("--quick")
@@ -22,6 +22,14 @@ enum BenchCommand {
             }
         } else if quick {
             options.scale = [200, 800]
+        }
+        if let list = args.options["--shapes"] {
+            options.shapes = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> ScaleScenarios.Shape in
+                guard let shape = ScaleScenarios.Shape(rawValue: String(part)) else {
+                    throw InputError("bench: --shapes takes \(ScaleScenarios.Shape.allCases.map(\.rawValue).joined(separator: ", ")) separated by commas, not '\(list)'")
+                }
+                return shape
+            }
         }
         let names = (args.options["--impls"] ?? "foundation,gnustep").split(separator: ",").map(String.init).filter { !$0.isEmpty && $0 != "reference" }
         for name in names {

@@ -176,7 +176,8 @@ enum Help {
     """
 
     static let bench = """
-    opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--impls NAME,...] [--no-shrink] [--json FILE]
+    opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--shapes S,...] [--impls NAME,...]
+                    [--no-shrink] [--json FILE]
 
     Measures, in one run and on the same generated scenarios: the reference engine end to end
     and generation, simulation and checking alone (scenarios, operations and trace events per
@@ -188,6 +189,9 @@ enum Help {
     engine and the checkers, with time and peak memory, and the five slowest checkers on the
     largest; and the time to shrink each fault's first failure. Progress goes to standard error.
     Prints a table; --json FILE writes it. --quick: 200 cases, 5 real, scale 200,800.
+    --shapes chain,fan-out,random-dag picks the scale shapes (all three by default); with
+    --cases 1 --real 0 --no-shrink --shapes random-dag --scale 100000 the run is mostly that
+    one scenario, which is what a profiler wants.
     No figure is asserted: compare ratios measured in one run.
     """
 

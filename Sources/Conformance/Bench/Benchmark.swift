@@ -14,6 +14,8 @@ public struct Benchmark {
         /// Operation counts for the scale scenarios. 100,000 is left out by default: it takes
         /// about half a minute and 400 MB for the three shapes.
         public var scale = [1_000, 10_000]
+        /// Which shapes the scale rows build (all three by default); one alone is what a profiler wants.
+        public var shapes = ScaleScenarios.Shape.allCases
         /// Real implementations to measure (their names), when they can be started.
         public var implementations: [any Implementation] = []
         /// The command of `opconform driver --plain`: when set, the Foundation rows are joined by
@@ -138,7 +140,7 @@ public struct Benchmark {
             rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds, command: plain, progress: progress)
         }
 
-        for shape in ScaleScenarios.Shape.allCases {
+        for shape in options.shapes {
             for n in options.scale.sorted() {
                 progress("scale: \(shape.rawValue) of \(n)")
                 let scenario = ScaleScenarios.make(shape, operations: n)
@@ -153,7 +155,7 @@ public struct Benchmark {
 
         // Where the checking time of the largest scale scenario goes: the five slowest rules.
         if let n = options.scale.max() {
-            for shape in ScaleScenarios.Shape.allCases {
+            for shape in options.shapes {
                 progress("slowest checkers on \(shape.rawValue) of \(n)")
                 let scenario = ScaleScenarios.make(shape, operations: n)
                 let trace = engine.run(scenario, scheduleSeed: 1)
