@@ -7,7 +7,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.1 Table 2-1"), Citation(.guide, "2.4")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps where c.kind(op).isBlock {
-                guard let f = [c.facts.finishingAt[op], c.facts.finishedAt[op]].compactMap({ $0 }).min() else { continue }
+                guard let f = c.facts.finishing(op) else { continue }
                 let began = c.indices(op, .kind(.blockBegan))
                 guard !began.isEmpty else { continue }
                 r.hits += 1

@@ -8,14 +8,7 @@ extension CheckContext {
     }
 
     /// Every `start` call on `op`: its index, caller, thread and the index of its end (if it ended).
-    func startCalls(_ op: Int) -> [(i: Int, by: Caller, thread: Int, end: Int?, threw: Bool)] {
-        facts.startCalls[op].compactMap { i in
-            guard case .call(.start(_, let by)) = trace.events[i].kind else { return nil }
-            let end = facts.endOf[i]
-            let threw = end.map { if case .threw = trace.events[$0].kind { return true } else { return false } } ?? false
-            return (i, by, trace.events[i].thread, end, threw)
-        }
-    }
+    func startCalls(_ op: Int) -> TraceFacts.StartCalls { facts.starts(op) }
 
     /// Reports of a state key's value about `op`: reads and did-change notifications.
     func reports(_ op: Int, _ key: StateKey) -> [(i: Int, value: Value, isRead: Bool)] {
@@ -59,11 +52,8 @@ extension CheckContext {
     }
 
     /// Dependencies of `op` in force at event `i` that were added before `op` was handed over.
-    func earlyDependencies(of op: Int, at i: Int) -> [Int] {
-        let cutoff = handedOver(op) ?? Int.max
-        var on: [Int] = []
-        for e in facts.edges(of: op) where e.active(at: i) && e.added < cutoff { on.append(e.on) }
-        return on
+    func earlyDependencies(of op: Int, at i: Int) -> ActiveDependencies {
+        ActiveDependencies(edges: facts.edges(of: op), at: i, addedBefore: handedOver(op) ?? Int.max)
     }
 
     /// If `op` was surely executing or finished at event `i`: the event that shows it.
@@ -81,8 +71,17 @@ extension CheckContext {
             }
             return finished ?? executing
         }
-        let started = [facts.executingAt[op], facts.finishedAt[op], indices(op, .kind(.mainBegan), .kind(.blockBegan)).first].compactMap { $0 }.min()
+        let began = firstIndex(op, after: -1, .kind(.mainBegan), .kind(.blockBegan))
+        let started = earlier(earlier(facts.executingAt[op], facts.finishedAt[op]), began)
         return started.flatMap { $0 < i ? $0 : nil }
+    }
+
+    /// The earlier of two marks, either of which may be missing.
+    func earlier(_ a: Int?, _ b: Int?) -> Int? {
+        switch (a, b) {
+        case let (x?, y?): return min(x, y)
+        case let (x, y): return x ?? y
+        }
     }
 
     var operationCount: Int { scenario.operations.count }

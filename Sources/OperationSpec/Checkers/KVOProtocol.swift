@@ -97,30 +97,34 @@ extension RuleBook {
             // (a dictionary keyed by strings over the whole trace took 1.3 s on 2.5 million
             // events). Reported in trace order: unpaired did-changes by index, then unpaired
             // will-changes by the first will-change of their stack, as before.
+            // A stack is a slot (thread, key, its first will-change); the open will-changes of
+            // all slots share one array, reused for every operation, so nothing is allocated
+            // per operation.
             var unpairedDids: [(i: Int, op: Int, key: StateKey, thread: Int)] = []
             var unpairedWills: [(first: Int, will: Int)] = []
+            var slots: [(thread: Int, key: StateKey, first: Int)] = []
+            var open: [(slot: Int, will: Int)] = []
+            let willTag = EventTag.kind(.willChange), didTag = EventTag.kind(.didChange)
             for op in c.allOps {
-                var stacks: [(thread: Int, key: StateKey, first: Int, wills: [Int])] = []
+                slots.removeAll(keepingCapacity: true)
+                open.removeAll(keepingCapacity: true)
                 for i in c.facts.opEvents[op] {
-                    let e = c.event(i)
-                    switch e.kind {
-                    case .willChange(_, let key, _):
-                        if let s = stacks.firstIndex(where: { $0.thread == e.thread && $0.key == key }) {
-                            stacks[s].wills.append(i)
-                        } else {
-                            stacks.append((e.thread, key, i, [i]))
-                        }
-                    case .didChange(_, let key, _):
+                    let isWill = c.facts.isEvent(i, willTag)
+                    guard isWill || c.facts.isEvent(i, didTag), let key = c.facts.stateKey(i) else { continue }
+                    let thread = c.facts.thread(i)
+                    let slot = slots.firstIndex { $0.thread == thread && $0.key == key }
+                    if isWill {
+                        if let slot { open.append((slot, i)) } else { slots.append((thread, key, i)); open.append((slots.count - 1, i)) }
+                    } else {
                         r.hits += 1
-                        if let s = stacks.firstIndex(where: { $0.thread == e.thread && $0.key == key }), !stacks[s].wills.isEmpty {
-                            stacks[s].wills.removeLast()
+                        if let slot, let k = open.lastIndex(where: { $0.slot == slot }) {
+                            open.remove(at: k)
                         } else {
-                            unpairedDids.append((i, op, key, e.thread))
+                            unpairedDids.append((i, op, key, thread))
                         }
-                    default: break
                     }
                 }
-                for s in stacks { for w in s.wills { unpairedWills.append((s.first, w)) } }
+                for o in open { unpairedWills.append((slots[o.slot].first, o.will)) }
             }
             for d in unpairedDids.sorted(by: { $0.i < $1.i }) {
                 r.violations.append(c.violation("KVO-BALANCED", "op \(d.op) sent did-change \(d.key.rawValue) with no will-change before it on thread \(d.thread)",
@@ -149,12 +153,12 @@ extension RuleBook {
             }
             return r
         },
-        kvoCall("KVO-CANCELLED", key: .isCancelled, "Cancelling an operation that was neither finished nor cancelled notifies isCancelled during the call.",
+        kvoCall("KVO-CANCELLED", key: .isCancelled, on: [.cancel], "Cancelling an operation that was neither finished nor cancelled notifies isCancelled during the call.",
                 cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.9.3")]) { c, call in
             guard case .cancel(let op) = call.kind, c.facts.firstStart[op].map({ $0 > call.i }) ?? true, c.facts.cancelCalledAt[op] == call.i else { return nil }
             return op
         },
-        kvoCall("KVO-DEPENDENCIES", key: .dependencies, "addDependency and removeDependency that change the dependencies notify the dependencies key during the call.",
+        kvoCall("KVO-DEPENDENCIES", key: .dependencies, on: [.addDependency, .removeDependency], "addDependency and removeDependency that change the dependencies notify the dependencies key during the call.",
                 cites: [Citation(.guide, "2.5.4")]) { c, call in
             switch call.kind {
             case .addDependency(let op, let on): return c.facts.dependencies(of: op, at: call.i).contains(on) || op == on ? nil : op
@@ -162,13 +166,13 @@ extension RuleBook {
             default: return nil
             }
         },
-        kvoCall("KVO-QUEUE-PRIORITY", key: .queuePriority, "setQueuePriority that changes the priority notifies queuePriority during the call.",
+        kvoCall("KVO-QUEUE-PRIORITY", key: .queuePriority, on: [.setQueuePriority], "setQueuePriority that changes the priority notifies queuePriority during the call.",
                 cites: [Citation(.guide, "2.5.4")]) { c, call in
             guard case .setQueuePriority(let op, let raw) = call.kind,
                   c.facts.priority[op].value(before: call.i) != QueuePriority.normalized(raw) else { return nil }
             return op
         },
-        kvoCall("KVO-COMPLETION-BLOCK", key: .completionBlock, "setCompletionBlock notifies completionBlock during the call.",
+        kvoCall("KVO-COMPLETION-BLOCK", key: .completionBlock, on: [.setCompletionBlock], "setCompletionBlock notifies completionBlock during the call.",
                 cites: [Citation(.guide, "2.5.4")]) { _, call in
             if case .setCompletionBlock(let op) = call.kind { return op }
             return nil
@@ -176,17 +180,19 @@ extension RuleBook {
     ]
 
     /// A rule of the form "this call, when it succeeds and changes something, notifies `key`
-    /// (will and did) before it returns". `subject` says whether a call applies, and for which op.
-    static func kvoCall(_ id: String, key: StateKey, _ statement: String, cites: [Citation],
+    /// (will and did) before it returns". `subject` says whether a call applies, and for which op;
+    /// `on` names the kinds of call it can apply to (only those are looked at).
+    static func kvoCall(_ id: String, key: StateKey, on calls: [Call.Tag], _ statement: String, cites: [Citation],
                         subject: @escaping @Sendable (CheckContext, (i: Int, kind: Call)) -> Int?) -> RuleCheck {
         RuleCheck(Rule(id, .KVO, statement, cites: cites, strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
-            for i in c.facts.indices(.kind(.call)) {
+            for i in c.facts.indices(calls.map { .call($0) }) {
                 guard case .call(let call) = c.event(i).kind, let done = c.facts.returned(i), let op = subject(c, (i, call)) else { continue }
                 r.hits += 1
-                let within = c.facts.opEvents[op].filter { $0 > i && $0 < done }
-                let will = within.contains { c.event($0).kind.isWill(key) }
-                let did = within.contains { c.event($0).kind.isDid(key) }
+                var will = false, did = false
+                for j in c.facts.opEvents[op] where j > i && j < done {
+                    if c.facts.isWill(j, key) { will = true } else if c.facts.isDid(j, key) { did = true }
+                }
                 if !will || !did {
                     r.violations.append(c.violation(id, "\(call) returned without " + (will ? "a did-change" : "a will-change") + " for \(key.rawValue)",
                                                     "will and did change for \(key.rawValue) during the call", [i, done]))

@@ -39,8 +39,10 @@ extension RuleBook {
                     // The moment the queue could first decide to run it: added, and its
                     // dependencies had begun finishing. A decision made before a suspension took
                     // effect may legitimately show as a start logged after it.
-                    let released = ([add.call] + c.earlyDependencies(of: op, at: c.events.count).compactMap { d in
-                        [c.facts.finishingAt[d], c.facts.finishedAt[d]].compactMap { $0 }.min() }).max()!
+                    var released = add.call
+                    for d in c.earlyDependencies(of: op, at: c.events.count) {
+                        if let f = c.facts.finishing(d) { released = max(released, f) }
+                    }
                     guard c.facts.suspension[q].value(before: released) else { continue }
                     r.hits += 1
                     if let s = c.startCalls(op).first(where: { $0.by == .queue }), c.facts.suspension[q].value(before: s.i),

@@ -7,6 +7,10 @@ public struct IndexGroups: Sendable {
     private let offsets: [Int]
     private let items: [Int]
 
+    /// How many indices are filed, under all keys together. The slices `subscript` returns
+    /// keep their positions in `0 ..< total`, so a parallel array can hold something per item.
+    public var total: Int { items.count }
+
     /// The indices filed under `key`, in trace order.
     public subscript(key: Int) -> ArraySlice<Int> { items[offsets[key] ..< offsets[key + 1]] }
 

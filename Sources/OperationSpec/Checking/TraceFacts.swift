@@ -11,6 +11,12 @@ public struct TraceFacts: Sendable {
     private var codes: [UInt8]
     /// For each operation, its `start` calls (any caller), in order.
     public private(set) var startCalls: IndexGroups
+    /// Who made each start call, by its position in `startCalls` (so no rule reads the event).
+    private var startCallers: [Caller]
+    /// For each will-change, did-change, read and ivar store: its key's `StateKey.index`;
+    /// -1 for other events. With `codes`, "is event j a did-change of isFinished" compares two
+    /// bytes instead of copying the event.
+    private var keys: [Int8]
     /// For each `EventTag`, the indices of the events of that kind, in order: see `indices(_:)`.
     private var byTag: IndexGroups
     /// For each queue, the indices of the calls about it and its worker threads' starts.
@@ -50,10 +56,10 @@ public struct TraceFacts: Sendable {
     public private(set) var width: [Timeline<Int>]
     /// Per operation: normalised priority over time.
     public private(set) var priority: [Timeline<Int>]
-    /// Indices of edges per operation, for quick lookup.
-    private var edgesOf: [[Int]]
+    /// Indices into `edges` per operation, for quick lookup.
+    private var edgesOf: IndexGroups
     /// Per operation, the edges that name it as the dependency (its dependents' edges).
-    private var dependentEdgesOf: [[Int]]
+    private var dependentEdgesOf: IndexGroups
 
     public struct EdgeLife: Sendable {
         public let op: Int, on: Int
@@ -77,6 +83,8 @@ public struct TraceFacts: Sendable {
         var about = OperationFiling(events: trace.events.count)
         var reportKey = [Int32](repeating: -1, count: trace.events.count)
         var startKey = [Int32](repeating: -1, count: trace.events.count)
+        var startBy = [Caller](repeating: .driver, count: trace.events.count)
+        var keys = [Int8](repeating: -1, count: trace.events.count)
         queueEvents = Array(repeating: [], count: scenario.queues.count)
         finishedAt = Array(repeating: nil, count: n)
         notifiedFinishedAt = Array(repeating: nil, count: n)
@@ -93,8 +101,8 @@ public struct TraceFacts: Sendable {
         suspension = scenario.queues.map { _ in Timeline(initial: false) }
         width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
         priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
-        edgesOf = Array(repeating: [], count: n)
-        dependentEdgesOf = Array(repeating: [], count: n)
+        // removeDependency calls that returned: matched to their edges once all edges are filed.
+        var removals: [(op: Int, on: Int, call: Int, end: Int)] = []
         // Per thread number (small integers from 0, one per thread in order of appearance):
         // its last event so far, and its stack of open call indices.
         var lastOnThread: [Int] = []
@@ -132,7 +140,7 @@ public struct TraceFacts: Sendable {
             case .call(let c):
                 open[t].append(i)
                 switch c {
-                case .start(let op, _): if valid(op) { first(&firstStart, op, i); startKey[i] = Int32(op) }
+                case .start(let op, let by): if valid(op) { first(&firstStart, op, i); startKey[i] = Int32(op); startBy[i] = by }
                 case .cancel(let op): if valid(op) { first(&cancelCalledAt, op, i) }
                 case .cancelAll(let q):
                     for op in 0..<n where addedAt[op]?.queue == q && finishedAt[op] == nil { first(&cancelCalledAt, op, i) }
@@ -156,16 +164,9 @@ public struct TraceFacts: Sendable {
                         case .addOperations(let list, let q, _):
                             for op in list where valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
                         case .addDependency(let op, let on):
-                            if valid(op) { edgesOf[op].append(edges.count) }
-                            if valid(on) { dependentEdgesOf[on].append(edges.count) }
                             edges.append(EdgeLife(op: op, on: on, added: i))
                         case .removeDependency(let op, let on):
-                            if valid(op) {
-                                for k in edgesOf[op].reversed() where edges[k].on == on && edges[k].removed == nil {
-                                    edges[k].removed = start
-                                    break
-                                }
-                            }
+                            if valid(op) { removals.append((op, on, start, i)) }
                         case .setSuspended(let q, true): if q < suspension.count { suspension[q].record(true, at: i) }
                         case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: start) }
                         case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
@@ -177,6 +178,7 @@ public struct TraceFacts: Sendable {
                 for op in Self.batch(c) where valid(op) { about.file(op, i) }
                 if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
             case .didChange(let op, let key, let v), .read(let op, let key, let v):
+                keys[i] = Int8(key.index)
                 guard valid(op) else { continue }
                 about.file(op, i)
                 reportKey[i] = Int32(Self.reportKey(op, key))
@@ -187,6 +189,7 @@ public struct TraceFacts: Sendable {
                     if key == .isFinished, case .didChange = e.kind { first(&notifiedFinishedAt, op, i) }
                 }
             case .set(let op, let key, let v):
+                keys[i] = Int8(key.index)
                 guard valid(op) else { continue }
                 about.file(op, i)
                 if v, key == .isFinished { first(&finishedAt, op, i) }
@@ -196,6 +199,7 @@ public struct TraceFacts: Sendable {
                 about.file(op, i)
                 first(&finishedAt, op, i)
             case .willChange(let op, let key, _):
+                keys[i] = Int8(key.index)
                 guard valid(op) else { continue }
                 about.file(op, i)
                 if key == .isFinished { first(&finishingAt, op, i) }
@@ -208,8 +212,22 @@ public struct TraceFacts: Sendable {
             }
         }
         self.opEvents = IndexGroups(keys: n, first: about.first, more: about.more)
+        edgesOf = IndexGroups(keys: n, first: edges.map { valid($0.op) ? Int32($0.op) : -1 })
+        dependentEdgesOf = IndexGroups(keys: n, first: edges.map { valid($0.on) ? Int32($0.on) : -1 })
+        // A removal ends the latest edge to that dependency still in force when it returned.
+        for r in removals {
+            for k in edgesOf[r.op].reversed() where edges[k].added < r.end && edges[k].on == r.on && edges[k].removed == nil {
+                edges[k].removed = r.call
+                break
+            }
+        }
         self.reportsOf = IndexGroups(keys: n * Self.stateKeys, first: reportKey)
-        self.startCalls = IndexGroups(keys: n, first: startKey)
+        let startCalls = IndexGroups(keys: n, first: startKey)
+        var startCallers = [Caller](repeating: .driver, count: startCalls.total)
+        for op in 0..<n { for p in startCalls[op].indices { startCallers[p] = startBy[startCalls[op][p]] } }
+        self.startCalls = startCalls
+        self.startCallers = startCallers
+        self.keys = keys
         // Every event under its kind, and calls and returns also under their call kind.
         var kind = [Int32](repeating: 0, count: codes.count), specific = [Int32](repeating: -1, count: codes.count)
         for i in codes.indices {
@@ -225,6 +243,49 @@ public struct TraceFacts: Sendable {
     public func isEvent(_ i: Int, _ tag: EventTag) -> Bool {
         let code = Int(codes[i])
         return code == tag.code || EventTag.kindCode(of: code) == tag.code
+    }
+
+    /// Whether event `i` is a will-change / did-change / read / ivar store of `key`, without
+    /// copying the event.
+    public func isWill(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.willCode }
+    public func isDid(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.didCode }
+    public func isRead(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.readCode }
+    public func isSet(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.setCode }
+    private static let willCode = EventTag.kind(.willChange).code, didCode = EventTag.kind(.didChange).code
+    private static let readCode = EventTag.kind(.read).code, setCode = EventTag.kind(.set).code
+    /// The key of a will-change, did-change, read or ivar store at `i`; nil for other events.
+    public func stateKey(_ i: Int) -> StateKey? { keys[i] < 0 ? nil : Self.stateKeyAt[Int(keys[i])] }
+    private static let stateKeyAt = StateKey.allCases
+    /// The thread event `i` happened on.
+    public func thread(_ i: Int) -> Int { events[i].thread }
+
+    /// Every `start` call on `op`, in order: where it is, who called, on which thread, and how it ended.
+    public func starts(_ op: Int) -> StartCalls {
+        StartCalls(positions: startCalls[op], callers: startCallers, endOf: endOf, codes: codes, events: events)
+    }
+    /// One `start` call.
+    public struct StartCall: Sendable {
+        public let i: Int, by: Caller, thread: Int
+        /// Its return or throw, if it ended.
+        public let end: Int?
+        public let threw: Bool
+    }
+    /// The start calls of one operation, read in place.
+    /// (It holds the few arrays it reads, not the whole facts: copying those is a retain each.)
+    public struct StartCalls: RandomAccessCollection, Sendable {
+        let positions: ArraySlice<Int>
+        let callers: [Caller]
+        let endOf: [Int?]
+        let codes: [UInt8]
+        let events: [TraceEvent]
+        public var startIndex: Int { positions.startIndex }
+        public var endIndex: Int { positions.endIndex }
+        public subscript(p: Int) -> StartCall {
+            let i = positions[p], end = endOf[i]
+            return StartCall(i: i, by: callers[p], thread: events[i].thread, end: end,
+                             threw: end.map { Int(codes[$0]) == Self.threwCode } ?? false)
+        }
+        private static let threwCode = EventTag.kind(.threw).code
     }
 
     /// The reads and did-change notifications of `key` about `op`, in trace order.
@@ -247,6 +308,13 @@ public struct TraceFacts: Sendable {
         if let f = finishingAt[op], f < i { return true }
         if let f = finishedAt[op], f < i { return true }
         return false
+    }
+    /// The first sign the operation began finishing, if any (the earlier of the two marks).
+    public func finishing(_ op: Int) -> Int? {
+        switch (finishingAt[op], finishedAt[op]) {
+        case let (a?, b?): return min(a, b)
+        case let (a, b): return a ?? b
+        }
     }
     /// Whether event `e`'s thread had moved on past it before event `i`.
     public func settled(_ e: Int, before i: Int) -> Bool { nextOnThread[e] < i }
@@ -277,17 +345,15 @@ public struct TraceFacts: Sendable {
     public func finished(_ op: Int, before i: Int) -> Bool { finishedAt[op].map { $0 < i } ?? false }
     public func cancelled(_ op: Int, before i: Int) -> Bool { cancelledAt[op].map { $0 < i } ?? false }
     /// Dependencies of `op` in force at event `i`.
-    public func dependencies(of op: Int, at i: Int) -> [Int] {
-        var on: [Int] = []
-        for k in edgesOf[op] where edges[k].active(at: i) { on.append(edges[k].on) }
-        return on
+    public func dependencies(of op: Int, at i: Int) -> ActiveDependencies {
+        ActiveDependencies(edges: edges(of: op), at: i)
     }
     /// Whether some operation depended on `op` at event `i`.
     public func hasDependents(_ op: Int, at i: Int) -> Bool {
         dependentEdgesOf[op].contains { edges[$0].active(at: i) }
     }
     /// Every dependency `op` ever had, with its interval.
-    public func edges(of op: Int) -> [EdgeLife] { edgesOf[op].map { edges[$0] } }
+    public func edges(of op: Int) -> EdgeList { EdgeList(edges: edges, chosen: edgesOf[op]) }
     /// The end of the call at `i` if it returned normally.
     public func returned(_ i: Int) -> Int? {
         guard let end = endOf[i], case .returned = events[end].kind else { return nil }
