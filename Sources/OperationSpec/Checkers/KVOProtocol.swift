@@ -9,7 +9,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where c.kind(op).overridesStart {
                 var value: [StateKey: Bool] = [.isExecuting: false, .isFinished: false]
-                for (i, k) in c.opEvents(op) {
+                for (i, k) in c.opEvents(op, .tags(.kind(.set), nil)) {
                     guard case .set(_, let key, let v) = k, value[key] != v else { continue }
                     value[key] = v
                     r.hits += 1

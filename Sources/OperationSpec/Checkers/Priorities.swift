@@ -56,7 +56,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 var expected: Int?, raw = 0, setAt = 0
-                for (i, k) in c.opEvents(op) {
+                for (i, k) in c.opEvents(op, .tags(.returned(.setQueuePriority), .kind(.read))) {
                     if case .returned(.setQueuePriority(_, let v)) = k { expected = QueuePriority.normalized(v); raw = v; setAt = i }
                     guard let want = expected, case .read(_, .queuePriority, .int(let got)) = k, c.facts.began(i, after: setAt) else { continue }
                     if QueuePriority.defined.contains(raw) { continue }
@@ -95,7 +95,7 @@ extension RuleBook {
                 guard let s = c.facts.firstStart[op], let began = c.firstIndex(op, after: s, .kind(.mainBegan)),
                       case .mainBegan(_, let p) = c.event(began).kind else { continue }
                 var want = 0.5
-                for (i, k) in c.opEvents(op) where i < s {
+                for (i, k) in c.opEvents(op, .tags(.returned(.setThreadPriority), nil)) where i < s {
                     if case .returned(.setThreadPriority(_, let v)) = k { want = v }
                 }
                 guard (0...1).contains(want) else { continue }

@@ -91,7 +91,7 @@ extension RuleBook {
             for op in c.allOps {
                 var last: Value?
                 var announced = false
-                for (i, k) in c.opEvents(op) {
+                for (i, k) in c.opEvents(op, .keys(.isReady, nil)) {
                     switch k {
                     case .willChange(_, .isReady, _): announced = true
                     case .didChange(_, .isReady, let v), .read(_, .isReady, let v):

@@ -13,7 +13,7 @@ extension RuleBook {
                 // Sound for any source: finishing never goes back, so an observation of
                 // executing YES that began after evidence of finished YES shows both at once.
                 var finished: Int?
-                for (i, k) in c.opEvents(op) {
+                for (i, k) in c.opEvents(op, .keys(.isExecuting, .isFinished)) {
                     var both: [Int]?
                     switch k {
                     case .set(_, let key, let v) where key == .isExecuting || key == .isFinished:
@@ -109,7 +109,7 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 var yes: Int?
-                for (i, k) in c.opEvents(op) {
+                for (i, k) in c.opEvents(op, .keys(key, nil)) {
                     let v: Bool
                     switch k {
                     case .didChange(_, key, .bool(let b)), .read(_, key, .bool(let b)): v = b

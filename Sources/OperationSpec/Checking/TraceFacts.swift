@@ -240,9 +240,15 @@ public struct TraceFacts: Sendable {
     }
 
     /// Whether event `i` is of the kind `tag` names, without copying the event.
-    public func isEvent(_ i: Int, _ tag: EventTag) -> Bool {
-        let code = Int(codes[i])
+    public func isEvent(_ i: Int, _ tag: EventTag) -> Bool { Self.code(codes[i], is: tag) }
+    static func code(_ c: UInt8, is tag: EventTag) -> Bool {
+        let code = Int(c)
         return code == tag.code || EventTag.kindCode(of: code) == tag.code
+    }
+
+    /// The events about `op` that `match` accepts, with their kinds, in trace order.
+    public func events(about op: Int, _ match: EventMatch = .all) -> EventsAbout {
+        EventsAbout(events: events, codes: codes, keys: keys, positions: opEvents[op], match: match)
     }
 
     /// Whether event `i` is a will-change / did-change / read / ivar store of `key`, without
