@@ -25,8 +25,8 @@ extension CheckContext {
     }
 
     /// The events about `op` of kind `a` (or `b`), in order.
-    func indices(_ op: Int, _ a: EventTag, _ b: EventTag? = nil) -> [Int] {
-        facts.opEvents[op].filter { isEvent($0, a, b) }
+    func indices(_ op: Int, _ a: EventTag, _ b: EventTag? = nil) -> EventIndices {
+        facts.indices(about: op, a, b)
     }
 
     private func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool {

@@ -37,7 +37,7 @@ extension RuleBook {
                 guard let s = set, let f = c.facts.finishedAt[op], s < f || !runs.isEmpty else { continue }
                 r.hits += 1
                 if runs.count > 1 {
-                    r.violations.append(c.violation("COMPLETION-ONCE", "op \(op)'s completion block ran \(runs.count) times", "exactly once", runs))
+                    r.violations.append(c.violation("COMPLETION-ONCE", "op \(op)'s completion block ran \(runs.count) times", "exactly once", Array(runs)))
                 } else if runs.isEmpty && c.settled && !c.facts.finishing(op, before: s) {
                     r.violations.append(c.violation("COMPLETION-ONCE", "op \(op) finished and its completion block never ran", "exactly once", [s, f]))
                 }

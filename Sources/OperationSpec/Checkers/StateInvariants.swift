@@ -97,7 +97,7 @@ extension RuleBook {
                 guard !mains.isEmpty else { continue }
                 r.hits += 1
                 if mains.count > 1 {
-                    r.violations.append(c.violation("STATE-MAIN-ONCE", "op \(op)'s main ran \(mains.count) times", "main runs at most once", mains))
+                    r.violations.append(c.violation("STATE-MAIN-ONCE", "op \(op)'s main ran \(mains.count) times", "main runs at most once", Array(mains)))
                 }
             }
             return r

@@ -47,3 +47,44 @@ public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
         }
     }
 }
+
+/// The indices of an operation's events of one or two kinds, in trace order: a collection that
+/// finds each next match in the operation's list as it is walked, so asking "when did op's
+/// task begin" builds no array.
+public struct EventIndices: BidirectionalCollection, Sendable {
+    private let positions: ArraySlice<Int>
+    private let codes: [UInt8]
+    private let a: EventTag
+    private let b: EventTag?
+
+    init(positions: ArraySlice<Int>, codes: [UInt8], _ a: EventTag, _ b: EventTag?) {
+        self.positions = positions
+        self.codes = codes
+        self.a = a
+        self.b = b
+    }
+
+    /// Positions in the operation's list; `endIndex` is past its end.
+    public var startIndex: Int { match(from: positions.startIndex) }
+    public var endIndex: Int { positions.endIndex }
+    public func index(after p: Int) -> Int { match(from: p + 1) }
+    public func index(before p: Int) -> Int {
+        var p = p - 1
+        while p >= positions.startIndex && !matches(positions[p]) { p -= 1 }
+        return p
+    }
+    public subscript(p: Int) -> Int { positions[p] }
+
+    private func matches(_ i: Int) -> Bool {
+        TraceFacts.code(codes[i], is: a) || (b.map { TraceFacts.code(codes[i], is: $0) } ?? false)
+    }
+
+    private func match(from p: Int) -> Int {
+        var p = p
+        while p < positions.endIndex {
+            if matches(positions[p]) { return p }
+            p += 1
+        }
+        return positions.endIndex
+    }
+}

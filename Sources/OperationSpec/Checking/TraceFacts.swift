@@ -121,13 +121,15 @@ public struct TraceFacts: Sendable {
         func valid(_ op: Int) -> Bool { op >= 0 && op < n }
 
         var codes = [UInt8](repeating: 0, count: events.count)
-        for (i, e) in events.enumerated() {
-            switch e.kind {
+        // Events are read in place (`events[i].kind`), never copied whole: a copy of an event
+        // retains and releases whatever strings and arrays it holds.
+        for i in events.indices {
+            switch events[i].kind {
             case .call(let c): codes[i] = UInt8(EventTag.call(c.tag).code)
             case .returned(let c): codes[i] = UInt8(EventTag.returned(c.tag).code)
-            default: codes[i] = UInt8(e.kind.tag.rawValue)
+            case let other: codes[i] = UInt8(other.tag.rawValue)
             }
-            let t = slot(e.thread)
+            let t = slot(events[i].thread)
             if t >= lastOnThread.count {
                 lastOnThread.append(contentsOf: repeatElement(-1, count: t + 1 - lastOnThread.count))
                 open.append(contentsOf: repeatElement([], count: t + 1 - open.count))
@@ -135,7 +137,7 @@ public struct TraceFacts: Sendable {
             let prev = lastOnThread[t]
             if prev >= 0 { nextOnThread[prev] = i; previousOnThread[i] = prev }
             lastOnThread[t] = i
-            switch e.kind {
+            switch events[i].kind {
             case .threadStarted(_, let q?): if q < queueEvents.count { queueEvents[q].append(i) }
             case .call(let c):
                 open[t].append(i)
@@ -154,10 +156,13 @@ public struct TraceFacts: Sendable {
                 for op in Self.batch(c) where valid(op) { about.file(op, i) }
                 if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
             case .returned(let c), .threw(let c, _, _):
-                if let k = open[t].lastIndex(where: { events[$0].kind.call == c }) {
+                // The call this ends: the innermost open one on its thread with the same call
+                // (its code compared first, so few events are read).
+                let callCode = UInt8(EventTag.call(c.tag).code)
+                if let k = open[t].lastIndex(where: { codes[$0] == callCode && events[$0].kind.call == c }) {
                     let start = open[t].remove(at: k)
                     endOf[start] = i
-                    if case .returned = e.kind {
+                    if codes[i] != UInt8(EventTag.kind(.threw).code) {
                         switch c {
                         case .addOperation(let op, let q):
                             if valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
@@ -186,7 +191,7 @@ public struct TraceFacts: Sendable {
                     if key == .isFinished { first(&finishedAt, op, i) }
                     if key == .isCancelled { first(&cancelledAt, op, i) }
                     if key == .isExecuting { first(&executingAt, op, i) }
-                    if key == .isFinished, case .didChange = e.kind { first(&notifiedFinishedAt, op, i) }
+                    if key == .isFinished, codes[i] == UInt8(EventTag.kind(.didChange).code) { first(&notifiedFinishedAt, op, i) }
                 }
             case .set(let op, let key, let v):
                 keys[i] = Int8(key.index)
@@ -244,6 +249,11 @@ public struct TraceFacts: Sendable {
     static func code(_ c: UInt8, is tag: EventTag) -> Bool {
         let code = Int(c)
         return code == tag.code || EventTag.kindCode(of: code) == tag.code
+    }
+
+    /// The indices of the events about `op` of kind `a` (or `b`), in trace order.
+    public func indices(about op: Int, _ a: EventTag, _ b: EventTag? = nil) -> EventIndices {
+        EventIndices(positions: opEvents[op], codes: codes, a, b)
     }
 
     /// The events about `op` that `match` accepts, with their kinds, in trace order.
