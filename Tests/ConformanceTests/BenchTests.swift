@@ -22,4 +22,19 @@ struct BenchTests {
         }
         #expect(BenchReport.table(rows).split(separator: "\n").count == rows.count + 1)
     }
+
+    @Test("--shapes measures only the shapes asked for")
+    func oneShape() {
+        var options = Benchmark.Options()
+        options.cases = 2
+        options.realCases = 0
+        options.scale = [40]
+        options.shapes = [.randomDAG]
+        options.shrinking = false
+        let rows = Benchmark(options: options).run()
+        #expect(rows.count == 4 + 6 + 2 + 6)
+        let scale = rows.filter { $0.name.hasPrefix("scale:") || $0.name.hasPrefix("  random-dag") || $0.name.hasPrefix("  chain") || $0.name.hasPrefix("  fan-out") }
+        #expect(scale.count == 2 + 6)
+        #expect(scale.allSatisfy { $0.name.contains("random-dag of 40") }, "\(scale.map(\.name))")
+    }
 }

@@ -55,6 +55,7 @@ struct CommandLineTests {
         (["replay", "/nonexistent/scenario.json"], "cannot be read"),
         (["samples", "--schedules", "zero"], "--schedules must be a whole number"),
         (["replay", "--profile", "apple", "x.json"], "unknown profile 'apple'"),
+        (["bench", "--shapes", "chain,star"], "--shapes takes chain, fan-out, random-dag separated by commas, not 'chain,star'"),
     ])
     func badUsage(args: [String], fragment: String) {
         let c = CapturedConsole()
