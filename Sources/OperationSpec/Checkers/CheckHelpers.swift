@@ -21,18 +21,12 @@ extension CheckContext {
 
     /// The first event about `op` after `i` of kind `a` (or `b`): compares tags, copies no event.
     func firstIndex(_ op: Int, after i: Int, _ a: EventTag, _ b: EventTag? = nil) -> Int? {
-        facts.opEvents[op].first { $0 > i && isEvent($0, a, b) }
+        facts.opEvents[op].first { $0 > i && facts.isEvent($0, a, b) }
     }
 
     /// The events about `op` of kind `a` (or `b`), in order.
     func indices(_ op: Int, _ a: EventTag, _ b: EventTag? = nil) -> EventIndices {
         facts.indices(about: op, a, b)
-    }
-
-    private func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool {
-        if facts.isEvent(i, a) { return true }
-        if let b { return facts.isEvent(i, b) }
-        return false
     }
 
     /// The first event about `op` after `i` that `match` accepts (for a payload a tag cannot say).

@@ -43,7 +43,7 @@ public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
             let k = keys[i]
             return k == Int8(a.index) || (b.map { k == Int8($0.index) } ?? false)
         case .tags(let a, let b):
-            return TraceFacts.code(codes[i], is: a) || (b.map { TraceFacts.code(codes[i], is: $0) } ?? false)
+            return TraceFacts.code(codes[i], is: a, b)
         }
     }
 }
@@ -76,7 +76,7 @@ public struct EventIndices: BidirectionalCollection, Sendable {
     public subscript(p: Int) -> Int { positions[p] }
 
     private func matches(_ i: Int) -> Bool {
-        TraceFacts.code(codes[i], is: a) || (b.map { TraceFacts.code(codes[i], is: $0) } ?? false)
+        TraceFacts.code(codes[i], is: a, b)
     }
 
     private func match(from p: Int) -> Int {

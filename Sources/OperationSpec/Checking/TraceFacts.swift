@@ -250,6 +250,13 @@ public struct TraceFacts: Sendable {
         let code = Int(c)
         return code == tag.code || EventTag.kindCode(of: code) == tag.code
     }
+    /// Whether event `i` is of kind `a`, or of kind `b` when there is one.
+    public func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool {
+        Self.code(codes[i], is: a, b)
+    }
+    static func code(_ c: UInt8, is a: EventTag, _ b: EventTag?) -> Bool {
+        code(c, is: a) || (b.map { code(c, is: $0) } ?? false)
+    }
 
     /// The indices of the events about `op` of kind `a` (or `b`), in trace order.
     public func indices(about op: Int, _ a: EventTag, _ b: EventTag? = nil) -> EventIndices {
