@@ -7,12 +7,7 @@ import Testing
 struct BenchTests {
     @Test("a small bench has every row, and the scale scenarios keep every rule")
     func small() {
-        var options = Benchmark.Options()
-        options.cases = 5
-        options.realCases = 0
-        options.scale = [60]
-        options.shrinking = false
-        let rows = Benchmark(options: options).run()
+        let rows = Benchmark(options: Self.options(cases: 5, scale: 60)).run()
         // Four throughput rows, then shared facts and the five slowest rules on those traces;
         // per shape two scale rows, then shared facts and the five slowest rules.
         #expect(rows.count == 4 + 6 + 3 * 2 + 3 * 6)
@@ -25,16 +20,22 @@ struct BenchTests {
 
     @Test("--shapes measures only the shapes asked for")
     func oneShape() {
-        var options = Benchmark.Options()
-        options.cases = 2
-        options.realCases = 0
-        options.scale = [40]
+        var options = Self.options(cases: 2, scale: 40)
         options.shapes = [.randomDAG]
-        options.shrinking = false
         let rows = Benchmark(options: options).run()
         #expect(rows.count == 4 + 6 + 2 + 6)
         let scale = rows.filter { $0.name.hasPrefix("scale:") || $0.name.hasPrefix("  random-dag") || $0.name.hasPrefix("  chain") || $0.name.hasPrefix("  fan-out") }
         #expect(scale.count == 2 + 6)
         #expect(scale.allSatisfy { $0.name.contains("random-dag of 40") }, "\(scale.map(\.name))")
+    }
+
+    /// A bench small enough for a test: no real implementation, no shrinking, one scale size.
+    static func options(cases: Int, scale: Int) -> Benchmark.Options {
+        var options = Benchmark.Options()
+        options.cases = cases
+        options.realCases = 0
+        options.scale = [scale]
+        options.shrinking = false
+        return options
     }
 }
