@@ -12,38 +12,48 @@ public enum EventMatch: Sendable {
 /// part of checking time.
 public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
     private let events: [TraceEvent]
+    /// Codes and keys by position in the operation's list (parallel to `positions`' base).
     private let codes: [UInt8]
     private let keys: [Int8]
     private let positions: ArraySlice<Int>
-    private let match: EventMatch
+    private let filter: Filter
     private var p: Int
+
+    /// The match, made ready to test: tags as a mask, keys as the bytes the facts store.
+    private enum Filter {
+        case all
+        case keys(Int8, Int8)
+        case tags(EventTagMask)
+    }
 
     init(events: [TraceEvent], codes: [UInt8], keys: [Int8], positions: ArraySlice<Int>, match: EventMatch) {
         self.events = events
         self.codes = codes
         self.keys = keys
         self.positions = positions
-        self.match = match
+        switch match {
+        case .all: filter = .all
+        // A missing second key repeats the first, so the test is two byte compares either way.
+        case .keys(let a, let b): filter = .keys(Int8(a.index), b.map { Int8($0.index) } ?? Int8(a.index))
+        case .tags(let a, let b): filter = .tags(EventTagMask(a, b))
+        }
         self.p = positions.startIndex
     }
 
     public mutating func next() -> (i: Int, kind: EventKind)? {
         while p < positions.endIndex {
-            let i = positions[p]
+            let q = p
             p += 1
-            if matches(i) { return (i, events[i].kind) }
+            if matches(q) { return (positions[q], events[positions[q]].kind) }
         }
         return nil
     }
 
-    private func matches(_ i: Int) -> Bool {
-        switch match {
+    private func matches(_ p: Int) -> Bool {
+        switch filter {
         case .all: return true
-        case .keys(let a, let b):
-            let k = keys[i]
-            return k == Int8(a.index) || (b.map { k == Int8($0.index) } ?? false)
-        case .tags(let a, let b):
-            return TraceFacts.code(codes[i], is: a, b)
+        case .keys(let a, let b): return keys[p] == a || keys[p] == b
+        case .tags(let mask): return mask.contains(codes[p])
         }
     }
 }
@@ -53,15 +63,14 @@ public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
 /// task begin" builds no array.
 public struct EventIndices: BidirectionalCollection, Sendable {
     private let positions: ArraySlice<Int>
+    /// Codes by position in the operation's list (parallel to `positions`' base).
     private let codes: [UInt8]
-    private let a: EventTag
-    private let b: EventTag?
+    private let mask: EventTagMask
 
-    init(positions: ArraySlice<Int>, codes: [UInt8], _ a: EventTag, _ b: EventTag?) {
+    init(positions: ArraySlice<Int>, codes: [UInt8], _ mask: EventTagMask) {
         self.positions = positions
         self.codes = codes
-        self.a = a
-        self.b = b
+        self.mask = mask
     }
 
     /// Positions in the operation's list; `endIndex` is past its end.
@@ -70,19 +79,15 @@ public struct EventIndices: BidirectionalCollection, Sendable {
     public func index(after p: Int) -> Int { match(from: p + 1) }
     public func index(before p: Int) -> Int {
         var p = p - 1
-        while p >= positions.startIndex && !matches(positions[p]) { p -= 1 }
+        while p >= positions.startIndex && !mask.contains(codes[p]) { p -= 1 }
         return p
     }
     public subscript(p: Int) -> Int { positions[p] }
 
-    private func matches(_ i: Int) -> Bool {
-        TraceFacts.code(codes[i], is: a, b)
-    }
-
     private func match(from p: Int) -> Int {
         var p = p
         while p < positions.endIndex {
-            if matches(positions[p]) { return p }
+            if mask.contains(codes[p]) { return p }
             p += 1
         }
         return positions.endIndex

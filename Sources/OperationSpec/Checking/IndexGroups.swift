@@ -14,6 +14,10 @@ public struct IndexGroups: Sendable {
     /// The indices filed under `key`, in trace order.
     public subscript(key: Int) -> ArraySlice<Int> { items[offsets[key] ..< offsets[key + 1]] }
 
+    /// `values[i]` for every filed index `i`, by position: a copy of a per-event array laid out
+    /// like the lists, for reading alongside them.
+    func gather<T>(_ values: [T]) -> [T] { items.map { values[$0] } }
+
     /// Files each event index `i` under `first[i]` and `second[i]` (when not negative), and
     /// under the keys `more` pairs with it (`more` in index order). Keys must be below `keys`.
     /// Trace positions fit in 32 bits: a trace of 2^31 events would not fit in memory anyway.

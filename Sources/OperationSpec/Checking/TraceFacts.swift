@@ -9,6 +9,11 @@ public struct TraceFacts: Sendable {
     private var reportsOf: IndexGroups
     /// For each event, its most specific `EventTag` code (a call's or return's by call kind).
     private var codes: [UInt8]
+    /// `codes` and `keys` again, in `opEvents` order: a rule walking one operation's events for
+    /// a kind or a key reads them side by side with the positions. Read through the positions,
+    /// each was a load from anywhere in the trace (a cache miss on a large one).
+    private var opCodes: [UInt8]
+    private var opKeys: [Int8]
     /// For each operation, its `start` calls (any caller), in order.
     public private(set) var startCalls: IndexGroups
     /// Who made each start call, by its position in `startCalls` (so no rule reads the event).
@@ -233,6 +238,8 @@ public struct TraceFacts: Sendable {
         self.startCalls = startCalls
         self.startCallers = startCallers
         self.keys = keys
+        opCodes = opEvents.gather(codes)
+        opKeys = opEvents.gather(keys)
         // Every event under its kind, and calls and returns also under their call kind.
         var kind = [Int32](repeating: 0, count: codes.count), specific = [Int32](repeating: -1, count: codes.count)
         for i in codes.indices {
@@ -245,27 +252,18 @@ public struct TraceFacts: Sendable {
     }
 
     /// Whether event `i` is of the kind `tag` names, without copying the event.
-    public func isEvent(_ i: Int, _ tag: EventTag) -> Bool { Self.code(codes[i], is: tag) }
-    static func code(_ c: UInt8, is tag: EventTag) -> Bool {
-        let code = Int(c)
-        return code == tag.code || EventTag.kindCode(of: code) == tag.code
-    }
+    public func isEvent(_ i: Int, _ tag: EventTag) -> Bool { EventTagMask(tag).contains(codes[i]) }
     /// Whether event `i` is of kind `a`, or of kind `b` when there is one.
-    public func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool {
-        Self.code(codes[i], is: a, b)
-    }
-    static func code(_ c: UInt8, is a: EventTag, _ b: EventTag?) -> Bool {
-        code(c, is: a) || (b.map { code(c, is: $0) } ?? false)
-    }
+    public func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool { EventTagMask(a, b).contains(codes[i]) }
 
     /// The indices of the events about `op` of kind `a` (or `b`), in trace order.
     public func indices(about op: Int, _ a: EventTag, _ b: EventTag? = nil) -> EventIndices {
-        EventIndices(positions: opEvents[op], codes: codes, a, b)
+        EventIndices(positions: opEvents[op], codes: opCodes, EventTagMask(a, b))
     }
 
     /// The events about `op` that `match` accepts, with their kinds, in trace order.
     public func events(about op: Int, _ match: EventMatch = .all) -> EventsAbout {
-        EventsAbout(events: events, codes: codes, keys: keys, positions: opEvents[op], match: match)
+        EventsAbout(events: events, codes: opCodes, keys: opKeys, positions: opEvents[op], match: match)
     }
 
     /// Whether event `i` is a will-change / did-change / read / ivar store of `key`, without
