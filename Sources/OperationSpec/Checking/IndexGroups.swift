@@ -28,21 +28,29 @@ public struct IndexGroups: Sendable {
         for p in more { offsets[Int(p.key) + 1] += 1 }
         for k in 0..<keys { offsets[k + 1] += offsets[k] }
         var next = offsets
-        var items = [Int](repeating: 0, count: offsets[keys])
-        var m = 0
-        for i in first.indices {
-            let k = Int(first[i])
-            if k >= 0 { items[next[k]] = i; next[k] += 1 }
-            if let second {
-                let k2 = Int(second[i])
-                if k2 >= 0 { items[next[k2]] = i; next[k2] += 1 }
+        // The filing loop writes through buffer pointers: written by subscript, each store
+        // checked that `items` and `next` were unshared, a runtime call per store, which was
+        // most of this function's cost. Every key is below `keys` and every slot below
+        // `offsets[keys]` by construction of the counts above, so the stores stay in bounds.
+        let items = [Int](unsafeUninitializedCapacity: offsets[keys]) { items, filled in
+            next.withUnsafeMutableBufferPointer { next in
+                func put(_ k: Int, _ i: Int) {
+                    items.initializeElement(at: next[k], to: i)
+                    next[k] += 1
+                }
+                var m = 0
+                for i in first.indices {
+                    if first[i] >= 0 { put(Int(first[i]), i) }
+                    if let second, second[i] >= 0 { put(Int(second[i]), i) }
+                    while m < more.count && Int(more[m].index) == i {
+                        put(Int(more[m].key), i)
+                        m += 1
+                    }
+                }
+                // Every count above was filed once: all `offsets[keys]` slots are initialized.
+                precondition(m == more.count, "IndexGroups: `more` must be in index order, within `first`")
             }
-            while m < more.count && Int(more[m].index) == i {
-                let k3 = Int(more[m].key)
-                items[next[k3]] = i
-                next[k3] += 1
-                m += 1
-            }
+            filled = offsets[keys]
         }
         self.offsets = offsets
         self.items = items
