@@ -80,25 +80,27 @@ extension Simulation {
     /// A queue calls start only on an operation it found ready; a dependency added since "may not
     /// prevent" it from running (004 2.6.1), so the queue's own start does not check again.
     private func defaultStart(_ op: Int, checkReady: Bool) {
-        let o = ops[op]
-        if o.finished {
+        // Fields are read one by one, as in `refreshReady`: a copy of the operation retains
+        // and releases its arrays.
+        if ops[op].finished {
             if options.profile == .classReference { return }
             return throwFromCall(.alreadyFinished, "operation \(op) is already finished")
         }
-        if o.executing && !has(.secondStartRuns) { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
-        if checkReady && !o.ready && !has(.startWhenNotReady) { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
-        if o.cancelled && !has(.startIgnoresCancel) {
-            emit(.willChange(op: op, .isFinished, o.value(.isFinished)))
+        let executing = ops[op].executing
+        if executing && !has(.secondStartRuns) { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
+        if checkReady && !ops[op].ready && !has(.startWhenNotReady) { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
+        if ops[op].cancelled && !has(.startIgnoresCancel) {
+            emit(.willChange(op: op, .isFinished, .bool(false)))
             ops[op].finished = true
             didChange(op, .isFinished)
             return
         }
-        emit(.willChange(op: op, .isExecuting, o.value(.isExecuting)))
+        emit(.willChange(op: op, .isExecuting, .bool(executing)))
         ops[op].executing = true
         didChange(op, .isExecuting)
-        threads[current].priority = has(.threadPriorityIgnored) ? 0.5 : o.threadPriority
-        let body: [Instr] = o.kind.isBlock ? [.runBlocks(op), .joinBlocks(op)] : [.invokeMain(op)]
-        push(Frame(body + [.baseFinish(op)], this: op))
+        threads[current].priority = has(.threadPriorityIgnored) ? 0.5 : ops[op].threadPriority
+        let body: [Instr] = ops[op].kind.isBlock ? [.runBlocks(op), .joinBlocks(op), .baseFinish(op)] : [.invokeMain(op), .baseFinish(op)]
+        push(Frame(body, this: op))
     }
 
     /// Sends the did-change notification and lets the base class's observers react: an operation

@@ -84,6 +84,10 @@ final class Simulation {
         self.queues = scenario.queues.map { _ in SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false) }
         self.visited = Array(repeating: 0, count: scenario.operations.count)
         self.watched = Set(scenario.driver.compactMap(\.after))
+        // A large run's trace would be copied at every doubling, into fresh pages each time:
+        // room for about what a plain operation logs (25 events) saves those copies. Small runs
+        // grow as usual, so their stored traces keep no spare room.
+        if scenario.operations.count >= 1_000 { events.reserveCapacity(25 * scenario.operations.count) }
     }
 
     /// Remembers that a trigger happened, if a driver step waits for it.
