@@ -4,9 +4,9 @@
 /// random DAG, so these are views: they hold the shared arrays and build nothing.
 public struct EdgeList: RandomAccessCollection, Sendable {
     private let edges: [TraceFacts.EdgeLife]
-    private let chosen: ArraySlice<Int>
+    private let chosen: IndexList
 
-    init(edges: [TraceFacts.EdgeLife], chosen: ArraySlice<Int>) {
+    init(edges: [TraceFacts.EdgeLife], chosen: IndexList) {
         self.edges = edges
         self.chosen = chosen
     }

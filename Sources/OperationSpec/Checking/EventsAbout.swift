@@ -15,7 +15,7 @@ public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
     /// Codes and keys by position in the operation's list (parallel to `positions`' base).
     private let codes: [UInt8]
     private let keys: [Int8]
-    private let positions: ArraySlice<Int>
+    private let positions: IndexList
     private let filter: Filter
     private var p: Int
 
@@ -26,7 +26,7 @@ public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
         case tags(EventTagMask)
     }
 
-    init(events: [TraceEvent], codes: [UInt8], keys: [Int8], positions: ArraySlice<Int>, match: EventMatch) {
+    init(events: [TraceEvent], codes: [UInt8], keys: [Int8], positions: IndexList, match: EventMatch) {
         self.events = events
         self.codes = codes
         self.keys = keys
@@ -62,12 +62,12 @@ public struct EventsAbout: Sequence, IteratorProtocol, Sendable {
 /// finds each next match in the operation's list as it is walked, so asking "when did op's
 /// task begin" builds no array.
 public struct EventIndices: BidirectionalCollection, Sendable {
-    private let positions: ArraySlice<Int>
+    private let positions: IndexList
     /// Codes by position in the operation's list (parallel to `positions`' base).
     private let codes: [UInt8]
     private let mask: EventTagMask
 
-    init(positions: ArraySlice<Int>, codes: [UInt8], _ mask: EventTagMask) {
+    init(positions: IndexList, codes: [UInt8], _ mask: EventTagMask) {
         self.positions = positions
         self.codes = codes
         self.mask = mask

@@ -29,7 +29,7 @@ public struct TraceFacts: Sendable {
     /// For each `call` event, the index of its `returned` or `threw`; nil when it never ended
     /// (and for every other event). An array, not a dictionary: looked up for most calls by
     /// many checkers, hashing was a tenth of all checking time on large traces.
-    public private(set) var endOf: [Int?]
+    public private(set) var endOf: OptionalEventPositions
     /// For each operation, the first evidence it was finished / cancelled / executing.
     public private(set) var finishedAt: [Int?]
     public private(set) var notifiedFinishedAt: [Int?]
@@ -53,9 +53,9 @@ public struct TraceFacts: Sendable {
     public private(set) var cancelCalledAt: [Int?]
     /// For each event, the index of the next event on the same thread (`count` if none):
     /// an event "settled" before `i` when its thread had moved on before `i`.
-    public private(set) var nextOnThread: [Int]
+    public private(set) var nextOnThread: EventPositions
     /// For each event, the index of the previous event on the same thread (-1 if none).
-    public private(set) var previousOnThread: [Int]
+    public private(set) var previousOnThread: EventPositions
     /// Per queue: its suspension and width over time, by the index each change took effect.
     public private(set) var suspension: [Timeline<Bool>]
     public private(set) var width: [Timeline<Int>]
@@ -100,9 +100,9 @@ public struct TraceFacts: Sendable {
         finishingAt = Array(repeating: nil, count: n)
         firstStart = Array(repeating: nil, count: n)
         cancelCalledAt = Array(repeating: nil, count: n)
-        endOf = Array(repeating: nil, count: trace.events.count)
-        nextOnThread = Array(repeating: trace.events.count, count: trace.events.count)
-        previousOnThread = Array(repeating: -1, count: trace.events.count)
+        endOf = OptionalEventPositions(count: trace.events.count)
+        nextOnThread = EventPositions(repeating: trace.events.count, count: trace.events.count)
+        previousOnThread = EventPositions(repeating: -1, count: trace.events.count)
         suspension = scenario.queues.map { _ in Timeline(initial: false) }
         width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
         priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
@@ -294,9 +294,9 @@ public struct TraceFacts: Sendable {
     /// The start calls of one operation, read in place.
     /// (It holds the few arrays it reads, not the whole facts: copying those is a retain each.)
     public struct StartCalls: RandomAccessCollection, Sendable {
-        let positions: ArraySlice<Int>
+        let positions: IndexList
         let callers: [Caller]
-        let endOf: [Int?]
+        let endOf: OptionalEventPositions
         let codes: [UInt8]
         let events: [TraceEvent]
         public var startIndex: Int { positions.startIndex }
@@ -310,13 +310,13 @@ public struct TraceFacts: Sendable {
     }
 
     /// The reads and did-change notifications of `key` about `op`, in trace order.
-    public func reports(_ op: Int, _ key: StateKey) -> ArraySlice<Int> { reportsOf[Self.reportKey(op, key)] }
+    public func reports(_ op: Int, _ key: StateKey) -> IndexList { reportsOf[Self.reportKey(op, key)] }
     private static func reportKey(_ op: Int, _ key: StateKey) -> Int { op * stateKeys + key.index }
     /// Counted once: `allCases` builds a new array on every use.
     private static let stateKeys = StateKey.allCases.count
 
     /// The events of one kind, in trace order.
-    public func indices(_ tag: EventTag) -> ArraySlice<Int> { byTag[tag.code] }
+    public func indices(_ tag: EventTag) -> IndexList { byTag[tag.code] }
     /// The events of any of these kinds, in trace order.
     public func indices(_ tags: [EventTag]) -> [Int] {
         if tags.count == 1 { return Array(byTag[tags[0].code]) }
