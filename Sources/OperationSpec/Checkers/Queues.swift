@@ -15,8 +15,11 @@ extension RuleBook {
                     // The queue decided before `start` was logged: any width in force since the
                     // operation was added may have allowed it.
                     let since = c.facts.addedAt[x]?.call ?? s
-                    let widths = [c.facts.width[q].value(before: since + 1)] + c.facts.width[q].changes.filter { $0.at > since && $0.at < s }.map(\.value)
-                    let width = widths.contains(QueueConfig.defaultMax) ? QueueConfig.defaultMax : widths.max()!
+                    // The widest of them (the default width is unbounded); no array per start.
+                    var width = c.facts.width[q].value(before: since + 1)
+                    for change in c.facts.width[q].changes where change.at > since && change.at < s && width != QueueConfig.defaultMax {
+                        width = change.value == QueueConfig.defaultMax ? QueueConfig.defaultMax : max(width, change.value)
+                    }
                     running.append((x, s))
                     guard width != QueueConfig.defaultMax else { continue }
                     r.hits += 1
@@ -221,8 +224,11 @@ extension RuleBook {
             for i in c.facts.indices(.kind(.threadStarted)) {
                 guard case .threadStarted(let name, _?) = c.event(i).kind else { continue }
                 r.hits += 1
-                let suffix = name.hasPrefix("NSOperationQ_") ? name.dropFirst("NSOperationQ_".count) : ""
-                if suffix.isEmpty || !suffix.allSatisfy(\.isNumber) {
+                // Compared as bytes: the number is what GNUstep formats with %d (ASCII digits), and
+                // Character's Unicode properties were most of this rule's time on large runs.
+                let bytes = name.utf8, prefix = "NSOperationQ_".utf8
+                let suffix = bytes.starts(with: prefix) ? bytes.dropFirst(prefix.count) : bytes.dropFirst(bytes.count)
+                if suffix.isEmpty || !suffix.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
                     r.violations.append(c.violation("QUEUE-THREAD-NAME", "a worker thread was named \"\(name)\"", "NSOperationQ_<number>", [i]))
                 }
             }
@@ -280,8 +286,7 @@ extension CheckContext {
     func taskDone(_ op: Int, before i: Int) -> Bool {
         if facts.finishing(op, before: i) { return true }
         if kind(op).overridesStart { return false }
-        return facts.opEvents[op].contains { j in j < i && { switch events[j].kind {
-            case .mainEnded, .returned(.start(_, _)): return true
-            default: return false } }() }
+        // The first such event is before i exactly when any is (they are in trace order).
+        return facts.indices(about: op, .kind(.mainEnded), .returned(.start)).first.map { $0 < i } ?? false
     }
 }
