@@ -9,7 +9,7 @@ public struct IndexGroups: Sendable {
     /// checkers read them over and over, so half the bytes is half the memory traffic.
     private let items: [Int32]
 
-    /// How many indices are filed, under all keys together. The slices `subscript` returns
+    /// How many indices are filed, under all keys together. The lists `subscript` returns
     /// keep their positions in `0 ..< total`, so a parallel array can hold something per item.
     public var total: Int { items.count }
 
@@ -32,8 +32,9 @@ public struct IndexGroups: Sendable {
         var next = offsets
         // The filing loop writes through buffer pointers: written by subscript, each store
         // checked that `items` and `next` were unshared, a runtime call per store, which was
-        // most of this function's cost. Every key is below `keys` and every slot below
-        // `offsets[keys]` by construction of the counts above, so the stores stay in bounds.
+        // most of this function's cost. A key out of range traps in the counting above, before
+        // any store; so every key is below `keys`, and every slot below `offsets[keys]` by
+        // construction of the counts, and the stores stay in bounds.
         let items = [Int32](unsafeUninitializedCapacity: offsets[keys]) { items, filled in
             next.withUnsafeMutableBufferPointer { next in
                 func put(_ k: Int, _ i: Int) {
