@@ -15,7 +15,7 @@ extension CheckContext {
 
     /// The first event about `op` after `i` of kind `a` (or `b`): compares tags, copies no event.
     func firstIndex(_ op: Int, after i: Int, _ a: EventTag, _ b: EventTag? = nil) -> Int? {
-        facts.opEvents[op].first { $0 > i && facts.isEvent($0, a, b) }
+        indices(op, a, b).first { $0 > i }
     }
 
     /// The events about `op` of kind `a` (or `b`), in order.
@@ -30,12 +30,7 @@ extension CheckContext {
 
     /// When `op` was handed to its runtime: added to a queue, or first started. Dependencies added
     /// after this "may not prevent" it from running (004 2.6.1), so ordering rules ignore them.
-    func handedOver(_ op: Int) -> Int? {
-        switch (facts.addedAt[op]?.call, facts.firstStart[op]) {
-        case let (a?, s?): return min(a, s)
-        case let (a, s): return a ?? s
-        }
-    }
+    func handedOver(_ op: Int) -> Int? { earlier(facts.addedAt[op]?.call, facts.firstStart[op]) }
 
     /// Dependencies of `op` in force at event `i` that were added before `op` was handed over.
     func earlyDependencies(of op: Int, at i: Int) -> ActiveDependencies {
@@ -49,8 +44,8 @@ extension CheckContext {
     func busySince(_ op: Int, at i: Int) -> Int? {
         if kind(op).overridesStart {
             var executing: Int?, finished: Int?
-            for j in facts.opEvents[op] where j < i {
-                if case .set(_, let key, let v) = events[j].kind {
+            for (j, kind) in opEvents(op, .tags(.kind(.set), nil)) where j < i {
+                if case .set(_, let key, let v) = kind {
                     if key == .isExecuting { executing = v ? j : nil }
                     if key == .isFinished && v && finished == nil { finished = j }
                 }

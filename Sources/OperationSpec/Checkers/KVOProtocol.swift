@@ -108,9 +108,9 @@ extension RuleBook {
             for op in c.allOps {
                 slots.removeAll(keepingCapacity: true)
                 open.removeAll(keepingCapacity: true)
-                for i in c.facts.opEvents[op] {
+                for i in c.indices(op, willTag, didTag) {
                     let isWill = c.facts.isEvent(i, willTag)
-                    guard isWill || c.facts.isEvent(i, didTag), let key = c.facts.stateKey(i) else { continue }
+                    guard let key = c.facts.stateKey(i) else { continue }
                     let thread = c.facts.thread(i)
                     let slot = slots.firstIndex { $0.thread == thread && $0.key == key }
                     if isWill {

@@ -253,8 +253,6 @@ public struct TraceFacts: Sendable {
 
     /// Whether event `i` is of the kind `tag` names, without copying the event.
     public func isEvent(_ i: Int, _ tag: EventTag) -> Bool { EventTagMask(tag).contains(codes[i]) }
-    /// Whether event `i` is of kind `a`, or of kind `b` when there is one.
-    public func isEvent(_ i: Int, _ a: EventTag, _ b: EventTag?) -> Bool { EventTagMask(a, b).contains(codes[i]) }
 
     /// The indices of the events about `op` of kind `a` (or `b`), in trace order.
     public func indices(about op: Int, _ a: EventTag, _ b: EventTag? = nil) -> EventIndices {
