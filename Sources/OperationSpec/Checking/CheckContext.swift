@@ -1,5 +1,10 @@
 /// What a checker sees: the scenario, the trace, the profile, and the facts indexed from the trace.
-public struct CheckContext: Sendable {
+///
+/// A class, though nothing in it changes: every checker is handed the same context, and a
+/// struct this size (the facts hold some thirty arrays) was copied for each of the 68 calls,
+/// a retain and a release per array each time. That was a sixth of all checking on small
+/// traces. Immutable (`let` only, all of it `Sendable`), so sharing it across threads is sound.
+public final class CheckContext: Sendable {
     public let scenario: Scenario
     public let trace: Trace
     public let profile: Profile
@@ -43,7 +48,11 @@ public struct CheckContext: Sendable {
 
 /// One rule with its checker: `(Scenario, Trace) -> [Violation]`, pure, linear in the trace
 /// (after the shared `TraceFacts` pass).
-public struct RuleCheck: Sendable {
+///
+/// A class for the same reason as `CheckContext`: walking the catalog copied each entry, and
+/// a rule's strings and lists made that a dozen retains and releases per rule per trace.
+/// Immutable and all `Sendable`.
+public final class RuleCheck: Sendable {
     public let rule: Rule
     public let check: @Sendable (CheckContext) -> CheckResult
     public init(_ rule: Rule, _ check: @escaping @Sendable (CheckContext) -> CheckResult) {

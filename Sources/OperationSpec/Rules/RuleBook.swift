@@ -36,11 +36,10 @@ public enum RuleBook {
     }
 
     static func verdict(_ check: RuleCheck, _ context: CheckContext) -> Verdict {
-        let rule = check.rule
-        guard rule.applies(to: context.profile) else { return .notApplicable }
+        guard check.rule.applies(to: context.profile) else { return .notApplicable }
         let capabilities = context.trace.capabilities
-        guard rule.needs.allSatisfy(capabilities.contains) else {
-            let missing = rule.needs.filter { !capabilities.contains($0) }
+        guard check.rule.needs.allSatisfy(capabilities.contains) else {
+            let missing = check.rule.needs.filter { !capabilities.contains($0) }
             return .notObservable(reason: "\(context.trace.impl) cannot observe " + missing.map(\.rawValue).joined(separator: ", "))
         }
         return .checked(check.check(context))

@@ -80,9 +80,15 @@ public enum QueuePriority {
 
     /// A raw value that is not a defined priority becomes the next defined value moving towards
     /// Normal (003, setQueuePriority:). Values beyond the extremes move to the extreme.
+    /// (A loop, not `filter`: checkers ask this for every priority event, and each filter
+    /// allocated an array.)
     public static func normalized(_ raw: Int) -> Int {
-        if defined.contains(raw) { return raw }
-        if raw > normal { return defined.filter { $0 <= raw && $0 >= normal }.max() ?? normal }
-        return defined.filter { $0 >= raw && $0 <= normal }.min() ?? normal
+        var best = normal
+        for d in defined {
+            if d == raw { return raw }
+            // Above normal: the largest defined value at or below raw; below: the smallest at or above.
+            if raw > normal ? (d <= raw && d > best) : (d >= raw && d < best) { best = d }
+        }
+        return best
     }
 }
