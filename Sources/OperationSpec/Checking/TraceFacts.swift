@@ -81,160 +81,42 @@ public struct TraceFacts: Sendable {
     public init(scenario: Scenario, trace: Trace) {
         self.events = trace.events
         let n = scenario.operations.count
-        // Per event: the operation it is about, its (operation, key) report slot and the
-        // operation it starts, or -1; the few events about several operations (addOperations)
-        // put the rest in `about.more`. (`about` is a struct, not a nested function: a function
-        // capturing these arrays would box them.)
-        var about = OperationFiling(events: trace.events.count)
-        var reportKey = [Int32](repeating: -1, count: trace.events.count)
-        var startKey = [Int32](repeating: -1, count: trace.events.count)
-        var startBy = [Caller](repeating: .driver, count: trace.events.count)
-        var keys = [Int8](repeating: -1, count: trace.events.count)
-        queueEvents = Array(repeating: [], count: scenario.queues.count)
-        finishedAt = Array(repeating: nil, count: n)
-        notifiedFinishedAt = Array(repeating: nil, count: n)
-        cancelledAt = Array(repeating: nil, count: n)
-        executingAt = Array(repeating: nil, count: n)
-        addedAt = Array(repeating: nil, count: n)
-        acceptedAdds = Array(repeating: 0, count: n)
-        finishingAt = Array(repeating: nil, count: n)
-        firstStart = Array(repeating: nil, count: n)
-        cancelCalledAt = Array(repeating: nil, count: n)
-        endOf = OptionalEventPositions(count: trace.events.count)
-        nextOnThread = EventPositions(repeating: trace.events.count, count: trace.events.count)
-        previousOnThread = EventPositions(repeating: -1, count: trace.events.count)
-        suspension = scenario.queues.map { _ in Timeline(initial: false) }
-        width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
-        priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
-        // removeDependency calls that returned: matched to their edges once all edges are filed.
-        var removals: [(op: Int, on: Int, call: Int, end: Int)] = []
-        // Per thread number (small integers from 0, one per thread in order of appearance):
-        // its last event so far, and its stack of open call indices.
-        var lastOnThread: [Int] = []
-        var open: [[Int]] = []
-        // A malformed trace may number threads outside 0..<count: those get slots after it.
-        var oddThreads: [Int: Int] = [:]  // looked up, never iterated
-        func slot(_ thread: Int) -> Int {
-            if thread >= 0 && thread < events.count { return thread }
-            if let s = oddThreads[thread] { return s }
-            let s = events.count + oddThreads.count
-            oddThreads[thread] = s
-            return s
-        }
-        let events = trace.events
-        func first(_ slot: inout [Int?], _ op: Int, _ i: Int) { if slot[op] == nil { slot[op] = i } }
+        var scan = FactsScan(scenario: scenario, events: trace.events)
+        scan.run(trace.events)
+        let codes = scan.codes, keys = scan.keys, about = scan.about
+        queueEvents = scan.queueEvents
+        finishedAt = scan.finishedAt
+        notifiedFinishedAt = scan.notifiedFinishedAt
+        cancelledAt = scan.cancelledAt
+        executingAt = scan.executingAt
+        addedAt = scan.addedAt
+        acceptedAdds = scan.acceptedAdds
+        finishingAt = scan.finishingAt
+        firstStart = scan.firstStart
+        cancelCalledAt = scan.cancelCalledAt
+        endOf = scan.endOf
+        nextOnThread = scan.nextOnThread
+        previousOnThread = scan.previousOnThread
+        suspension = scan.suspension
+        width = scan.width
+        priority = scan.priority
+        var edges = scan.edges
         func valid(_ op: Int) -> Bool { op >= 0 && op < n }
-
-        var codes = [UInt8](repeating: 0, count: events.count)
-        // Events are read in place (`events[i].kind`), never copied whole: a copy of an event
-        // retains and releases whatever strings and arrays it holds.
-        for i in events.indices {
-            switch events[i].kind {
-            case .call(let c): codes[i] = UInt8(EventTag.call(c.tag).code)
-            case .returned(let c): codes[i] = UInt8(EventTag.returned(c.tag).code)
-            case let other: codes[i] = UInt8(other.tag.rawValue)
-            }
-            let t = slot(events[i].thread)
-            if t >= lastOnThread.count {
-                lastOnThread.append(contentsOf: repeatElement(-1, count: t + 1 - lastOnThread.count))
-                open.append(contentsOf: repeatElement([], count: t + 1 - open.count))
-            }
-            let prev = lastOnThread[t]
-            if prev >= 0 { nextOnThread[prev] = i; previousOnThread[i] = prev }
-            lastOnThread[t] = i
-            switch events[i].kind {
-            case .threadStarted(_, let q?): if q < queueEvents.count { queueEvents[q].append(i) }
-            case .call(let c):
-                open[t].append(i)
-                switch c {
-                case .start(let op, let by): if valid(op) { first(&firstStart, op, i); startKey[i] = Int32(op); startBy[i] = by }
-                case .cancel(let op): if valid(op) { first(&cancelCalledAt, op, i) }
-                case .cancelAll(let q):
-                    for op in 0..<n where addedAt[op]?.queue == q && finishedAt[op] == nil { first(&cancelCalledAt, op, i) }
-                // A resume takes effect from its call: the queue may start operations inside the
-                // call, and the call may never return (GNUstep can deadlock in it) while those
-                // starts are in the trace. A suspension counts only once its call has returned.
-                case .setSuspended(let q, false): if q < suspension.count { suspension[q].record(false, at: i) }
-                default: break
-                }
-                if let op = c.op, valid(op) { about.file(op, i) }
-                for op in Self.batch(c) where valid(op) { about.file(op, i) }
-                if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
-            case .returned(let c), .threw(let c, _, _):
-                // The call this ends: the innermost open one on its thread with the same call
-                // (its code compared first, so few events are read).
-                let callCode = UInt8(EventTag.call(c.tag).code)
-                if let k = open[t].lastIndex(where: { codes[$0] == callCode && events[$0].kind.call == c }) {
-                    let start = open[t].remove(at: k)
-                    endOf[start] = i
-                    if codes[i] != UInt8(EventTag.kind(.threw).code) {
-                        switch c {
-                        case .addOperation(let op, let q):
-                            if valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
-                        case .addOperations(let list, let q, _):
-                            for op in list where valid(op) { acceptedAdds[op] += 1; if addedAt[op] == nil { addedAt[op] = (start, q) } }
-                        case .addDependency(let op, let on):
-                            edges.append(EdgeLife(op: op, on: on, added: i))
-                        case .removeDependency(let op, let on):
-                            if valid(op) { removals.append((op, on, start, i)) }
-                        case .setSuspended(let q, true): if q < suspension.count { suspension[q].record(true, at: i) }
-                        case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: start) }
-                        case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
-                        default: break
-                        }
-                    }
-                }
-                if let op = c.op, valid(op) { about.file(op, i) }
-                for op in Self.batch(c) where valid(op) { about.file(op, i) }
-                if let q = Self.queue(c), q < queueEvents.count { queueEvents[q].append(i) }
-            case .didChange(let op, let key, let v), .read(let op, let key, let v):
-                keys[i] = Int8(key.index)
-                guard valid(op) else { continue }
-                about.file(op, i)
-                reportKey[i] = Int32(Self.reportKey(op, key))
-                if v == .bool(true) {
-                    if key == .isFinished { first(&finishedAt, op, i) }
-                    if key == .isCancelled { first(&cancelledAt, op, i) }
-                    if key == .isExecuting { first(&executingAt, op, i) }
-                    if key == .isFinished, codes[i] == UInt8(EventTag.kind(.didChange).code) { first(&notifiedFinishedAt, op, i) }
-                }
-            case .set(let op, let key, let v):
-                keys[i] = Int8(key.index)
-                guard valid(op) else { continue }
-                about.file(op, i)
-                if v, key == .isFinished { first(&finishedAt, op, i) }
-                if v, key == .isExecuting { first(&executingAt, op, i) }
-            case .completionBegan(let op, _):
-                guard valid(op) else { continue }
-                about.file(op, i)
-                first(&finishedAt, op, i)
-            case .willChange(let op, let key, _):
-                keys[i] = Int8(key.index)
-                guard valid(op) else { continue }
-                about.file(op, i)
-                if key == .isFinished { first(&finishingAt, op, i) }
-            case .mainBegan(let op, _), .mainEnded(let op), .blockBegan(let op, _),
-                 .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _):
-                if valid(op) { about.file(op, i) }
-            case .operationCount(let q, _):
-                if q < queueEvents.count { queueEvents[q].append(i) }
-            default: break
-            }
-        }
         self.opEvents = IndexGroups(keys: n, first: about.first, more: about.more)
         edgesOf = IndexGroups(keys: n, first: edges.map { valid($0.op) ? Int32($0.op) : -1 })
         dependentEdgesOf = IndexGroups(keys: n, first: edges.map { valid($0.on) ? Int32($0.on) : -1 })
         // A removal ends the latest edge to that dependency still in force when it returned.
-        for r in removals {
+        for r in scan.removals {
             for k in edgesOf[r.op].reversed() where edges[k].added < r.end && edges[k].on == r.on && edges[k].removed == nil {
                 edges[k].removed = r.call
                 break
             }
         }
-        self.reportsOf = IndexGroups(keys: n * Self.stateKeys, first: reportKey)
-        let startCalls = IndexGroups(keys: n, first: startKey)
+        self.edges = edges
+        self.reportsOf = IndexGroups(keys: n * Self.stateKeys, first: scan.reportKey)
+        let startCalls = IndexGroups(keys: n, first: scan.startKey)
         var startCallers = [Caller](repeating: .driver, count: startCalls.total)
-        for op in 0..<n { for p in startCalls[op].indices { startCallers[p] = startBy[startCalls[op][p]] } }
+        for op in 0..<n { for p in startCalls[op].indices { startCallers[p] = scan.startBy[startCalls[op][p]] } }
         self.startCalls = startCalls
         self.startCallers = startCallers
         self.keys = keys
@@ -309,7 +191,7 @@ public struct TraceFacts: Sendable {
 
     /// The reads and did-change notifications of `key` about `op`, in trace order.
     public func reports(_ op: Int, _ key: StateKey) -> IndexList { reportsOf[Self.reportKey(op, key)] }
-    private static func reportKey(_ op: Int, _ key: StateKey) -> Int { op * stateKeys + key.index }
+    static func reportKey(_ op: Int, _ key: StateKey) -> Int { op * stateKeys + key.index }
     /// Counted once: `allCases` builds a new array on every use.
     private static let stateKeys = StateKey.allCases.count
 
@@ -383,10 +265,6 @@ public struct TraceFacts: Sendable {
         return kind
     }
 
-    static func batch(_ c: Call) -> [Int] {
-        if case .addOperations(let list, _, _) = c { return list }
-        return []
-    }
     static func queue(_ c: Call) -> Int? {
         switch c {
         case .addOperation(_, let q), .addOperations(_, let q, _), .cancelAll(let q), .setSuspended(let q, _),
@@ -404,17 +282,6 @@ extension EventKind {
         case .call(let c), .returned(let c), .threw(let c, _, _): return c
         default: return nil
         }
-    }
-}
-
-/// Which operation each event is about, while the facts pass runs: one per event in a flat
-/// array, and the rare second and later ones (an `addOperations` batch) in `more`.
-private struct OperationFiling {
-    var first: [Int32]
-    var more: [(key: Int32, index: Int32)] = []
-    init(events: Int) { first = Array(repeating: -1, count: events) }
-    mutating func file(_ op: Int, _ i: Int) {
-        if first[i] < 0 { first[i] = Int32(op) } else { more.append((Int32(op), Int32(i))) }
     }
 }
 
