@@ -30,7 +30,7 @@ extension CheckContext {
 
     /// When `op` was handed to its runtime: added to a queue, or first started. Dependencies added
     /// after this "may not prevent" it from running (004 2.6.1), so ordering rules ignore them.
-    func handedOver(_ op: Int) -> Int? { earlier(facts.addedAt[op]?.call, facts.firstStart[op]) }
+    func handedOver(_ op: Int) -> Int? { TraceFacts.earlier(facts.addedAt[op]?.call, facts.firstStart[op]) }
 
     /// Dependencies of `op` in force at event `i` that were added before `op` was handed over.
     func earlyDependencies(of op: Int, at i: Int) -> ActiveDependencies {
@@ -53,16 +53,8 @@ extension CheckContext {
             return finished ?? executing
         }
         let began = firstIndex(op, after: -1, .kind(.mainBegan), .kind(.blockBegan))
-        let started = earlier(earlier(facts.executingAt[op], facts.finishedAt[op]), began)
+        let started = TraceFacts.earlier(TraceFacts.earlier(facts.executingAt[op], facts.finishedAt[op]), began)
         return started.flatMap { $0 < i ? $0 : nil }
-    }
-
-    /// The earlier of two marks, either of which may be missing.
-    func earlier(_ a: Int?, _ b: Int?) -> Int? {
-        switch (a, b) {
-        case let (x?, y?): return min(x, y)
-        case let (x, y): return x ?? y
-        }
     }
 
     var operationCount: Int { scenario.operations.count }

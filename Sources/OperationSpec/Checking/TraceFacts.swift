@@ -211,10 +211,12 @@ public struct TraceFacts: Sendable {
         return false
     }
     /// The first sign the operation began finishing, if any (the earlier of the two marks).
-    public func finishing(_ op: Int) -> Int? {
-        switch (finishingAt[op], finishedAt[op]) {
-        case let (a?, b?): return min(a, b)
-        case let (a, b): return a ?? b
+    public func finishing(_ op: Int) -> Int? { Self.earlier(finishingAt[op], finishedAt[op]) }
+    /// The earlier of two marks, either of which may be missing.
+    static func earlier(_ a: Int?, _ b: Int?) -> Int? {
+        switch (a, b) {
+        case let (x?, y?): return min(x, y)
+        case let (x, y): return x ?? y
         }
     }
     /// Whether event `e`'s thread had moved on past it before event `i`.
