@@ -29,7 +29,7 @@ extension RuleBook {
             guard c.settled else { return r }
             for op in c.allOps {
                 guard let call = c.facts.cancelCalledAt[op] else { continue }
-                for began in c.indices(op, .kind(.mainBegan), .kind(.blockBegan)) where began < call {
+                for began in c.taskBegins(op) where began < call {
                     let ended: Int?
                     switch c.event(began).kind {
                     case .mainBegan: ended = c.firstIndex(op, after: began, .kind(.mainEnded))
@@ -56,7 +56,7 @@ extension RuleBook {
                       let start = c.startCalls(op).first(where: { $0.i > done && !$0.threw }),
                       c.facts.firstStart[op] == start.i else { continue }
                 r.hits += 1
-                if let ran = c.firstIndex(op, after: start.i, .kind(.mainBegan), .kind(.blockBegan)) {
+                if let ran = c.taskBegan(op, after: start.i) {
                     r.violations.append(c.violation("CANCEL-BEFORE-START-SKIPS-MAIN",
                         "op \(op) was cancelled before it started, yet its task began", "a cancelled operation never runs", [call, start.i, ran]))
                 }

@@ -23,6 +23,12 @@ extension CheckContext {
         facts.indices(about: op, a, b)
     }
 
+    /// When `op`'s task began (its main, or any of its blocks), in order.
+    func taskBegins(_ op: Int) -> EventIndices { indices(op, .kind(.mainBegan), .kind(.blockBegan)) }
+
+    /// The first time `op`'s task began after event `i`.
+    func taskBegan(_ op: Int, after i: Int) -> Int? { taskBegins(op).first { $0 > i } }
+
     /// The first event about `op` after `i` that `match` accepts (for a payload a tag cannot say).
     func firstIndex(_ op: Int, after i: Int, where match: (EventKind) -> Bool) -> Int? {
         facts.opEvents[op].first { $0 > i && match(trace.events[$0].kind) }
@@ -52,7 +58,7 @@ extension CheckContext {
             }
             return finished ?? executing
         }
-        let began = firstIndex(op, after: -1, .kind(.mainBegan), .kind(.blockBegan))
+        let began = taskBegins(op).first
         let started = TraceFacts.earlier(TraceFacts.earlier(facts.executingAt[op], facts.finishedAt[op]), began)
         return started.flatMap { $0 < i ? $0 : nil }
     }

@@ -9,7 +9,7 @@ extension RuleBook {
             for op in c.allOps {
                 for began in c.indices(op, .kind(.completionBegan)) {
                     r.hits += 1
-                    let tasks = c.indices(op, .kind(.mainBegan), .kind(.blockBegan))
+                    let tasks = c.taskBegins(op)
                     let ends = c.indices(op, .kind(.mainEnded), .kind(.blockEnded))
                     let marks = c.facts.opEvents[op].filter { j in j < began && { switch c.event(j).kind {
                         case .willChange(_, .isFinished, _), .set(_, .isFinished, true), .didChange(_, .isFinished, .bool(true)), .read(_, .isFinished, .bool(true)): return true

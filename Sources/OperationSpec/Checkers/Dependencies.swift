@@ -59,7 +59,7 @@ extension RuleBook {
             for op in c.allOps {
                 guard let first = c.handedOver(op) else { continue }
                 let myQueue = c.facts.addedAt[op]?.queue
-                for began in c.indices(op, .kind(.mainBegan), .kind(.blockBegan)) {
+                for began in c.taskBegins(op) {
                     if c.facts.cancelCalledAt[op].map({ $0 < began }) == true { continue }
                     for dep in c.facts.dependencies(of: op, at: began) {
                         guard let edge = c.facts.edges(of: op).last(where: { $0.on == dep && $0.active(at: began) }), edge.added < first else { continue }
@@ -91,7 +91,7 @@ extension RuleBook {
                 if stuck.contains(where: { c.facts.finishing($0, before: done) }) { continue }
                 for o in stuck {
                     if c.facts.cancelCalledAt[o] != nil { continue }
-                    if let ran = c.firstIndex(o, after: done, .kind(.mainBegan), .kind(.blockBegan)) {
+                    if let ran = c.taskBegan(o, after: done) {
                         r.violations.append(c.violation(id, "addDependency(op \(op) on \(on)) was accepted and op \(o) on the cycle ran anyway",
                                                         "refuse the edge, or never run the operations on the cycle", [i, done, ran]))
                     }

@@ -208,7 +208,7 @@ extension RuleBook {
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                guard c.facts.addedAt[op] != nil, let began = c.indices(op, .kind(.mainBegan), .kind(.blockBegan)).first else { continue }
+                guard c.facts.addedAt[op] != nil, let began = c.taskBegins(op).first else { continue }
                 r.hits += 1
                 if c.facts.firstStart[op].map({ $0 > began }) ?? true {
                     r.violations.append(c.violation("QUEUE-CALLS-START", "queued op \(op)'s task began without a call to its start",

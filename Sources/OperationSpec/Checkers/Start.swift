@@ -28,7 +28,7 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
-                guard let began = c.indices(op, .kind(.mainBegan), .kind(.blockBegan)).first else { continue }
+                guard let began = c.taskBegins(op).first else { continue }
                 for s in c.startCalls(op) where s.i > began {
                     guard let end = s.end, !c.facts.finishing(op, before: end) else { continue }
                     r.hits += 1
@@ -51,7 +51,7 @@ extension RuleBook {
                 for s in c.startCalls(op) where c.facts.settled(finished, before: s.i) {
                     guard let end = s.end else { continue }
                     r.hits += 1
-                    if let ran = c.firstIndex(op, after: s.i, .kind(.mainBegan), .kind(.blockBegan)), ran < end {
+                    if let ran = c.taskBegan(op, after: s.i), ran < end {
                         r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) ran its task again",
                                                         "a finished operation never runs again", [finished, s.i, ran]))
                     } else if quiet && s.threw {
