@@ -1,5 +1,5 @@
 /// The facts pass's walk over a trace: everything `TraceFacts` learns event by event, while it
-/// is being learnt. `TraceFacts.init` runs it, then files and keeps what it found.
+/// is being learnt. Made (and so run) by `TraceFacts.init`, which then files and keeps what it found.
 ///
 /// The event codes come first, from a `map` over a buffer pointer: that closure borrows each
 /// event, where a `switch` on `events[i].kind` through an array's subscript copies the whole
@@ -70,6 +70,7 @@ struct FactsScan {
         suspension = scenario.queues.map { _ in Timeline(initial: false) }
         width = scenario.queues.map { _ in Timeline(initial: QueueConfig.defaultMax) }
         priority = scenario.operations.map { _ in Timeline(initial: QueuePriority.normal) }
+        run(events)
     }
 
     /// Each event's most specific `EventTag` code, each event borrowed (see above).
@@ -86,7 +87,7 @@ struct FactsScan {
     }
 
     /// Walks every event once, in order.
-    mutating func run(_ events: [TraceEvent]) {
+    private mutating func run(_ events: [TraceEvent]) {
         events.withUnsafeBufferPointer { events in
             for i in events.indices { visit(events[i], i, events) }
         }

@@ -81,8 +81,7 @@ public struct TraceFacts: Sendable {
     public init(scenario: Scenario, trace: Trace) {
         self.events = trace.events
         let n = scenario.operations.count
-        var scan = FactsScan(scenario: scenario, events: trace.events)
-        scan.run(trace.events)
+        let scan = FactsScan(scenario: scenario, events: trace.events)
         let codes = scan.codes, keys = scan.keys, about = scan.about
         queueEvents = scan.queueEvents
         finishedAt = scan.finishedAt
