@@ -185,7 +185,7 @@ enum Help {
     when they cannot start) on the first --real scenarios, and for foundation the same
     scenarios run plain ('driver --plain': nothing recorded) and process start alone, so the
     harness's overhead is a ratio; scale scenarios (a chain, a fan-out and a random DAG of each
-    --scale size, default 1000,10000; 100000 takes about 20 seconds and 390 MB) through the
+    --scale size, default 1000,10000; 100000 takes about 10 seconds and 390 MB) through the
     engine and the checkers, with time and peak memory, and the five slowest checkers on the
     largest; and the time to shrink each fault's first failure. Progress goes to standard error.
     Prints a table; --json FILE writes it. --quick: 200 cases, 5 real, scale 200,800.

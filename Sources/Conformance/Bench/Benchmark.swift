@@ -12,7 +12,7 @@ public struct Benchmark {
         /// Of those, how many run on each real implementation.
         public var realCases = 40
         /// Operation counts for the scale scenarios. 100,000 is left out by default: it takes
-        /// about half a minute and 400 MB for the three shapes.
+        /// about 10 seconds and 390 MB for the three shapes.
         public var scale = [1_000, 10_000]
         /// Which shapes the scale rows build (all three by default); one alone is what a profiler wants.
         public var shapes = ScaleScenarios.Shape.allCases

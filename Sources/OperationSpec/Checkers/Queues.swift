@@ -226,9 +226,10 @@ extension RuleBook {
                 r.hits += 1
                 // Compared as bytes: the number is what GNUstep formats with %d (ASCII digits), and
                 // Character's Unicode properties were most of this rule's time on large runs.
-                let bytes = name.utf8, prefix = "NSOperationQ_".utf8
-                let suffix = bytes.starts(with: prefix) ? bytes.dropFirst(prefix.count) : bytes.dropFirst(bytes.count)
-                if suffix.isEmpty || !suffix.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                let bytes = name.utf8, prefix = "NSOperationQ_".utf8, number = bytes.dropFirst(prefix.count)
+                let named = bytes.starts(with: prefix) && !number.isEmpty
+                    && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                if !named {
                     r.violations.append(c.violation("QUEUE-THREAD-NAME", "a worker thread was named \"\(name)\"", "NSOperationQ_<number>", [i]))
                 }
             }
