@@ -3,17 +3,21 @@ import OperationSpec
 /// The driver protocol (`Specs/driver-protocol.md`): how a scenario reaches a driver process and
 /// how the trace comes back. JSON lines, one object per line, keys sorted.
 public enum DriverProtocol {
-    public static let version = 1
+    /// 2 since the harness can start any driver by command (`--impl exec:PATH`): `impl` may be
+    /// absent from a request (the probe that learns a driver's name from its `hello`).
+    public static let version = 2
 
     /// The one line the harness writes to the driver's standard input.
     public struct Request: Codable, Sendable, Equatable {
         public var `protocol`: Int
-        public var impl: String
+        /// The implementation the harness expects; absent in the probe, which asks a driver
+        /// known only by its command for its `hello`.
+        public var impl: String?
         public var scenario: Scenario
         public var scheduleSeed: UInt64
         /// Microseconds per unit of `work`.
         public var unitMicroseconds: Int
-        public init(impl: String, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int) {
+        public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int) {
             self.protocol = DriverProtocol.version
             self.impl = impl
             self.scenario = scenario

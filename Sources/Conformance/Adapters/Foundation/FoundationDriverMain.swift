@@ -22,8 +22,8 @@ public enum FoundationDriver {
             write(JSONCodec.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks \(DriverProtocol.version)")))
             return 2
         }
-        guard request.impl == "foundation" else {
-            write(JSONCodec.line(DriverProtocol.Message.error("this driver runs foundation, not '\(request.impl)'")))
+        if let impl = request.impl, impl != "foundation" {
+            write(JSONCodec.line(DriverProtocol.Message.error("this driver runs foundation, not '\(impl)'")))
             return 2
         }
         if let problem = request.scenario.problems().first {
