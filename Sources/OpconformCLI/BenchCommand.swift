@@ -7,7 +7,7 @@ import OperationSpec
 enum BenchCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--quick", "--no-shrink"], options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json"])
+        let args = try input.parse(flags: ["--quick", "--no-shrink"], options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
         let quick = args.flags.contains("--quick")
@@ -34,13 +34,15 @@ enum BenchCommand {
         let names = (args.options["--impls"] ?? "foundation,gnustep").split(separator: ",").map(String.init).filter { !$0.isEmpty && $0 != "reference" }
         for name in names {
             do {
-                options.implementations.append(try Implementations.make(name, profile: .guide, faults: [], driver: CLI.driverCommand))
+                options.implementations.append(try args.implementation(name, profile: .guide, faults: []))
             } catch {
-                // A real implementation that cannot be started here is left out, and said so.
+                // A driver named by path was asked for by name: it not starting is an error.
+                if name.hasPrefix(DriverLaunch.scheme) { throw error }
+                // A built-in real implementation that cannot be started here is left out, and said so.
                 console.err("bench: leaving out \(name): \(error.message)\n")
             }
         }
-        if options.implementations.contains(where: { $0.name == "foundation" }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
+        if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
         if let path = args.options["--json"] { try RunCommand.writable(parentOf: path) }
         let rows = Benchmark(options: options).run { step in
             // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.

@@ -20,6 +20,14 @@ public final class StandardConsole: Console {
 }
 
 public enum CLI {
+    /// How a replay line starts this program where the user is (`ReplayProgram`): its name when
+    /// PATH finds it, else its absolute path. Commands run in a test process say `opconform`.
+    static var replayProgram: String {
+        let me = CommandLine.arguments[0]
+        guard (me as NSString).lastPathComponent == "opconform" else { return ReplayProgram.default }
+        return ReplayProgram.invoked(as: me)
+    }
+
     /// How to start this program's driver mode: its own executable, absolute, with `driver`.
     static var driverCommand: [String] {
         let me = CommandLine.arguments[0]
@@ -139,6 +147,29 @@ struct Arguments {
             throw InputError("\(command): --shard takes I/N with 1 <= I <= N (e.g. 2/4), not '\(s)'")
         }
         return Shard(index: i - 1, count: n)
+    }
+
+    /// The options that name and limit an implementation, for every command that runs one.
+    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us"]
+
+    /// `--timeout S`, `--case-deadline S`, `--unit-us N`: the limits of a case run in a child
+    /// process (`DriverLimits`).
+    func limits() throws(InputError) -> DriverLimits {
+        func seconds(_ name: String, _ value: Double) throws(InputError) -> Double {
+            guard let s = options[name] else { return value }
+            guard let x = Double(s), x > 0, x <= 86_400 else { throw InputError("\(command): \(name) takes seconds, a number above 0 and at most 86400, not '\(s)'") }
+            return x
+        }
+        let standard = DriverLimits.standard
+        return DriverLimits(timeout: try seconds("--timeout", standard.timeout), caseDeadline: try seconds("--case-deadline", standard.caseDeadline),
+                            unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000))
+    }
+
+    /// The implementation `name` names (a built-in, or `exec:PATH` with `--driver-arg`s), with
+    /// the limits given on the command line.
+    func implementation(_ name: String, profile: Profile, faults: [Fault]) throws(InputError) -> any Implementation {
+        try Implementations.make(name, profile: profile, faults: faults, driver: CLI.driverCommand,
+                                 driverArguments: values("--driver-arg"), limits: try limits())
     }
 
     func profile() throws(InputError) -> Profile {

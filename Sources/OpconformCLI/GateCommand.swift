@@ -8,16 +8,23 @@ enum GateCommand {
         var input = input
         let args = try input.parse(flags: ["--strict", "--no-shrink"],
                                    options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
-                                             "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log"])
+                                             "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
         guard let path = args.options["--expectations"] else { throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)") }
         let expectations = try Expectations.load(path)
-        let implName = args.options["--impl"] ?? expectations.impl
-        guard implName == expectations.impl else {
-            throw InputError("gate: \(path) holds expectations for \(expectations.impl), not \(implName)")
-        }
         let profile = args.options["--profile"] == nil ? expectations.profile : try args.profile()
-        let impl = try Implementations.make(implName, profile: profile, faults: [], driver: CLI.driverCommand)
+        let impl: any Implementation
+        if let name = args.options["--impl"] {
+            impl = try args.implementation(name, profile: profile, faults: [])
+        } else if let launch = try expectations.driverLaunch(relativeTo: path) {
+            if !args.values("--driver-arg").isEmpty { throw InputError("gate: \(path) names its driver and its arguments; --driver-arg goes with --impl exec:PATH") }
+            impl = try Implementations.external(launch, limits: try args.limits())
+        } else {
+            impl = try args.implementation(expectations.impl, profile: profile, faults: [])
+        }
+        guard impl.name == expectations.impl else {
+            throw InputError("gate: \(path) holds expectations for \(expectations.impl), not \(impl.name)")
+        }
         let out = args.options["--out"] ?? "opconform-findings"
         var configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
@@ -25,6 +32,7 @@ enum GateCommand {
                                              shrink: !args.flags.contains("--no-shrink"))
         configuration.jobs = try args.jobs()
         configuration.shard = try args.shard()
+        configuration.replayProgram = CLI.replayProgram
         let result = try RunCommand.execute(configuration, args, console, out: out)
         let files = try RunCommand.writeFindings(result, to: out)
         let verdict = GateVerdict(result: result, expectations: expectations)

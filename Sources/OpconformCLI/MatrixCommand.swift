@@ -9,14 +9,23 @@ enum MatrixCommand {
         var input = input
         let args = try input.parse(flags: ["--no-shrink"],
                                    options: ["--impls", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--profile", "--rules",
-                                             "--markdown", "--json", "--out", "--jobs"])
+                                             "--markdown", "--json", "--out", "--jobs"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.matrix + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("matrix takes no positional argument, but was given '\(args.positionals[0])'") }
         guard let list = args.options["--impls"] else { throw InputError("matrix needs --impls NAME,NAME (this build has: " + Implementations.names.joined(separator: ", ") + ")") }
         let names = list.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         guard !names.isEmpty, Set(names).count == names.count else { throw InputError("matrix: --impls takes distinct names separated by commas, not '\(list)'") }
         let profile = try args.profile()
-        let impls = try names.map { (name: String) throws(InputError) in try Implementations.make(name, profile: profile, faults: [], driver: CLI.driverCommand) }
+        if !args.values("--driver-arg").isEmpty && names.filter({ $0.hasPrefix(DriverLaunch.scheme) }).count != 1 {
+            throw InputError("matrix: --driver-arg needs exactly one exec:PATH in --impls, to know whose arguments they are")
+        }
+        let impls = try names.map { (name: String) throws(InputError) -> any Implementation in
+            name.hasPrefix(DriverLaunch.scheme) ? try args.implementation(name, profile: profile, faults: [])
+                : try Implementations.make(name, profile: profile, faults: [], driver: CLI.driverCommand, limits: try args.limits())
+        }
+        guard Set(impls.map(\.name)).count == impls.count else {
+            throw InputError("matrix: two of --impls call themselves by the same name (" + impls.map(\.name).joined(separator: ", ") + "); a column needs its own")
+        }
         let out = args.options["--out"] ?? "opconform-findings"
         for path in [args.options["--markdown"], args.options["--json"]].compactMap({ $0 }) { try RunCommand.writable(parentOf: path) }
         let seed = try args.seed("--seed", default: 1), count = try args.int("--count", default: 100, range: 1...100_000_000)
@@ -27,6 +36,7 @@ enum MatrixCommand {
             var configuration = RunConfiguration(impl: impl, profile: profile, seed: seed, count: count, generator: generator, rules: rules,
                                                  shrink: !args.flags.contains("--no-shrink"))
             configuration.jobs = jobs
+            configuration.replayProgram = CLI.replayProgram
             let dir = (out as NSString).appendingPathComponent(impl.name)
             if console.interactive { console.err("\(impl.name):\n") }
             let result = try RunCommand.execute(configuration, args, console, out: dir, log: (dir as NSString).appendingPathComponent("cases.jsonl"))

@@ -15,7 +15,8 @@ enum ReplayCommand {
         // when standard output carries JSON.
         var note: (String) -> Void = print
         let args = try input.parse(flags: ["--json", "--original", "--no-faults"],
-                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault"])
+                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault"]
+                                            + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
         if args.flags.contains("--json") { note = { console.err($0 + "\n") } }
         // Options first, so a typo in one is reported before any file is read.
@@ -24,6 +25,8 @@ enum ReplayCommand {
         let checks = try args.rules()
         var implName = args.options["--impl"] ?? "reference"
         var recorded: String?
+        /// The driver a finding was found with, when it was started by path.
+        var launch: DriverLaunch?
         let scenario: Scenario
         var seed: UInt64
         if let caseSeed = args.options["--seed"] {
@@ -57,14 +60,28 @@ enum ReplayCommand {
                 }
                 if args.options["--profile"] == nil { profile = finding.profile }
                 if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { faults = finding.faults }
-                if args.options["--impl"] == nil { implName = finding.impl }
+                if args.options["--impl"] == nil {
+                    implName = finding.impl
+                    launch = finding.driver
+                    if launch != nil && !args.values("--driver-arg").isEmpty {
+                        throw InputError("replay: \(path) names its driver and its arguments; --driver-arg goes with --impl exec:PATH")
+                    }
+                }
             } else {
                 scenario = try JSONCodec.loadScenario(at: path)
                 seed = 1
             }
         }
         seed = try args.seed("--schedule-seed", default: seed)
-        let impl = try Implementations.make(implName, profile: profile, faults: faults, driver: CLI.driverCommand)
+        let impl: any Implementation
+        if let launch {
+            guard FileManager.default.isExecutableFile(atPath: launch.executable) else {
+                throw InputError("replay: the finding was found with the driver \(launch.executable), which is not there (or not executable) on this machine; name it with --impl exec:PATH")
+            }
+            impl = try Implementations.external(launch, limits: try args.limits())
+        } else {
+            impl = try args.implementation(implName, profile: profile, faults: faults)
+        }
         let trace = impl.run(scenario, scheduleSeed: seed)
         let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
@@ -91,6 +108,10 @@ enum ReplayCommand {
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError("\(path) cannot be read: no such file, or no permission") }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["rule"] != nil, object["identity"] != nil else { return nil }
         let finding = try JSONCodec.decode(Finding.self, from: data, source: path)
+        guard (1...Finding.newestFormat).contains(finding.format) else {
+            throw InputError("\(path): finding format \(finding.format); this build reads 1 to \(Finding.newestFormat)")
+        }
+        if finding.format == 1 && finding.driver != nil { throw InputError("\(path): a finding that names a driver is format 2, not 1") }
         if let problem = finding.scenario.problems().first { throw InputError("\(path): \(problem)") }
         return finding
     }

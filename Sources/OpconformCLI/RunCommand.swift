@@ -10,12 +10,12 @@ enum RunCommand {
         var input = input
         let args = try input.parse(flags: ["--no-shrink", "--table"],
                                    options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
-                                             "--out", "--misuse-rate", "--flaw-rate", "--attempts", "--jobs", "--shard", "--log"])
+                                             "--out", "--misuse-rate", "--flaw-rate", "--attempts", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
         let profile = try args.profile()
         let faults = try args.faults()
-        let impl = try Implementations.make(args.options["--impl"] ?? "reference", profile: profile, faults: faults, driver: CLI.driverCommand)
+        let impl = try args.implementation(args.options["--impl"] ?? "reference", profile: profile, faults: faults)
         if !faults.isEmpty && impl.name != "reference" { throw InputError("run: --fault applies to the reference implementation only") }
         var configuration = RunConfiguration(
             impl: impl, profile: profile, faults: faults, seed: try args.seed("--seed", default: 1),
@@ -24,6 +24,7 @@ enum RunCommand {
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
         configuration.jobs = try args.jobs()
         configuration.shard = try args.shard()
+        configuration.replayProgram = CLI.replayProgram
         let out = args.options["--out"] ?? "opconform-findings"
         let result = try execute(configuration, args, console, out: out)
 
@@ -40,17 +41,35 @@ enum RunCommand {
     static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String, log logPath: String? = nil) throws(InputError) -> RunResult {
         // Refuse unwritable outputs before the run, not after it.
         for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(parentOf: path) }
+        // The folders this run creates, deepest first: removed again if they end up empty.
+        var created: [String] = []
+        var folder = out
+        while !folder.isEmpty && folder != "/" && !FileManager.default.fileExists(atPath: folder) {
+            created.append(folder)
+            folder = (folder as NSString).deletingLastPathComponent
+        }
         try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
-        let log = try CaseLog(path: logPath ?? args.options["--log"] ?? (out as NSString).appendingPathComponent("cases.jsonl"), header: RunHeader(configuration))
+        let path = args.options["--log"] ?? logPath ?? (out as NSString).appendingPathComponent("cases.jsonl")
+        let log = try CaseLog(path: path, header: RunHeader(configuration))
         let clock = ContinuousClock()
         var last = clock.now
-        return Runner(configuration).run(progress: { done, total, broken in
+        let result = Runner(configuration).run(progress: { done, total, broken in
             guard console.interactive, done == total || clock.now - last > .milliseconds(200) else { return }
             last = clock.now
             console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : ""))
         }, record: log.append, shrinking: { rule in
             if console.interactive { console.err("shrinking the first case that broke \(rule)...\n") }
         })
+        // The log keeps a run that dies; a run that finished and found nothing leaves nothing
+        // behind in the user's folder unless the log was asked for (--log).
+        if result.findings.isEmpty && args.options["--log"] == nil {
+            log.close()
+            try? FileManager.default.removeItem(atPath: path)
+            for dir in created where (try? FileManager.default.contentsOfDirectory(atPath: dir))?.isEmpty == true {
+                try? FileManager.default.removeItem(atPath: dir)
+            }
+        }
+        return result
     }
 
     /// Writes each finding to `dir`; returns rule id -> file.

@@ -51,7 +51,7 @@ struct ReplayTests {
         let json = dir + ".json"
         let r = opconform("run", "--impl", "reference", "--fault", "priority-not-normalised", "--count", "40", "--out", dir, "--json", json)
         #expect(r.status == 1)
-        let line = try #require(r.out.split(separator: "\n").first { $0.contains("replay: swift run opconform replay \(dir)") })
+        let line = try #require(r.out.split(separator: "\n").first { $0.contains("replay: opconform replay \(dir)") })
         let file = String(line.split(separator: " ").last!)
         #expect(opconform("replay", file).status == 1)
         #expect(FileManager.default.fileExists(atPath: json))

@@ -11,23 +11,63 @@ public struct ChildProcessImplementation: Implementation {
     public var isDeterministic: Bool { false }
     /// The driver executable and its arguments (e.g. `opconform driver`).
     public let command: [String]
+    /// The driver the user named by path, when it was (`--impl exec:PATH`); nil for the
+    /// built-in ones, which replay lines name by `--impl NAME`.
+    public var launch: DriverLaunch?
+    public var limits: DriverLimits
     /// Seconds the child may go without writing anything (once it has started) before it is
     /// killed and the case reported as a hang. Drivers declare their own hangs much sooner; this
     /// is the backstop for a driver whose watchdog is stuck too.
-    public var timeout: TimeInterval
-    public var unitMicroseconds: Int
+    public var timeout: TimeInterval { limits.timeout }
+    public var unitMicroseconds: Int { limits.unitMicroseconds }
 
-    public init(name: String, capabilities: [Observation], command: [String], timeout: TimeInterval = 5, unitMicroseconds: Int = 1000) {
+    public init(name: String, capabilities: [Observation], command: [String], timeout: TimeInterval = DriverLimits.standard.timeout,
+                unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds,
+                caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline, launch: DriverLaunch? = nil) {
         self.name = name
         self.capabilities = capabilities
         self.command = command
-        self.timeout = timeout
-        self.unitMicroseconds = unitMicroseconds
+        self.limits = DriverLimits(timeout: timeout, caseDeadline: caseDeadline, unitMicroseconds: unitMicroseconds)
+        self.launch = launch
+    }
+
+    public var replayArguments: [String] { (launch?.replayArguments ?? ["--impl", name]) + limits.replayArguments }
+
+    /// Starts a driver known only by its command: sends the probe (an empty scenario and no
+    /// `impl`) and takes the driver's name and capabilities from its `hello`. Every way the
+    /// probe can go wrong is one sentence that says what the driver did and where to read more.
+    public static func probing(_ launch: DriverLaunch, limits: DriverLimits = .standard) throws(InputError) -> ChildProcessImplementation {
+        let request = DriverProtocol.Request(impl: nil, scenario: Scenario(name: "probe"), scheduleSeed: 0, unitMicroseconds: limits.unitMicroseconds)
+        let outcome = ChildProcess.run(launch.command, input: JSONCodec.line(request), timeout: limits.timeout, deadline: limits.caseDeadline)
+        let who = "the driver \(ShellWords.join(launch.command))"
+        let more = " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' checks a driver in detail)"
+        if outcome.status == -1, let why = outcome.lastError { throw InputError("\(who) could not be started: \(why)") }
+        guard let first = outcome.lines.first else {
+            let words = outcome.lastError.map { "; its last words on standard error: \($0)" } ?? ""
+            let ended = outcome.killed ?? (outcome.signal.map { "it was killed by signal \($0)" } ?? "it exited with status \(outcome.status)")
+            throw InputError("\(who) wrote nothing in answer to the probe: \(ended)\(words)" + more)
+        }
+        guard let message = try? JSONCodec.decode(DriverProtocol.Message.self, from: Data(first.utf8), source: "the driver's first line") else {
+            throw InputError("\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
+        }
+        switch message {
+        case .hello(let version, let impl, let capabilities):
+            guard version == DriverProtocol.version else {
+                throw InputError("\(who) says hello in protocol \(version); this harness speaks \(DriverProtocol.version)" + more)
+            }
+            guard !impl.isEmpty else { throw InputError("\(who) gave an empty implementation name in its hello" + more) }
+            return ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, timeout: limits.timeout,
+                                              unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline, launch: launch)
+        case .error(let why):
+            throw InputError("\(who) refused the probe (an empty scenario, no impl): \(why)" + more)
+        case .event, .done:
+            throw InputError("\(who) answered the probe without a hello first" + more)
+        }
     }
 
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         let request = DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds)
-        let outcome = ChildProcess.run(command, input: JSONCodec.line(request), timeout: timeout)
+        let outcome = ChildProcess.run(command, input: JSONCodec.line(request), timeout: limits.timeout, deadline: limits.caseDeadline)
         var events: [TraceEvent] = []
         var caps = capabilities
         var done = false
@@ -50,13 +90,25 @@ public struct ChildProcessImplementation: Implementation {
         if let problem {
             append(.crash(signal: 0, message: problem))
         } else if let killed = outcome.killed {
-            append(.hang(killed + "; " + pending(events, scenario: scenario)))
+            append(.hang(killed + "; " + pending(events, scenario: scenario) + activity(events)))
         } else if let signal = outcome.signal {
             append(.crash(signal: Int(signal), message: outcome.lastError ?? "killed by signal \(signal)"))
         } else if !done || !ended {
             append(.crash(signal: 0, message: "the driver exited with status \(outcome.status) before the end of the trace" + (outcome.lastError.map { ": " + $0 } ?? "")))
         }
         return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
+    }
+
+    /// What the driver kept doing at the end, when it was cut while still writing: the most
+    /// frequent of its last 100 events (a queue polling a getter shows as that read, over and
+    /// over).
+    private func activity(_ events: [TraceEvent]) -> String {
+        let tail = events.suffix(100).map { $0.kind.description }
+        guard tail.count >= 10 else { return "" }
+        var counts: [String: Int] = [:]   // looked up only; the winner is chosen by count, then text
+        for d in tail { counts[d, default: 0] += 1 }
+        let top = tail.max { a, b in (counts[a]!, b) < (counts[b]!, a) }!
+        return "; of its last \(tail.count) events, \(counts[top]!) were: \(top)"
     }
 
     /// What the driver was doing when it stopped: the last step issued and not done.
@@ -98,7 +150,13 @@ enum ChildProcess {
     /// has written nothing on standard output for `timeout` seconds once it has started talking,
     /// or nothing at all within `startupAllowance`: a deadline on progress, not on the whole run,
     /// so a slow machine stretches a case instead of turning it into a hang.
-    static func run(_ command: [String], input: String, timeout: TimeInterval) -> Outcome {
+    /// The most a child may write, in lines, before it is stopped: a driver that logs for ever
+    /// must not exhaust the harness's memory before its case deadline.
+    static let lineLimit = 2_000_000
+
+    /// `deadline`: seconds the whole case may take, however much the child writes (`startupAllowance`
+    /// is added, so a cold start does not count against it).
+    static func run(_ command: [String], input: String, timeout: TimeInterval, deadline: TimeInterval = DriverLimits.standard.caseDeadline) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
@@ -129,7 +187,7 @@ enum ChildProcess {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try? stdin.fileHandleForWriting.close()
         var killed: String?
-        let started = Date(), lifetime = startupAllowance + 20 * timeout
+        let started = Date()
         while finished.wait(timeout: .now() + 0.05) == .timedOut {
             let now = Date()
             if let last = collected.lastOutput {
@@ -137,8 +195,13 @@ enum ChildProcess {
             } else if now.timeIntervalSince(started) > startupAllowance {
                 killed = "no output within \(Int(startupAllowance)) s of starting"
             }
-            // A child that talks for ever (a livelock that keeps logging) is stopped too.
-            if killed == nil && now.timeIntervalSince(started) > lifetime { killed = "still running after \(Int(lifetime)) s" }
+            // A child that talks for ever (a livelock that keeps logging) is stopped too, from
+            // its first line on, or from the end of the startup allowance at the latest.
+            let since = collected.firstOutput ?? started.addingTimeInterval(startupAllowance)
+            if killed == nil && now.timeIntervalSince(since) > deadline {
+                killed = "the case ran past its deadline of \(DriverLimits.number(deadline)) s while the driver was still writing (--case-deadline)"
+            }
+            if killed == nil && collected.lines > lineLimit { killed = "the driver wrote more than \(lineLimit) lines" }
             if killed != nil {
                 kill(process.processIdentifier, SIGKILL)
                 finished.wait()
@@ -163,8 +226,21 @@ enum ChildProcess {
         private var out = Data(), err = Data()
         /// When standard output last grew (`nil`: not yet).
         private var lastOutputTime: Date?
-        func appendOut(_ d: Data) { lock.lock(); out.append(d); lastOutputTime = Date(); lock.unlock() }
+        /// When standard output first grew (`nil`: not yet).
+        private var firstOutputTime: Date?
+        private var lineCount = 0
+        func appendOut(_ d: Data) {
+            let newlines = d.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            lock.lock()
+            out.append(d)
+            lastOutputTime = Date()
+            if firstOutputTime == nil { firstOutputTime = lastOutputTime }
+            lineCount += newlines
+            lock.unlock()
+        }
         var lastOutput: Date? { lock.lock(); defer { lock.unlock() }; return lastOutputTime }
+        var firstOutput: Date? { lock.lock(); defer { lock.unlock() }; return firstOutputTime }
+        var lines: Int { lock.lock(); defer { lock.unlock() }; return lineCount }
         func setErr(_ d: Data) { lock.lock(); err = d; lock.unlock() }
         var values: (Data, Data) { lock.lock(); defer { lock.unlock() }; return (out, err) }
     }

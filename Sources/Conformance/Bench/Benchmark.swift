@@ -136,7 +136,7 @@ public struct Benchmark {
             let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
             rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
                             operations: sampleOps, events: realEvents))
-            guard impl.name == "foundation", let plain = options.plainFoundation else { continue }
+            guard impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation else { continue }
             rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds, command: plain, progress: progress)
         }
 

@@ -18,6 +18,9 @@ public final class CaseLog {
 
     private func write(_ line: String) { handle.write(Data(line.utf8)) }
 
+    /// Closes the file (before it is removed); nothing is written after.
+    public func close() { try? handle.close() }
+
     deinit { try? handle.close() }
 }
 

@@ -24,8 +24,8 @@ public enum ConsoleReport {
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
             out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)\n" : "\n"
-            out += "  replay: \(f.replayLine(file: files[f.rule]))\n"
-            if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil))\n" }
+            out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
+            if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
         }
         let unchecked = r.statistics.filter { $0.status == .notReached || $0.status == .notObservable || $0.status == .notApplicable }
         if !unchecked.isEmpty {

@@ -19,7 +19,7 @@ public enum JUnitReport {
                 let message = f?.message ?? "\(s.violations) violating cases"
                 out += "\n      <failure message=\"\(escape(message))\">"
                 out += escape("\(s.violations) of \(r.cases) cases broke \(s.id)\n")
-                if let f { out += escape("replay: \(f.replayLine(file: files[s.id]))\nminimised to \(f.operations) operations from \(f.originalOperations)\n") }
+                if let f { out += escape("replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n") }
                 out += "</failure>\n    "
             case .notObservable, .notApplicable, .notReached:
                 out += "\n      <skipped message=\"\(escape(s.status.rawValue + (s.reason.map { ": " + $0 } ?? "")))\"/>\n    "
@@ -30,7 +30,7 @@ public enum JUnitReport {
             out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
             if let f = r.findings.first(where: { $0.rule == rule }) {
                 out += "\n      <failure message=\"\(escape(f.message))\">"
-                out += escape("\(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending)\nreplay: \(f.replayLine(file: files[rule]))\n")
+                out += escape("\(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending)\nreplay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n")
                 out += "</failure>\n    "
             }
             out += "</testcase>\n"

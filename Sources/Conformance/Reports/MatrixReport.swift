@@ -129,7 +129,7 @@ public struct MatrixReport {
             out += "\nrules that differ:\n" + "rule".padding(36) + columns.map { $0.name.padding(20) }.joined() + "\n"
             for rule in differing { out += rule.padding(36) + columns.map { cell(rule, $0).padding(20) }.joined() + "\n" }
         }
-        for f in failures { out += "\nF\(f.number) \(f.rule) on \(columns[f.column].name): \(f.finding.message)\n  replay: \(f.finding.replayLine(file: columns[f.column].files[f.rule]))\n" }
+        for f in failures { out += "\nF\(f.number) \(f.rule) on \(columns[f.column].name): \(f.finding.message)\n  replay: \(f.finding.replayLine(file: columns[f.column].files[f.rule], program: columns[f.column].result.configuration.replayProgram))\n" }
         return out
     }
 }

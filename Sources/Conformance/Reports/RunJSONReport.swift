@@ -44,7 +44,7 @@ public struct RunJSONReport: Codable, Sendable {
         findings = r.findings.map { f in
             let file = files[f.rule]
             return FindingEntry(rule: f.rule, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
-                                replay: f.replayLine(file: file), scenarioFile: file, operations: f.operations,
+                                replay: f.replayLine(file: file, program: r.configuration.replayProgram), scenarioFile: file, operations: f.operations,
                                 originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
                                 shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)
         }

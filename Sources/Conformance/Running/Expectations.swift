@@ -5,7 +5,9 @@ import OperationSpec
 /// A CI gate passes when every failure of a run is expected, fails on any new one, and reports
 /// expected failures that no longer happen.
 public struct Expectations: Codable, Sendable, Equatable {
+    /// 1; 2 adds `driver`, the driver the gate starts when it is given no `--impl`.
     public static let formatVersion = 1
+    public static let newestFormat = 2
 
     public enum Kind: String, Codable, Sendable {
         /// The platform does it differently and says so (a trap where Cocoa throws, no KVO...).
@@ -33,8 +35,31 @@ public struct Expectations: Codable, Sendable, Equatable {
 
     public var format: Int
     public var impl: String
+    /// The driver to start (format 2): a path relative to this file (or absolute, or a bare
+    /// name looked up on PATH) and its arguments, so `gate --expectations FILE` alone runs a
+    /// driver of the user's own.
+    public var driver: DriverEntry?
     public var profile: Profile
     public var expected: [Entry]
+
+    public struct DriverEntry: Codable, Sendable, Equatable {
+        public var path: String
+        public var arguments: [String]?
+        public init(path: String, arguments: [String]? = nil) { self.path = path; self.arguments = arguments }
+    }
+
+    /// The driver this file names, resolved against the file's folder.
+    public func driverLaunch(relativeTo file: String) throws(InputError) -> DriverLaunch? {
+        guard let driver else { return nil }
+        let folder = (file as NSString).deletingLastPathComponent
+        let base = folder.isEmpty ? FileManager.default.currentDirectoryPath
+            : (folder.hasPrefix("/") ? folder : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(folder))
+        do {
+            return try DriverLaunch.resolve(driver.path, arguments: driver.arguments ?? [], directory: base)
+        } catch {
+            throw InputError("\(file): its driver: \(error.message)")
+        }
+    }
 
     public init(format: Int = Expectations.formatVersion, impl: String, profile: Profile, expected: [Entry]) {
         self.format = format
@@ -46,7 +71,8 @@ public struct Expectations: Codable, Sendable, Equatable {
     public static func load(_ path: String) throws(InputError) -> Expectations {
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError("\(path) cannot be read: no such file, or no permission") }
         let e = try JSONCodec.decode(Expectations.self, from: data, source: path)
-        guard e.format == formatVersion else { throw InputError("\(path): expectations format \(e.format); this build reads \(formatVersion)") }
+        guard (formatVersion...newestFormat).contains(e.format) else { throw InputError("\(path): expectations format \(e.format); this build reads 1 and 2") }
+        if e.driver != nil && e.format < 2 { throw InputError("\(path): a driver entry needs format 2") }
         let known = Set(RuleBook.rules.map(\.id) + [Finding.crashRule, Finding.hangRule])
         if let bad = e.expected.first(where: { !known.contains($0.rule) }) { throw InputError("\(path): unknown rule '\(bad.rule)'") }
         return e

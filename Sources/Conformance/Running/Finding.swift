@@ -4,7 +4,11 @@ import ReferenceEngine
 /// A rule broken by a generated case, minimised, with everything needed to reproduce it months
 /// later on another machine. Written as JSON next to the run (`--out`), read by `replay FILE`.
 public struct Finding: Sendable, Codable, Equatable {
+    /// 1: a built-in implementation. 2: adds `driver`, the command of a driver the harness
+    /// started by path (`--impl exec:PATH`). A finding without a driver is still written as 1,
+    /// so older files and fixtures keep their bytes; a reader refuses anything newer than 2.
     public static let formatVersion = 1
+    public static let newestFormat = 2
     /// Pseudo-rules for runs that died or stalled: not in the catalog, reported like rules.
     public static let crashRule = "RUN-CRASH", hangRule = "RUN-HANG"
     public var format = Finding.formatVersion
@@ -12,6 +16,10 @@ public struct Finding: Sendable, Codable, Equatable {
     /// The violation on the minimised scenario.
     public var message: String
     public var impl: String
+    /// The command that started the implementation's driver (absolute executable path first,
+    /// then its arguments), when it was started by path rather than by a built-in name: replay
+    /// starts the same driver again.
+    public var driver: DriverLaunch?
     public var profile: Profile
     public var faults: [Fault]
     public var runSeed: UInt64
@@ -34,21 +42,25 @@ public struct Finding: Sendable, Codable, Equatable {
     public var shrinkMilliseconds: Int = 0
 
     enum CodingKeys: String, CodingKey {
-        case format, rule, message, impl, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
+        case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
         case scenario, scheduleSeed, reproduced, attempts, shrinkSteps, shrinkExhausted
     }
 
     public var operations: Int { scenario.operations.count }
 
-    /// The line to paste.
-    public func replayLine(file: String?) -> String {
-        if let file { return "swift run opconform replay \(file)" }
-        return Self.replayLine(identity: identity, impl: impl, profile: profile, faults: faults)
+    /// The line to paste: `program` is how the user starts opconform where they are
+    /// (`ReplayProgram`), the file is the finding, and a seed line names the implementation as
+    /// the run did (`--impl exec:PATH` for a driver started by path).
+    public func replayLine(file: String?, program: String = ReplayProgram.default) -> String {
+        if let file { return "\(program) replay \(ShellWords.quote(file))" }
+        let implArguments = driver?.replayArguments ?? ["--impl", impl]
+        return Self.replayLine(identity: identity, implArguments: implArguments, profile: profile, faults: faults, program: program)
     }
 
     /// The line that regenerates a case from its seed and replays it.
-    public static func replayLine(identity: CaseIdentity, impl: String, profile: Profile, faults: [Fault]) -> String {
-        var line = "swift run opconform replay --seed \(identity.caseSeed) --impl \(impl) --size \(identity.options.size)"
+    public static func replayLine(identity: CaseIdentity, implArguments: [String], profile: Profile, faults: [Fault],
+                                  program: String = ReplayProgram.default) -> String {
+        var line = "\(program) replay --seed \(identity.caseSeed) \(ShellWords.join(implArguments)) --size \(identity.options.size)"
         if identity.options.misuseRate != GeneratorOptions().misuseRate { line += " --misuse-rate \(identity.options.misuseRate)" }
         if identity.options.flawRate != GeneratorOptions().flawRate { line += " --flaw-rate \(identity.options.flawRate)" }
         if profile != .guide { line += " --profile \(profile.rawValue)" }

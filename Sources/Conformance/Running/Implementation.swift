@@ -1,3 +1,4 @@
+import Foundation
 import OperationSpec
 import ReferenceEngine
 
@@ -10,6 +11,16 @@ public protocol Implementation: Sendable {
     /// The shrinker tries each candidate several times on a nondeterministic implementation.
     var isDeterministic: Bool { get }
     func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace
+    /// The command-line words that name this implementation again in a replay line
+    /// (`--impl NAME`, or `--impl exec:PATH --driver-arg ...` for a driver started by path).
+    var replayArguments: [String] { get }
+    /// The driver the user named by path, if any: findings record it so a replay starts it.
+    var launch: DriverLaunch? { get }
+}
+
+extension Implementation {
+    public var replayArguments: [String] { ["--impl", name] }
+    public var launch: DriverLaunch? { nil }
 }
 
 /// The reference engine as an implementation under test, with any injected faults.
@@ -27,16 +38,41 @@ public enum Implementations {
     public static let names = ["reference", "foundation", "gnustep"]
 
     /// `driver` is the command that starts a driver process (`opconform driver`); implementations
-    /// run through the driver protocol need it.
-    public static func make(_ name: String, profile: Profile, faults: [Fault], driver: [String]? = nil) throws(InputError) -> any Implementation {
+    /// run through the driver protocol need it. `exec:PATH` names any driver by path (with
+    /// `driverArguments`): it is probed for its name and capabilities before it is returned.
+    public static func make(_ name: String, profile: Profile, faults: [Fault], driver: [String]? = nil,
+                            driverArguments: [String] = [], limits: DriverLimits = .standard) throws(InputError) -> any Implementation {
+        if name.hasPrefix(DriverLaunch.scheme) {
+            return try external(DriverLaunch.resolve(name, arguments: driverArguments), limits: limits)
+        }
+        if !driverArguments.isEmpty { throw InputError("--driver-arg goes with --impl exec:PATH, not with the built-in '\(name)'") }
         switch name {
         case "reference": return ReferenceImplementation(options: EngineOptions(profile: profile, faults: faults))
         case "foundation":
             guard let driver else { throw InputError("the foundation implementation needs the opconform executable to start its driver") }
-            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver)
+            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver,
+                                              timeout: limits.timeout, unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline)
         case "gnustep":
-            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()])
-        default: throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", "))
+            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()],
+                                              timeout: limits.timeout, unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline)
+        default:
+            throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", ")
+                             + "; a driver of your own is named by path: --impl exec:PATH (Specs/driver-protocol.md)")
         }
+    }
+
+    /// A driver the user named by path, probed for its `hello` (its name and capabilities).
+    public static func external(_ launch: DriverLaunch, limits: DriverLimits = .standard) throws(InputError) -> any Implementation {
+        try ChildProcessImplementation.probing(launch, limits: limits)
+    }
+
+    /// The same, from a command (`[executable, arguments...]`; the executable resolved like
+    /// `--impl exec:PATH`).
+    public static func external(command: [String], timeout: TimeInterval = DriverLimits.standard.timeout,
+                                caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline,
+                                unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds) throws(InputError) -> any Implementation {
+        guard let executable = command.first else { throw InputError("a driver command needs at least the executable") }
+        return try external(DriverLaunch.resolve(executable, arguments: Array(command.dropFirst())),
+                            limits: DriverLimits(timeout: timeout, caseDeadline: caseDeadline, unitMicroseconds: unitMicroseconds))
     }
 }

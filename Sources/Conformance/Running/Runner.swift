@@ -23,6 +23,8 @@ public struct RunConfiguration: Sendable {
     /// Run only the cases whose index is `shard.index` modulo `shard.count` (CI machines split a
     /// run; the shards' cases together are the whole run's).
     public var shard = Shard.whole
+    /// How replay lines start opconform where the user is (`ReplayProgram`).
+    public var replayProgram = ReplayProgram.default
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
@@ -160,7 +162,8 @@ public struct Runner: Sendable {
             if !brokenRules.isEmpty { broken += 1 }
             record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
                               ending: outcome.ending.rawValue, broken: brokenRules, message: message,
-                              replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, impl: c.impl.name, profile: c.profile, faults: c.faults)))
+                              replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
+                                                                                     profile: c.profile, faults: c.faults, program: c.replayProgram)))
             progress(done, total, broken)
             if !brokenRules.isEmpty && c.stopAtFirstFailure { casesRun = done; break folding }
         }
@@ -230,8 +233,9 @@ public struct Runner: Sendable {
         }
         var minimal = result.scenario
         minimal.name = "\(target.id) minimised from case \(f.index)"
-        return Finding(rule: target.id, message: result.violation.observed + "; required: " + result.violation.expected,
-                       impl: c.impl.name, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
+        return Finding(format: c.impl.launch == nil ? Finding.formatVersion : Finding.newestFormat,
+                       rule: target.id, message: result.violation.observed + "; required: " + result.violation.expected,
+                       impl: c.impl.name, driver: c.impl.launch, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
                        identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
                        shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)

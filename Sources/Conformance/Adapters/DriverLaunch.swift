@@ -1,0 +1,88 @@
+import Foundation
+
+/// How to start a driver that the user named by path (`--impl exec:PATH [--driver-arg ARG]...`):
+/// any program in any language that speaks the driver protocol (`Specs/driver-protocol.md`).
+/// A finding records it, so `replay FILE` starts the same driver again.
+public struct DriverLaunch: Codable, Sendable, Equatable {
+    /// The executable, as an absolute path (resolved once, so a replay works from any folder).
+    public var executable: String
+    public var arguments: [String]
+
+    public init(executable: String, arguments: [String] = []) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+
+    /// The process to start: the executable, then its arguments.
+    public var command: [String] { [executable] + arguments }
+
+    /// The command-line words that name this driver again: `--impl exec:PATH --driver-arg A`.
+    public var replayArguments: [String] {
+        ["--impl", "exec:" + executable] + arguments.flatMap { ["--driver-arg", $0] }
+    }
+
+    /// The prefix of `--impl` that names a driver by path.
+    public static let scheme = "exec:"
+
+    /// Resolves `exec:PATH` (or a bare PATH) the way a shell would: a path with a slash is taken
+    /// relative to `directory`; a bare name is looked up on `PATH`. The result must be an
+    /// executable file; otherwise one sentence says what to do.
+    public static func resolve(_ spec: String, arguments: [String] = [],
+                               directory: String = FileManager.default.currentDirectoryPath,
+                               searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) throws(InputError) -> DriverLaunch {
+        let path = spec.hasPrefix(scheme) ? String(spec.dropFirst(scheme.count)) : spec
+        guard !path.isEmpty else { throw InputError("exec: needs the driver's path, e.g. --impl exec:./my-driver") }
+        let fm = FileManager.default
+        var candidates: [String] = []
+        if path.contains("/") {
+            candidates = [path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)]
+        } else {
+            candidates = (searchPath ?? "").split(separator: ":").map { ($0.isEmpty ? directory : String($0)) + "/" + path }
+        }
+        for c in candidates {
+            let full = URL(fileURLWithPath: c).standardizedFileURL.path
+            var isDir: ObjCBool = false
+            if fm.fileExists(atPath: full, isDirectory: &isDir), !isDir.boolValue, fm.isExecutableFile(atPath: full) {
+                return DriverLaunch(executable: full, arguments: arguments)
+            }
+        }
+        let shown = candidates.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? path
+        if path.contains("/"), fm.fileExists(atPath: shown), !fm.isExecutableFile(atPath: shown) {
+            throw InputError("exec:\(path): \(shown) is not executable; give it a #! line and chmod +x, or name its interpreter: --impl exec:python3 --driver-arg \(path)")
+        }
+        throw InputError(path.contains("/") ? "exec:\(path): no driver at \(shown)" : "exec:\(path): no executable named \(path) on PATH; give a path (./\(path)) instead")
+    }
+}
+
+/// The harness's limits for one case of a driver run in a child process.
+public struct DriverLimits: Sendable, Equatable {
+    /// Seconds the driver may go without writing anything, once it has started talking, before
+    /// it is killed and the case reported as a hang (`--timeout`).
+    public var timeout: TimeInterval
+    /// Seconds a whole case may take, however much the driver writes (`--case-deadline`): a
+    /// driver that keeps logging for ever (a queue polling a getter) is cut and reported as a
+    /// hang that names what it was doing.
+    public var caseDeadline: TimeInterval
+    /// Microseconds per unit of `work` in the request (`--unit-us`): a slower runtime (an
+    /// interpreter, a debug build) needs longer units, or its rendezvous time out.
+    public var unitMicroseconds: Int
+
+    public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
+
+    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int) {
+        self.timeout = timeout
+        self.caseDeadline = caseDeadline
+        self.unitMicroseconds = unitMicroseconds
+    }
+
+    /// The options that set the limits that differ from the standard ones.
+    public var replayArguments: [String] {
+        var words: [String] = []
+        if timeout != Self.standard.timeout { words += ["--timeout", Self.number(timeout)] }
+        if caseDeadline != Self.standard.caseDeadline { words += ["--case-deadline", Self.number(caseDeadline)] }
+        if unitMicroseconds != Self.standard.unitMicroseconds { words += ["--unit-us", String(unitMicroseconds)] }
+        return words
+    }
+
+    static func number(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// How a printed replay line starts opconform, so that it runs where the user is: not
+/// `swift run opconform`, which works only inside this package's checkout.
+public enum ReplayProgram {
+    /// The tool on PATH (after `swift build -c release` and copying `.build/release/opconform`
+    /// onto PATH, as the README says).
+    public static let `default` = "opconform"
+
+    /// How this process was started, as a command that starts it again from any folder: its
+    /// bare name when it was found on PATH (or PATH finds the same file), else its absolute path
+    /// (`swift run opconform` runs `.../.build/<triple>/debug/opconform`).
+    public static func invoked(as argument0: String = CommandLine.arguments[0],
+                               directory: String = FileManager.default.currentDirectoryPath,
+                               searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String {
+        guard argument0.contains("/") else { return argument0 }
+        let absolute = URL(fileURLWithPath: argument0.hasPrefix("/") ? argument0 : (directory as NSString).appendingPathComponent(argument0))
+            .standardizedFileURL.path
+        let name = (absolute as NSString).lastPathComponent
+        if let found = try? DriverLaunch.resolve(name, directory: directory, searchPath: searchPath),
+           realPath(found.executable) == realPath(absolute) {
+            return name
+        }
+        return ShellWords.quote(absolute)
+    }
+
+    /// The command that runs opconform from this package's checkout wherever the user is: the
+    /// test library's replay lines use it (the library knows where its sources are).
+    public static func swiftRun(packageAt checkout: String) -> String {
+        "swift run --package-path \(ShellWords.quote(checkout)) opconform"
+    }
+
+    static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
