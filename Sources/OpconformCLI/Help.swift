@@ -28,7 +28,22 @@ enum Help {
       gnustep      GNUstep Base's NSOperation/NSOperationQueue through an Objective-C driver
                    (Drivers/gnustep/, built on first use; needs: apt-get install gobjc
                    libgnustep-base-dev), each case in a child process; real KVO and exceptions
+      exec:PATH    YOUR driver: any program, in any language, that speaks the driver protocol
+                   (Specs/driver-protocol.md), started once per case with its --driver-arg
+                   arguments; its name and capabilities come from its hello. PATH is relative
+                   to this folder, or looked up on PATH when it has no slash.
 
+    DRIVER LIMITS (every command that runs an implementation in a child process)
+      --timeout S         kill a driver silent for S seconds once it has started (default 5)
+      --case-deadline S   kill a case that runs longer than S seconds, however much it writes
+                          (default 60): its hang names what the driver kept doing
+      --unit-us N         microseconds per unit of 'work' in the request (default 1000); raise it
+                          for a slow runtime (an interpreter, a debug build)
+
+    REPLAY LINES
+      Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
+      it, else its absolute path, so they run from any folder. To put it on PATH:
+        swift build -c release && cp .build/release/opconform /usr/local/bin/
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
@@ -41,6 +56,8 @@ enum Help {
       swift run opconform rules --json --rules 'KVO-*'
       swift run opconform samples --schedules 10000
       swift run opconform replay Fixtures/samples/guide-listings-2-5-to-2-7.json --schedule-seed 8
+      opconform run --impl exec:./my-driver --count 200
+      opconform run --impl exec:python3 --driver-arg driver.py --unit-us 5000
     """
 
     static let rules = """
@@ -73,6 +90,7 @@ enum Help {
     static let replay = """
     opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--json]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
+    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
 
     Re-runs one case and prints every trace event, then each violated rule with the events that
     witness it. The same case prints the same bytes on every machine.
@@ -81,7 +99,8 @@ enum Help {
     implementation, profile and faults), or a plain scenario (Specs/scenario-format.md; schedule
     seed 1 unless given). For a finding, replay first regenerates the case from its seed and says
     whether the generator still builds the same case; if not, it warns and runs the stored one.
-    --original runs the regenerated, unminimised case instead; --no-faults runs a finding without
+    A finding made with a driver named by path (exec:PATH) records it, and replay starts the same
+    driver again. --original runs the regenerated, unminimised case instead; --no-faults runs a finding without
     the faults it was found with (to see a minimised case pass on the faithful engine).
 
     --seed S regenerates case seed S with the given generator options (defaults: size 8,
@@ -95,6 +114,7 @@ enum Help {
     opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
                   [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--json FILE] [--junit FILE]
                   [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table]
+                  [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N]
 
     Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
     from S and k, that rebuilds its scenario anywhere. Each case runs on the implementation and
@@ -103,7 +123,10 @@ enum Help {
     and printed with a line to paste.
 
       --impl NAME        reference, foundation or gnustep (each case in a child process);
-                         --fault NAME injects a bug into reference (opconform faults)
+                         --fault NAME injects a bug into reference (opconform faults);
+                         exec:PATH starts YOUR driver (with --driver-arg A, repeated) per case
+      --timeout S, --case-deadline S, --unit-us N
+                         a child-process case's limits (opconform --help, DRIVER LIMITS)
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)
       --flaw-rate R      percent of concurrent subclasses written wrong on purpose (default 0)
@@ -115,7 +138,9 @@ enum Help {
       --attempts N       tries per shrink candidate (nondeterministic implementations)
       --table            print hits and violations per rule
       --log FILE         one JSON line per case as soon as it is decided (default DIR/cases.jsonl):
-                         a killed run keeps every case it finished, each broken one with its replay line
+                         a killed run keeps every case it finished, each broken one with its replay
+                         line; a run that ends with no finding removes the default log (and the
+                         folders it made), so a passing run leaves nothing behind
       --jobs N           cases at once (default: the number of cores); results do not depend on it
       --shard I/N        run only cases k with k mod N = I-1, to split a run across N machines
 
@@ -150,9 +175,10 @@ enum Help {
     static let gate = """
     opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict]
                    [--no-shrink] [--json FILE] [--junit FILE] [--out DIR] [--log FILE]
-                   [--jobs N] [--shard I/N]
+                   [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N]
 
-    Runs like 'run' (implementation and profile from FILE unless given), then compares the broken
+    Runs like 'run' (implementation and profile from FILE unless given; a format-2 FILE may name
+    its driver, {"driver": {"path": "./my-driver", "arguments": [...]}}, started as exec:PATH), then compares the broken
     rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences
     (Specs/expectations-format.md). Passes (exit 0) when every failure is expected; fails (exit 1)
     on any unexpected one, printed with its replay line. Expected failures the run did not show
@@ -163,6 +189,7 @@ enum Help {
     opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P]
                      [--rules GLOB] [--markdown FILE] [--json FILE] [--out DIR] [--jobs N] [--no-shrink]
 
+    NAME may be exec:PATH (a driver of your own; --driver-arg then needs exactly one of those).
     Runs the same N generated cases (default 100, run seed S) on each implementation and prints
     how many rules each passes, fails, cannot observe or did not reach, then the rules whose
     status differs between them, each failure with its replay line. Findings and case logs go
@@ -192,6 +219,7 @@ enum Help {
     --shapes chain,fan-out,random-dag picks the scale shapes (all three by default); with
     --cases 1 --real 0 --no-shrink --shapes random-dag --scale 100000 the run is mostly that
     one scenario, which is what a profiler wants.
+    An exec:PATH in --impls is measured like the real implementations.
     No figure is asserted: compare ratios measured in one run.
     """
 

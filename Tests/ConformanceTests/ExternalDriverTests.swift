@@ -123,6 +123,22 @@ struct ExternalDriverTests {
         #expect(FileManager.default.fileExists(atPath: dir + "/cases.jsonl"))
     }
 
+    @Test("an expectations file may name its driver, so the gate needs nothing else")
+    func gateStartsTheNamedDriver() throws {
+        let shipped = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux.json").path
+        var object = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: shipped))) as? [String: Any])
+        object["format"] = 2
+        object["driver"] = ["path": Self.executable, "arguments": ["driver"]]
+        let file = temporaryFile(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        let r = opconform("gate", "--expectations", file, "--count", "3", "--no-shrink", "--out", NSTemporaryDirectory() + "gate-\(UUID().uuidString)")
+        #expect(r.out.hasPrefix("foundation: 3 cases"), "\(r.out)\(r.err)")
+        #expect(r.status == 0 && r.out.contains("gate passed"), "\(r.out)\(r.err)")
+
+        object["format"] = 1
+        let old = temporaryFile(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        #expect(opconform("gate", "--expectations", old).err.hasPrefix("opconform: \(old): a driver entry needs format 2"))
+    }
+
     @Test("replay lines quote what a shell would split")
     func quoting() {
         #expect(ShellWords.join(["--impl", "exec:/a b/d", "--driver-arg", "it's"]) == #"--impl 'exec:/a b/d' --driver-arg 'it'\''s'"#)
