@@ -27,7 +27,7 @@ struct GNUstepDriverTests {
         return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), process.terminationStatus)
     }
 
-    static func request(_ scenario: String, impl: String = "gnustep", protocolVersion: Int = 1) -> String {
+    static func request(_ scenario: String, impl: String = "gnustep", protocolVersion: Int = DriverProtocol.version) -> String {
         #"{"impl":"\#(impl)","protocol":\#(protocolVersion),"scenario":\#(scenario),"scheduleSeed":1,"unitMicroseconds":1000}"#
     }
     static let oneOperation = #"{"format":1,"name":"t","operations":[{"kind":{"main":{"_0":[]}}}],"queues":[{"maxConcurrent":-1,"suspended":false}],"dependencies":[],"driver":[ACTION]}"#
@@ -45,6 +45,7 @@ struct GNUstepDriverTests {
             (request(oneOperation.replacingOccurrences(of: "ACTION", with: "")), ""),
             (request(oneOperation.replacingOccurrences(of: "ACTION", with: ""), protocolVersion: 9), "protocol"),
             (request(oneOperation.replacingOccurrences(of: "ACTION", with: ""), impl: "foundation"), "gnustep"),
+            (request(oneOperation.replacingOccurrences(of: "ACTION", with: ""), protocolVersion: 1), "speaks 2"),
             (request(oneOperation.replacingOccurrences(of: "ACTION", with: #"{"action":{"frobnicate":{"op":0}}}"#)), "frobnicate"),
             (request(oneOperation.replacingOccurrences(of: "ACTION", with: #"{"action":{"start":{"_0":7}}}"#)), "7"),
           ])
