@@ -14,7 +14,7 @@ struct DriverProtocolTests {
         return ChildProcessImplementation(name: "scripted", capabilities: [], command: ["/bin/sh", path], timeout: timeout)
     }
 
-    static let hello = #"{"hello":{"capabilities":["threadIdentity"],"impl":"scripted","protocol":1}}"#
+    static let hello = #"{"hello":{"capabilities":["threadIdentity"],"impl":"scripted","protocol":2}}"#
     static let started = #"{"event":{"_0":{"kind":{"threadStarted":{"name":"main","queue":null}},"seq":0,"thread":0}}}"#
     static let scenario = Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.start(0))])
 
@@ -39,6 +39,27 @@ struct DriverProtocolTests {
         let t = Self.scripted([#"{"error":{"_0":"unknown driver action frobnicate"}}"#], status: 2).run(Self.scenario, scheduleSeed: 1)
         guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
         #expect(message == "the driver refused the case: unknown driver action frobnicate")
+    }
+
+    @Test("a gap in the numbering ends the trace with a crash that says so, before any bogus event")
+    func numbering() {
+        let skipped = #"{"event":{"_0":{"kind":{"end":{}},"seq":2,"thread":0}}}"#
+        let t = Self.scripted([Self.hello, Self.started, skipped, #"{"done":{}}"#]).run(Self.scenario, scheduleSeed: 1)
+        #expect(t.events.count == 2 && t.events.map(\.seq) == [0, 1], "\(t.events)")
+        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        #expect(message == "the driver numbered its event 1 as 2 (seq counts from 0 without gaps)")
+    }
+
+    @Test("a trace that has its last event is whole: nothing is appended, and nothing after it is read")
+    func lastEventIsLast() {
+        let hang = #"{"event":{"_0":{"kind":{"hang":{"_0":"queue 0 still holds 1 operations"}},"seq":1,"thread":0}}}"#
+        let late = #"{"event":{"_0":{"kind":{"end":{}},"seq":2,"thread":0}}}"#
+        // No done, and an event after the hang: the hang stays the last event.
+        let t = Self.scripted([Self.hello, Self.started, hang, late], status: 0).run(Self.scenario, scheduleSeed: 1)
+        #expect(t.events.map(\.kind) == [.threadStarted(name: "main", queue: nil), .hang("queue 0 still holds 1 operations")], "\(t.events)")
+        // A refusal after hello stops the reading too: the events after it are not kept.
+        let r = Self.scripted([Self.hello, Self.started, #"{"error":{"_0":"out of memory"}}"#, late]).run(Self.scenario, scheduleSeed: 1)
+        #expect(r.events.count == 2 && r.ending == .crash, "\(r.events)")
     }
 
     /// The parent's deadline is on progress: a driver that is slow to start or slow between

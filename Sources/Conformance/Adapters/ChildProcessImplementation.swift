@@ -70,30 +70,42 @@ public struct ChildProcessImplementation: Implementation {
         let outcome = ChildProcess.run(command, input: JSONCodec.line(request), timeout: limits.timeout, deadline: limits.caseDeadline)
         var events: [TraceEvent] = []
         var caps = capabilities
-        var done = false
         var problem: String?
-        for line in outcome.lines {
+        // Reading stops at the trace's last event, at a refusal and at the first line that breaks
+        // the protocol: a trace has one last event, and positions are its events' `seq`.
+        reading: for line in outcome.lines {
             guard let message = try? JSONCodec.decode(DriverProtocol.Message.self, from: Data(line.utf8), source: "driver output") else {
                 problem = "the driver wrote a line that is not a protocol message: \(line.prefix(120))"
                 break
             }
             switch message {
             case .hello(_, _, let declared): caps = declared
-            case .event(let e): events.append(e)
-            case .done: done = true
-            case .error(let m): problem = "the driver refused the case: \(m)"
+            case .event(let e):
+                guard e.seq == events.count else {
+                    problem = "the driver numbered its event \(events.count) as \(e.seq) (seq counts from 0 without gaps)"
+                    break reading
+                }
+                events.append(e)
+                if e.kind.endsTrace { break reading }
+            case .done: break
+            case .error(let m):
+                problem = "the driver refused the case: \(m)"
+                break reading
             }
         }
         func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
-        let last = events.last?.kind
-        let ended: Bool = { if case .end? = last { return true }; if case .hang? = last { return true }; return false }()
-        if let problem {
+        // A trace that has its last event (`end`, `hang`, `crash`, `cut`) is whole, whatever the
+        // driver did after it (a missing `done` is for driver-check to point out).
+        let ended = events.last?.kind.endsTrace ?? false
+        if ended {
+            // Whole already.
+        } else if let problem {
             append(.crash(signal: 0, message: problem))
         } else if let killed = outcome.killed {
             append(.hang(killed + "; " + pending(events, scenario: scenario) + activity(events)))
         } else if let signal = outcome.signal {
             append(.crash(signal: Int(signal), message: outcome.lastError ?? "killed by signal \(signal)"))
-        } else if !done || !ended {
+        } else {
             append(.crash(signal: 0, message: "the driver exited with status \(outcome.status) before the end of the trace" + (outcome.lastError.map { ": " + $0 } ?? "")))
         }
         return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
@@ -118,6 +130,7 @@ public struct ChildProcessImplementation: Implementation {
             if case .stepIssued(let i) = e.kind { open = i }
             if case .stepDone(let i) = e.kind, open == i { open = nil }
         }
+        if events.isEmpty { return "the driver wrote no event" }
         guard let i = open else { return "the driver had finished its steps; operations never finished" }
         return "driver step \(i) (\(scenario.driver[i].action)) never returned"
     }

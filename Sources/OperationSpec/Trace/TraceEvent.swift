@@ -47,6 +47,15 @@ public enum EventKind: Codable, Sendable, Equatable {
     case cut(String)
     /// The run ended normally: every thread finished.
     case end
+
+    /// Whether this kind is a trace's last event (`end`, `hang`, `crash`, `cut`): nothing
+    /// follows it.
+    public var endsTrace: Bool {
+        switch self {
+        case .end, .hang, .crash, .cut: return true
+        default: return false
+        }
+    }
 }
 
 /// The ordered history one run produced. A trace is data: it can be written, read back and
