@@ -136,13 +136,11 @@ public struct ChildProcessImplementation: Implementation {
     }
 }
 
-/// Runs a command with input, collecting standard output lines as they come, with a deadline.
+/// Runs a command with input, collecting standard output lines as they come, with deadlines.
 enum ChildProcess {
-    /// Held while a process is started. Foundation's `Process.run()` on Linux is not safe to call
-    /// from two threads at once: with `--jobs 2` a run of 1,000 Foundation cases died at case 703
-    /// with SIGSEGV in `memmove` inside `Process.run()` (swift-corelibs-foundation 6.3.1; SwiftPM
-    /// tracked the same class of problem as SR-3625, "Make Process class thread safe"). Starting
-    /// takes about a millisecond; the cases still run side by side.
+    /// Held while a process is started with Foundation's `Process` (the GNUstep driver's build,
+    /// driver-check): its `run()` is not safe to call from two threads at once on Linux. Cases
+    /// themselves are started with `posix_spawn` (`SpawnedProcess`), which is.
     static let spawning = NSLock()
 
     struct Outcome {
@@ -159,49 +157,35 @@ enum ChildProcess {
     /// the implementation hanging, so it does not count against `timeout`.
     static let startupAllowance: TimeInterval = 60
 
-    /// Runs `command` with `input` on standard input. The child is killed (`killed`) when it
-    /// has written nothing on standard output for `timeout` seconds once it has started talking,
-    /// or nothing at all within `startupAllowance`: a deadline on progress, not on the whole run,
-    /// so a slow machine stretches a case instead of turning it into a hang.
     /// The most a child may write, in lines, before it is stopped: a driver that logs for ever
     /// must not exhaust the harness's memory before its case deadline.
     static let lineLimit = 2_000_000
 
-    /// `deadline`: seconds the whole case may take, however much the child writes (`startupAllowance`
-    /// is added, so a cold start does not count against it).
+    /// Runs `command` with `input` on standard input. The child is killed (`killed`) when it
+    /// has written nothing on standard output for `timeout` seconds once it has started talking,
+    /// or nothing at all within `startupAllowance` (a deadline on progress, so a slow machine
+    /// stretches a case instead of turning it into a hang), or when it is still writing
+    /// `deadline` seconds after its first line (a driver that logs for ever).
     static func run(_ command: [String], input: String, timeout: TimeInterval, deadline: TimeInterval = DriverLimits.standard.caseDeadline) -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
         // No backtraces in a driver: a trap is an expected outcome, reported by its message.
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
+        let child: SpawnedProcess
+        do { child = try SpawnedProcess.start(command, environment: environment) } catch {
+            return Outcome(lines: [], status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)")
+        }
         let collected = Collected()
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        do { try spawning.withLock { try process.run() } } catch {
-            return Outcome(lines: [], status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error)")
-        }
         let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) {
-            let handle = stdout.fileHandleForReading
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                collected.appendOut(chunk)
-            }
-        }
-        DispatchQueue.global().async(group: readers) { collected.setErr(stderr.fileHandleForReading.readDataToEndOfFile()) }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
+        DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.output) { collected.appendOut($0) } }
+        DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.errors) { collected.appendErr($0) } }
+        // On its own thread: a child that never reads its input must not block the deadlines.
+        DispatchQueue.global().async { child.send(Data(input.utf8)) }
         var killed: String?
         let started = Date()
-        while finished.wait(timeout: .now() + 0.05) == .timedOut {
+        var ending: SpawnedProcess.Ending?
+        while true {
+            ending = child.poll()
+            if ending != nil { break }
             let now = Date()
             if let last = collected.lastOutput {
                 if now.timeIntervalSince(last) > timeout { killed = "no progress within \(Int(timeout)) s" }
@@ -216,10 +200,11 @@ enum ChildProcess {
             }
             if killed == nil && collected.lines > lineLimit { killed = "the driver wrote more than \(lineLimit) lines" }
             if killed != nil {
-                kill(process.processIdentifier, SIGKILL)
-                finished.wait()
+                child.stop()
+                ending = child.wait()
                 break
             }
+            usleep(10_000)
         }
         _ = readers.wait(timeout: .now() + 5)
         let (out, err) = collected.values
@@ -227,9 +212,12 @@ enum ChildProcess {
         // The child's last words: its fatal error if it printed one, else its last line.
         let errLines = String(decoding: err, as: UTF8.self).split(separator: "\n").map(String.init)
         let lastError = errLines.last { $0.contains("Fatal error") } ?? errLines.last
-        let bySignal = process.terminationReason == .uncaughtSignal
-        return Outcome(lines: lines, status: process.terminationStatus, signal: bySignal && killed == nil ? process.terminationStatus : nil,
-                       killed: killed, lastError: lastError)
+        switch ending! {
+        case .exited(let status):
+            return Outcome(lines: lines, status: status, signal: nil, killed: killed, lastError: lastError)
+        case .signalled(let signal):
+            return Outcome(lines: lines, status: signal, signal: killed == nil ? signal : nil, killed: killed, lastError: lastError)
+        }
     }
 
     /// The child's output, filled by reader threads. `@unchecked Sendable` is sound: every value
@@ -254,7 +242,7 @@ enum ChildProcess {
         var lastOutput: Date? { lock.lock(); defer { lock.unlock() }; return lastOutputTime }
         var firstOutput: Date? { lock.lock(); defer { lock.unlock() }; return firstOutputTime }
         var lines: Int { lock.lock(); defer { lock.unlock() }; return lineCount }
-        func setErr(_ d: Data) { lock.lock(); err = d; lock.unlock() }
+        func appendErr(_ d: Data) { lock.lock(); err.append(d); lock.unlock() }
         var values: (Data, Data) { lock.lock(); defer { lock.unlock() }; return (out, err) }
     }
 }

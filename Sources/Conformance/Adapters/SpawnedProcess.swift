@@ -1,0 +1,176 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started with `posix_spawn`, in a process group of its own, with its three
+/// standard streams on pipes.
+///
+/// Why not Foundation's `Process`: on Linux its `run()` is not safe to call from two threads at
+/// once (a run of 1,000 Foundation cases with `--jobs 2` died with SIGSEGV in `memmove` inside
+/// `Process.run()`, swift-corelibs-foundation 6.3.1; SwiftPM tracked the same class of problem as
+/// SR-3625), and a lock of ours cannot cover the `Process` calls of other code in the same
+/// process: a user's test process running `expectConformance` beside tests of its own died the
+/// same way while shrinking. `posix_spawn` is safe from any thread, and its pipes are made
+/// close-on-exec, so a child started on one thread never inherits another child's pipe ends
+/// (which would keep that pipe open after its child died).
+///
+/// The child gets its own process group, so `kill()` also stops what a driver started itself
+/// (an interpreter's helpers, a shell's children), and the default disposition of SIGPIPE.
+/// Every stored property is a `let` number, so the class is `Sendable` as it is; each pipe end
+/// is used by one thread only (the writer of the request, or one reader each).
+final class SpawnedProcess: Sendable {
+    let pid: pid_t
+    /// The parent's ends: write to `input`, read `output` and `errors`.
+    let input: Int32, output: Int32, errors: Int32
+
+    enum Ending: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    struct StartError: Error { let message: String }
+
+    private init(pid: pid_t, input: Int32, output: Int32, errors: Int32) {
+        self.pid = pid
+        self.input = input
+        self.output = output
+        self.errors = errors
+    }
+
+    /// Writing a request to a child that already died raises SIGPIPE in the writer, whose
+    /// default action ends the whole process (the harness, or a user's test process): ignored
+    /// once for the process, so the write fails with EPIPE instead and the child's death is
+    /// reported as its case's outcome. Children get the default back (`POSIX_SPAWN_SETSIGDEF`).
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    /// Held from making a child's pipes to spawning it (see `start`).
+    private static let creating = NSLock()
+
+    /// Starts `command` (an absolute executable path, then its arguments) with `environment`.
+    static func start(_ command: [String], environment: [String: String]) throws(StartError) -> SpawnedProcess {
+        _ = ignoreBrokenPipes
+        guard let path = command.first else { throw StartError(message: "no command") }
+        // `pipe2(O_CLOEXEC)` is not visible to Swift here, so the flag is set right after
+        // `pipe`; the lock keeps our other spawns out of that window, so no child of ours
+        // inherits these ends.
+        creating.lock()
+        defer { creating.unlock() }
+        var pipes: [[Int32]] = []
+        for _ in 0..<3 {
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else {
+                for p in pipes { close(p[0]); close(p[1]) }
+                throw StartError(message: "cannot make a pipe: \(String(cString: strerror(errno)))")
+            }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            pipes.append(fds)
+        }
+        let (stdinPipe, stdoutPipe, stderrPipe) = (pipes[0], pipes[1], pipes[2])
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 clears close-on-exec on the copies: the child keeps exactly 0, 1 and 2.
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        // Sorted, so a child's environment does not depend on a dictionary's order.
+        let words = command.map { strdup($0) } + [nil]
+        let env = environment.keys.sorted().map { strdup("\($0)=\(environment[$0]!)") } + [nil]
+        defer {
+            for w in words { free(w) }
+            for e in env { free(e) }
+        }
+        var pid = pid_t()
+        var status = posix_spawn(&pid, path, &actions, &attributes, words, env)
+        // ETXTBSY: the executable is still open for writing somewhere, typically because another
+        // thread was writing it (a driver script just made) when some process forked and
+        // inherited that descriptor; it goes away when that child execs. Retried briefly.
+        var tries = 0
+        while status == ETXTBSY && tries < 50 {
+            usleep(20_000)
+            tries += 1
+            status = posix_spawn(&pid, path, &actions, &attributes, words, env)
+        }
+        close(stdinPipe[0])
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        guard status == 0 else {
+            close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
+            throw StartError(message: String(cString: strerror(status)))
+        }
+        return SpawnedProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0], errors: stderrPipe[0])
+    }
+
+    /// Writes `data` to the child's standard input and closes it. A child that exited first
+    /// makes the write fail (EPIPE), which is not an error here: its ending tells.
+    func send(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            guard var p = raw.baseAddress else { return }
+            var left = raw.count
+            while left > 0 {
+                let n = write(input, p, left)
+                if n < 0 { if errno == EINTR { continue }; break }
+                p += n
+                left -= n
+            }
+        }
+        close(input)
+    }
+
+    /// Reads `fd` to its end, handing each chunk over as it comes; closes it.
+    static func drain(_ fd: Int32, _ chunk: (Data) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; break }
+            if n == 0 { break }
+            chunk(Data(buffer[0..<n]))
+        }
+        close(fd)
+    }
+
+    /// The child's ending if it has ended (reaping it), else nil.
+    func poll() -> Ending? { wait(blocking: false) }
+
+    /// Waits for the child to end and reaps it.
+    func wait() -> Ending { wait(blocking: true)! }
+
+    private func wait(blocking: Bool) -> Ending? {
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+            if r == 0 { return nil }
+            if r < 0 { if errno == EINTR { continue }; return .exited(-1) }
+            break
+        }
+        // The wait status's layout (POSIX's macros are not visible to Swift): the low 7 bits are
+        // the terminating signal, 0 when the child exited, whose status is the next byte.
+        let signal = status & 0x7F
+        return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
+    }
+
+    /// Kills the child's whole process group.
+    func stop() { killGroup(pid) }
+}
+
+/// `kill` of a process group, outside the class whose method would shadow the C function.
+private func killGroup(_ pid: pid_t) { _ = kill(-pid, SIGKILL) }
