@@ -66,8 +66,9 @@ public enum CLI {
         case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
         case "matrix": return try MatrixCommand.run(Arguments(rest, command: "matrix"), console)
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
+        case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, bench, faults, samples, driver")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, bench, faults, samples, driver, driver-check")
         }
     }
 }

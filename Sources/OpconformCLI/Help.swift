@@ -20,6 +20,7 @@ enum Help {
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
+      driver-check PATH  Test a driver you wrote against the driver protocol, one check per line.
       help CMD   Help for one command.
 
     IMPLEMENTATIONS
@@ -234,6 +235,7 @@ enum Help {
         case "gate": return gate
         case "matrix": return matrix
         case "bench": return bench
+        case "driver-check": return DriverCheckCommand.help
         default: return nil
         }
     }

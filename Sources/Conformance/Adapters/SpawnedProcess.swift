@@ -74,10 +74,14 @@ final class SpawnedProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        // dup2 clears close-on-exec on the copies: the child keeps exactly 0, 1 and 2.
+        // dup2 clears close-on-exec on the copies: the child keeps 0, 1 and 2.
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        // And nothing else: a descriptor another thread has open without close-on-exec (a file
+        // being written, such as a driver script a test has just made) would otherwise live as
+        // long as this child, and exec of that file would fail with ETXTBSY meanwhile.
+        _ = closeAbove2?(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -171,6 +175,14 @@ final class SpawnedProcess: Sendable {
     /// Kills the child's whole process group.
     func stop() { killGroup(pid) }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run time
+/// because Swift does not see its declaration; nil where the C library lacks it.
+private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+private let closeAbove2: AddCloseFrom? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: AddCloseFrom.self)
+}()
 
 /// `kill` of a process group, outside the class whose method would shadow the C function.
 private func killGroup(_ pid: pid_t) { _ = kill(-pid, SIGKILL) }
