@@ -14,7 +14,8 @@ import Testing
 /// Generated cases run on the implementation and every rule is checked. Each broken rule
 /// becomes one `Issue` saying which rule, what happened against what was required, the case
 /// seed, and the line that replays it; the minimised scenario is attached as JSON. Returns the
-/// run's result for further assertions.
+/// run's result for further assertions. A queue of your own, run through a driver executable
+/// of your package, is checked by `expectConformance(driver:)`.
 @discardableResult
 public func expectConformance(of impl: any Implementation, count: Int = 200, seed: UInt64 = 1,
                               generator: GeneratorOptions = GeneratorOptions(), profile: Profile = .guide,
@@ -28,7 +29,7 @@ public func expectConformance(of impl: any Implementation, count: Int = 200, see
             \(finding.rule): \(finding.message)
             \(rule?.statement ?? "")
             case \(finding.caseIndex) of seed \(seed), case seed \(finding.identity.caseSeed); minimised to \(finding.operations) operations
-            replay: \(finding.replayLine(file: nil))
+            replay: \(finding.replayLine(file: nil, program: ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)))
             """), sourceLocation: sourceLocation)
         Attachment.record(Array(JSONCodec.encode(finding).map { $0 }), named: finding.fileName, sourceLocation: sourceLocation)
     }

@@ -3,7 +3,8 @@ import Foundation
 
 /// `opconform driver`: driver-protocol mode. Reads one request line from standard input, runs it
 /// on Foundation in this process, writes the trace as JSON lines (Specs/driver-protocol.md).
-/// The harness starts it in a child process for every case of `--impl foundation`.
+/// The harness starts it in a child process for every case of `--impl foundation`. The code
+/// path is a user's driver executable's (`OperationDriver`), with `OperationQueue`.
 enum DriverCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input

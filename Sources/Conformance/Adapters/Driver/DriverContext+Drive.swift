@@ -1,10 +1,10 @@
 import Foundation
 import OperationSpec
 
-/// The driving thread of a Foundation run: configuration, then the scenario's steps, each after
+/// The driving thread of a run: configuration, then the scenario's steps, each after
 /// its trigger, then a drain. Every wait is bounded except the API's own waits, which a real
 /// implementation may never return from; the parent process bounds those.
-extension FoundationContext {
+extension DriverContext {
     /// How long a trigger may take at most before the step runs anyway (`triggerMissed`).
     static let triggerTimeout: TimeInterval = 1
 
@@ -19,7 +19,7 @@ extension FoundationContext {
 
     /// Runs the scenario; returns the trace's last event when the run is over (`end`, or `hang`
     /// naming what never finished). A call that never returns is caught by the driver's
-    /// watchdog (`FoundationDriver`) through `recorder.stalled`.
+    /// watchdog (`OperationDriver`) through `recorder.stalled`.
     func drive() -> EventKind {
         prepare()
         let quiet = triggerQuiet

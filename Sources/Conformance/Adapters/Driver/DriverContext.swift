@@ -1,36 +1,40 @@
 import Foundation
 import OperationSpec
 
-/// One run of a scenario on Foundation's Operation and OperationQueue, with real threads: the
-/// operations, the queues, and the interpreter of step programs.
+/// One run of a scenario on Foundation's Operation and a queue under test (`OperationQueue` for
+/// the `foundation` implementation), with real threads: the operations, the queues, and the
+/// interpreter of step programs.
 ///
 /// `@unchecked Sendable` is sound: `ops` and `queues` are filled once by `prepare` before any
-/// operation can run, and only read afterwards; the recorder guards its own state.
-final class FoundationContext: @unchecked Sendable {
+/// operation can run, and only read afterwards; the recorder guards its own state. The queues
+/// guard their own state too (`QueueUnderTest` asks them to be usable from any thread).
+final class DriverContext: @unchecked Sendable {
     /// Foundation on Linux has no thread priorities: events that carry one say -1, "cannot tell",
     /// and the capabilities leave `threadPriority` out.
     static let unknownPriority = -1.0
     let scenario: Scenario
-    let recorder: FoundationRecorder
+    let recorder: DriverRecorder
     /// Seconds per unit of `work`.
     let unit: TimeInterval
+    /// Makes each of the scenario's queues.
+    private let makeQueue: () -> any QueueUnderTest
     private(set) var ops: [Operation] = []
-    private(set) var queues: [OperationQueue] = []
+    private(set) var queues: [any QueueUnderTest] = []
 
-    init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, sink: @escaping (TraceEvent) -> Void) {
+    init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, queue makeQueue: @escaping () -> any QueueUnderTest,
+         sink: @escaping (TraceEvent) -> Void) {
         self.scenario = scenario
         self.unit = unit
+        self.makeQueue = makeQueue
         var lookup: (() -> Int?)!
-        self.recorder = FoundationRecorder(recording: recording, sink: sink, queueOfCurrentThread: { lookup() })
-        lookup = { [unowned self] in
-            guard let q = OperationQueue.current else { return nil }
-            return self.queues.firstIndex { $0 === q }
-        }
+        self.recorder = DriverRecorder(recording: recording, sink: sink, queueOfCurrentThread: { lookup() })
+        // The first queue that says the thread is its own; nil when none can tell.
+        lookup = { [unowned self] in self.queues.firstIndex { $0.ownsCurrentThread == true } }
     }
 
     func prepare() {
         queues = scenario.queues.indices.map { q in
-            let queue = OperationQueue()
+            let queue = makeQueue()
             queue.name = "opconform-\(q)"
             return queue
         }

@@ -8,7 +8,7 @@ import OperationSpec
 /// `@unchecked Sendable` is sound: every stored property is read and written only while holding
 /// `condition`, which also lets waiters sleep until the event they wait for is recorded.
 /// `clock` takes its own lock inside `condition`, never the other way round: no lock-order cycle.
-final class FoundationRecorder: @unchecked Sendable {
+final class DriverRecorder: @unchecked Sendable {
     private let condition = NSCondition()
     private var count = 0
     private var threadNumbers: [UInt: Int] = [:]   // pthread id -> thread number; looked up, never iterated

@@ -19,7 +19,9 @@ enum ThreadRole {
 /// What every operation subclass of a run needs: the recorder and the step interpreter.
 protocol LoggedOperation: Operation {
     var index: Int { get }
-    var context: FoundationContext { get }
+    var context: DriverContext { get }
+    /// Held while a getter reads its value and logs it (`logged`).
+    var readLock: NSLock { get }
 }
 
 extension LoggedOperation {
@@ -33,9 +35,20 @@ extension LoggedOperation {
     }
     func logStart(_ body: () -> Void) { logCall(.start(index, by: ThreadRole.current), body) }
     func logCancel(_ body: () -> Void) { logCall(.cancel(index), body) }
-    func logged<T: Equatable>(_ key: StateKey, _ value: T, _ wrap: (T) -> Value) -> T {
-        log(.read(op: index, key, wrap(value)))
-        return value
+    /// Reads a state getter and logs what it read, as one step: two threads reading at once
+    /// log their values in the order they read them. Read and logged apart, a reader that saw
+    /// isFinished NO could log it after another thread had read and logged YES, and the trace
+    /// would show the operation going back to unfinished (STATE-FINISHED-MONOTONIC) when only
+    /// the logging raced: a queue that watches its operations from several threads (one of a
+    /// user's, `QueueUnderTest`) did it once in 300 cases.
+    /// Lock order: `readLock`, then Foundation's own locks inside the getter, then the
+    /// recorder's; the getters call nothing that takes `readLock` again.
+    func logged<T: Equatable>(_ key: StateKey, _ value: () -> T, _ wrap: (T) -> Value) -> T {
+        readLock.lock()
+        defer { readLock.unlock() }
+        let v = value()
+        log(.read(op: index, key, wrap(v)))
+        return v
     }
 }
 
@@ -46,25 +59,26 @@ extension LoggedOperation {
 final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
     let index: Int
     let body: [Step]
-    unowned let context: FoundationContext
+    unowned let context: DriverContext
+    let readLock = NSLock()
 
-    init(index: Int, body: [Step], context: FoundationContext) {
+    init(index: Int, body: [Step], context: DriverContext) {
         self.index = index
         self.body = body
         self.context = context
     }
 
     override func main() {
-        log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
+        log(.mainBegan(op: index, threadPriority: DriverContext.unknownPriority))
         context.run(body, this: index)
         log(.mainEnded(op: index))
     }
     override func start() { logStart { super.start() } }
     override func cancel() { logCancel { super.cancel() } }
-    override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
-    override var isExecuting: Bool { logged(.isExecuting, super.isExecuting, Value.bool) }
-    override var isFinished: Bool { logged(.isFinished, super.isFinished, Value.bool) }
-    override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
+    override var isReady: Bool { logged(.isReady, { super.isReady }, Value.bool) }
+    override var isExecuting: Bool { logged(.isExecuting, { super.isExecuting }, Value.bool) }
+    override var isFinished: Bool { logged(.isFinished, { super.isFinished }, Value.bool) }
+    override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }
 }
 
 /// A block operation whose blocks and main log themselves.
@@ -72,9 +86,10 @@ final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
 /// `@unchecked Sendable` (inherited) is sound: the stored properties are `let`.
 final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Sendable {
     let index: Int
-    unowned let context: FoundationContext
+    unowned let context: DriverContext
+    let readLock = NSLock()
 
-    init(index: Int, context: FoundationContext) {
+    init(index: Int, context: DriverContext) {
         self.index = index
         self.context = context
     }
@@ -89,16 +104,16 @@ final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Se
     }
 
     override func main() {
-        log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
+        log(.mainBegan(op: index, threadPriority: DriverContext.unknownPriority))
         super.main()
         log(.mainEnded(op: index))
     }
     override func start() { logStart { super.start() } }
     override func cancel() { logCancel { super.cancel() } }
-    override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
-    override var isExecuting: Bool { logged(.isExecuting, super.isExecuting, Value.bool) }
-    override var isFinished: Bool { logged(.isFinished, super.isFinished, Value.bool) }
-    override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
+    override var isReady: Bool { logged(.isReady, { super.isReady }, Value.bool) }
+    override var isExecuting: Bool { logged(.isExecuting, { super.isExecuting }, Value.bool) }
+    override var isFinished: Bool { logged(.isFinished, { super.isFinished }, Value.bool) }
+    override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }
 }
 
 /// An asynchronous subclass running its step program for real: its own `start`, `main`,
@@ -110,12 +125,13 @@ final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Se
 final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
     let index: Int
     let program: ConcurrentProgram
-    unowned let context: FoundationContext
+    unowned let context: DriverContext
+    let readLock = NSLock()
     private let lock = NSLock()
     private var executingIvar = false
     private var finishedIvar = false
 
-    init(index: Int, program: ConcurrentProgram, context: FoundationContext) {
+    init(index: Int, program: ConcurrentProgram, context: DriverContext) {
         self.index = index
         self.program = program
         self.context = context
@@ -137,18 +153,18 @@ final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
     override var isAsynchronous: Bool { program.overridesIsConcurrent }
     override var isExecuting: Bool {
         lock.lock(); defer { lock.unlock() }
-        return logged(.isExecuting, executingIvar, Value.bool)
+        return logged(.isExecuting, { executingIvar }, Value.bool)
     }
     override var isFinished: Bool {
         lock.lock(); defer { lock.unlock() }
-        return logged(.isFinished, finishedIvar, Value.bool)
+        return logged(.isFinished, { finishedIvar }, Value.bool)
     }
-    override var isReady: Bool { logged(.isReady, super.isReady, Value.bool) }
-    override var isCancelled: Bool { logged(.isCancelled, super.isCancelled, Value.bool) }
+    override var isReady: Bool { logged(.isReady, { super.isReady }, Value.bool) }
+    override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }
 
     override func start() { logStart { context.run(program.start, this: index) } }
     override func main() {
-        log(.mainBegan(op: index, threadPriority: FoundationContext.unknownPriority))
+        log(.mainBegan(op: index, threadPriority: DriverContext.unknownPriority))
         context.run(program.main, this: index)
         log(.mainEnded(op: index))
     }

@@ -1,16 +1,59 @@
 import Foundation
 import OperationSpec
 
-/// The driver side of the `foundation` implementation: runs one request in this process and
-/// streams the trace to standard output. `opconform driver` calls it; the harness runs it in a
-/// child process because Foundation traps (SIGILL) on misuse and can deadlock.
-public enum FoundationDriver {
+/// A driver (`Specs/driver-protocol.md`) for a queue: reads one request, runs its scenario on
+/// queues made by `queue` with Foundation's `Operation`, and streams the trace to standard
+/// output. A package tests its own queue with an executable target of one line:
+///
+/// ```swift
+/// // Sources/my-queue-driver/main.swift
+/// import Conformance
+/// import MyQueue
+///
+/// OperationDriver(name: "myqueue", queue: { MyQueue() }).main()
+/// ```
+///
+/// after `extension MyQueue: QueueUnderTest {}`; then `opconform run --impl
+/// exec:.build/debug/my-queue-driver`, or `expectConformance(driver: "my-queue-driver")` from a
+/// Swift Testing test (`ConformanceTesting`). `opconform driver` is this with `OperationQueue`
+/// (`FoundationDriver`). The harness starts the driver in a child process for every case,
+/// because Foundation traps (SIGILL) on misuse and a queue can deadlock: either costs one case.
+public struct OperationDriver {
+    /// What the driver observes, whatever the queue: which thread each event happened on (the
+    /// recorder's own record of the calling thread, not the queue's word: see
+    /// `QueueUnderTest.ownsCurrentThread`), whether a concurrent subclass called `super.start`
+    /// (the driver's subclasses log it), and every move to finished (they log their ivars and
+    /// did-change calls). Not KVO, thrown errors or thread priorities: Foundation on Linux has
+    /// none of them, and the operations are Foundation's under any queue.
     public static let capabilities: [Observation] = [.threadIdentity, .superStart, .finishing]
+
+    /// The implementation's name: its `hello` says it, and a request that names another
+    /// implementation is refused.
+    public let name: String
+    private let makeQueue: () -> any QueueUnderTest
+
+    /// `queue` makes one queue; it is called once for each of a scenario's queues, on the
+    /// driving thread, before any operation runs.
+    public init(name: String, queue: @escaping () -> any QueueUnderTest) {
+        self.name = name
+        self.makeQueue = queue
+    }
+
+    /// Serves the request on standard input and exits with the protocol's status (0, or 2 for
+    /// a request it cannot run). `--plain` (the bench's) runs without recording.
+    public func main() -> Never {
+        let plain = CommandLine.arguments.dropFirst().contains("--plain")
+        guard let line = readLine(strippingNewline: true) else {
+            FileHandle.standardOutput.write(Data(JSONCodec.line(DriverProtocol.Message.error("no request on standard input")).utf8))
+            exit(2)
+        }
+        exit(serve(requestLine: line, plain: plain) { text in FileHandle.standardOutput.write(Data(text.utf8)) })
+    }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.
     /// `plain`: run the same scenario without recording (no events but the last; the bench's
-    /// measure of what Foundation costs without the harness).
-    public static func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
+    /// measure of what the implementation costs without the harness).
+    public func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
         let request: DriverProtocol.Request
         do {
             request = try JSONCodec.decode(DriverProtocol.Request.self, from: Data(requestLine.utf8), source: "the request")
@@ -22,19 +65,21 @@ public enum FoundationDriver {
             write(JSONCodec.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks \(DriverProtocol.version)")))
             return 2
         }
-        if let impl = request.impl, impl != "foundation" {
-            write(JSONCodec.line(DriverProtocol.Message.error("this driver runs foundation, not '\(impl)'")))
+        // No impl: the probe of a driver known only by its command; it learns the name from hello.
+        if let impl = request.impl, impl != name {
+            write(JSONCodec.line(DriverProtocol.Message.error("this driver runs \(name), not '\(impl)'")))
             return 2
         }
         if let problem = request.scenario.problems().first {
             write(JSONCodec.line(DriverProtocol.Message.error(problem)))
             return 2
         }
-        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: "foundation", capabilities: capabilities)))
-        let context = FoundationContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain) { event in
+        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: name, capabilities: Self.capabilities)))
+        let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
+                                    queue: makeQueue) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
-        watch(context, write: write)
+        Self.watch(context, write: write)
         if context.recorder.close(with: context.drive(), onCallingThread: true) { write(JSONCodec.line(DriverProtocol.Message.done)) }
         return 0
     }
@@ -44,7 +89,7 @@ public enum FoundationDriver {
     /// It ends the trace with a `hang` naming the call and exits, in a fraction of a second
     /// instead of the harness's 5 s of silence. The driving thread is stuck and cannot end the
     /// process itself; `_exit` skips exit handlers that could wait for it.
-    private static func watch(_ context: FoundationContext, write: @escaping @Sendable (String) -> Void) {
+    private static func watch(_ context: DriverContext, write: @escaping @Sendable (String) -> Void) {
         let quiet = context.stallQuiet
         let thread = Thread {
             while true {

@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+// An alternative to OperationQueue, tested for conformance by the harness two folders up: a
+// driver executable serves the harness's cases, and Swift Testing tests run them.
+import PackageDescription
+
+let package = Package(
+    name: "alternative-queue",
+    dependencies: [
+        .package(name: "OperationConformance", path: "../.."),
+    ],
+    targets: [
+        // The queue: Foundation only.
+        .target(name: "AltQueue", swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The driver: serves one case on AltQueue (`opconform run --impl exec:.build/debug/altqueue-driver`).
+        .executableTarget(name: "altqueue-driver",
+                          dependencies: ["AltQueue", .product(name: "Conformance", package: "OperationConformance")],
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The same with a bug planted on purpose, to see it caught.
+        .executableTarget(name: "altqueue-buggy-driver",
+                          dependencies: ["AltQueue", .product(name: "Conformance", package: "OperationConformance")],
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "AltQueueTests",
+                    dependencies: [.product(name: "ConformanceTesting", package: "OperationConformance")],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
+    ]
+)

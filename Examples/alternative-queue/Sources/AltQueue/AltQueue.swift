@@ -1,0 +1,180 @@
+import Foundation
+
+/// A small operation queue written with `OperationQueue`'s names: operations start in order of
+/// priority, first come first served within one, as many at once as the width allows, each on
+/// a thread of its own, once they are ready. It can be suspended, cancelled and waited for.
+///
+/// `@unchecked Sendable` is sound: every stored `var` is read and written only while holding
+/// `state`, which also lets waiters sleep until operations finish.
+public final class AltQueue: @unchecked Sendable {
+    /// A bug planted on purpose, to see the conformance harness catch it.
+    public enum Bug: Sendable {
+        /// `running <= width` where `running < width` was meant: one operation too many.
+        case widthOffByOne
+    }
+
+    private let bug: Bug?
+    /// Lock order: `state`, then whatever an operation's getters take (Foundation's own lock, a
+    /// subclass's); no operation calls back into the queue while holding one of them.
+    private let state = NSCondition()
+    private var waiting: [Operation] = []   // added, not started; in the order they were added
+    private var running: [Operation] = []   // started, not finished
+    private var watched: [ObjectIdentifier] = []   // waiting operations a watcher waits for
+    private var suspended = false
+    private var width = -1
+    private var label: String?
+
+    public init(bug: Bug? = nil) { self.bug = bug }
+
+    public var name: String? {
+        get { locked { label } }
+        set { locked { label = newValue } }
+    }
+
+    public var isSuspended: Bool {
+        get { locked { suspended } }
+        set {
+            locked { suspended = newValue }
+            schedule()
+        }
+    }
+
+    /// -1 is no limit; 0 starts nothing.
+    public var maxConcurrentOperationCount: Int {
+        get { locked { width } }
+        set {
+            precondition(newValue >= -1, "maxConcurrentOperationCount must be -1 or more, not \(newValue)")
+            locked { width = newValue }
+            schedule()
+        }
+    }
+
+    /// Operations added and not finished.
+    public var operationCount: Int { locked { waiting.count + running.count } }
+
+    public func addOperation(_ op: Operation) { addOperations([op], waitUntilFinished: false) }
+
+    public func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool) {
+        // As OperationQueue does (Cocoa throws, Foundation on Linux traps): an operation
+        // belongs to one queue, once, and only before it has started.
+        for op in ops where !Self.claims.claim(op) || op.isExecuting || op.isFinished {
+            fatalError("\(op) is already in a queue, executing or finished")
+        }
+        locked { waiting += ops }
+        schedule()
+        if wait { for op in ops { op.waitUntilFinished() } }
+    }
+
+    public func cancelAllOperations() {
+        for op in locked({ waiting + running }) { op.cancel() }
+        schedule()   // a cancelled operation is ready: it starts, skips its work and finishes
+    }
+
+    public func waitUntilAllOperationsAreFinished() {
+        state.lock()
+        while !waiting.isEmpty || !running.isEmpty { state.wait() }
+        state.unlock()
+    }
+
+    /// Whether the calling thread is one of this queue's workers (each says whose it is).
+    public var ownsCurrentThread: Bool? { Thread.current.threadDictionary[Self.worker] as? ObjectIdentifier == ObjectIdentifier(self) }
+    private static let worker = "AltQueue.worker"
+
+    /// Starts every ready operation there is room for, highest priority first, earliest first
+    /// within one priority. Called whenever that may have changed: an operation was added or
+    /// finished, a dependency finished, the queue was resumed, widened or cancelled.
+    private func schedule() {
+        state.lock()
+        var starting: [Operation] = []
+        while !suspended && hasRoom(), let next = nextReady() {
+            running.append(waiting.remove(at: next))
+            starting.append(running[running.count - 1])
+        }
+        // Foundation tells its own queue when an operation becomes ready; a queue of our own
+        // cannot hear it (there is no KVO on Linux). So when there is room and nothing ready,
+        // each waiting operation is watched: one thread waits for its dependencies to finish,
+        // another looks whether it was cancelled (which makes it ready too).
+        let unready = suspended || !hasRoom() ? [] : waiting.filter { op in !watched.contains(ObjectIdentifier(op)) }
+        watched += unready.map(ObjectIdentifier.init)
+        state.unlock()
+        for op in starting { Thread { self.execute(op) }.start() }
+        for op in unready {
+            Thread { self.watch(op) }.start()
+            Thread { self.watchCancellation(op) }.start()
+        }
+    }
+
+    /// Called with `state` held.
+    private func hasRoom() -> Bool {
+        width < 0 || (bug == .widthOffByOne ? running.count <= width : running.count < width)
+    }
+
+    /// The index in `waiting` of the operation to start next, if one is ready. Called with
+    /// `state` held.
+    private func nextReady() -> Int? {
+        let order = waiting.indices.sorted { a, b in
+            let (pa, pb) = (waiting[a].queuePriority.rawValue, waiting[b].queuePriority.rawValue)
+            return pa != pb ? pa > pb : a < b
+        }
+        return order.first { waiting[$0].isReady }
+    }
+
+    /// Runs on a worker thread: the operation's own start, then the wait for its finish (an
+    /// asynchronous operation finishes after its start returns).
+    private func execute(_ op: Operation) {
+        Thread.current.threadDictionary[Self.worker] = ObjectIdentifier(self)
+        op.start()
+        op.waitUntilFinished()
+        locked {
+            running.removeAll { $0 === op }
+            state.broadcast()
+        }
+        schedule()
+    }
+
+    /// Waits until none of `op`'s dependencies is unfinished, then lets the queue look again.
+    /// An operation that is not ready although no dependency is unfinished (Foundation's
+    /// `removeDependency` leaves one so) stays watched: nothing will change, and looking again
+    /// at once would spin.
+    private func watch(_ op: Operation) {
+        var waited = false
+        while let dependency = op.dependencies.first(where: { !$0.isFinished }) {
+            dependency.waitUntilFinished()
+            waited = true
+        }
+        guard waited else { return }
+        locked { watched.removeAll { $0 == ObjectIdentifier(op) } }
+        schedule()
+    }
+
+    /// Looks whether a waiting `op` was cancelled: after 1 ms, 2 ms, 4 ms... then every 128 ms,
+    /// for 2 s. Looking for ever would keep a run that is stuck from ever going quiet (the
+    /// harness tells a hang by silence); not looking misses a cancel that nothing else follows
+    /// (CANCEL-BEFORE-START-FINISHES caught that). Each look reads `isCancelled` under `state`,
+    /// so the operation cannot start in between.
+    private func watchCancellation(_ op: Operation) {
+        var (delay, waited) = (0.001, 0.0)
+        while waited < 2 {
+            Thread.sleep(forTimeInterval: delay)
+            waited += delay
+            delay = min(delay * 2, 0.128)
+            guard let cancelled = locked({ waiting.contains { $0 === op } ? op.isCancelled : nil }) else { return }
+            if cancelled { return schedule() }
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        state.lock()
+        defer { state.unlock() }
+        return body()
+    }
+
+    /// The operations any queue of this kind has been given: an operation goes into one queue
+    /// once. `@unchecked Sendable` is sound: `ids` is read and written only under `lock`.
+    private final class Claims: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ids: Set<ObjectIdentifier> = []   // looked up, never iterated
+        func claim(_ op: Operation) -> Bool { lock.withLock { ids.insert(ObjectIdentifier(op)).inserted } }
+    }
+    private static let claims = Claims()
+}

@@ -1,0 +1,166 @@
+import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// Checks a queue of your package through its driver executable, from a Swift Testing test:
+///
+/// ```swift
+/// // Sources/my-queue-driver/main.swift
+/// import Conformance
+/// import MyQueue
+/// OperationDriver(name: "myqueue", queue: { MyQueue() }).main()
+///
+/// // Tests/MyQueueTests/ConformanceTests.swift
+/// import ConformanceTesting
+/// import Testing
+/// @Test func myQueueConforms() { expectConformance(driver: "my-queue-driver", count: 100) }
+/// ```
+///
+/// Generated cases run on the driver, each in a child process of its own, so a trap or a
+/// deadlock in the queue costs one case (RUN-CRASH, RUN-HANG), never the test process; every
+/// rule is checked. The driver `driver` is found next to the test bundle (`swift test` builds
+/// the package's executable targets there; `DriverExecutable`), or is a path.
+///
+/// Failures are split by `expectations`: a broken rule that the platform's Foundation is known
+/// to break (`KnownDivergences.platform`, the default) is recorded as a known issue, since
+/// the driver runs Foundation's `Operation` under your queue; every other broken rule is an
+/// `Issue` saying which rule, what happened against what was required, the case seed, the
+/// finding file and the line that replays it from any folder (`swift run --package-path
+/// <harness checkout> opconform replay FILE`), with the finding attached as JSON. Only those
+/// are shrunk (`shrink`): the known ones are the platform's, already minimised in the harness's
+/// `Fixtures/`, and shrinking a hang costs a stall window per attempt.
+///
+/// - Parameters:
+///   - arguments: passed to the driver on every start.
+///   - count, seed: the generated cases (every case has its own seed, derived from `seed`).
+///   - profile: the reading of the documents the rules follow; nil takes the expectations'
+///     (Foundation on Linux follows the class reference), else the guide.
+///   - minimumStrength: only rules at least this strong (`Strength` goes from documented must
+///     to observed only; the default checks every rule).
+///   - jobs: cases run side by side (each is mostly waiting: real threads and real time).
+///   - limits: how long a case may stay silent or run, and the length of a unit of work (a
+///     slow queue, or a debug build of a heavy one, may need longer units).
+///   - findings: the folder finding files are written to; nil is `opconform-findings/<name>/`
+///     in the temporary folder, `<name>` the driver's (from its hello).
+/// - Returns: what was found, split into known and unexpected, for further assertions (e.g.
+///   that a planted bug is caught).
+@discardableResult
+public func expectConformance(driver: String, arguments: [String] = [], count: Int = 100, seed: UInt64 = 1,
+                              expectations: KnownDivergences = .platform, profile: Profile? = nil,
+                              minimumStrength: Strength = .observedOnly, shrink: Bool = true,
+                              jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                              generator: GeneratorOptions = GeneratorOptions(), limits: DriverLimits = .standard,
+                              findings folder: String? = nil,
+                              sourceLocation: SourceLocation = #_sourceLocation) -> DriverConformance {
+    var outcome = DriverConformance(command: [driver] + arguments)
+    let impl: any Implementation
+    do {
+        outcome.expectations = try expectations.load()
+        outcome.command = [try DriverExecutable.locate(driver)] + arguments
+        impl = try Implementations.external(command: outcome.command, timeout: limits.timeout, caseDeadline: limits.caseDeadline,
+                                            unitMicroseconds: limits.unitMicroseconds)
+    } catch {
+        outcome.problem = error.message
+        Issue.record(Comment(rawValue: error.message), sourceLocation: sourceLocation)
+        return outcome
+    }
+    let known = outcome.expectations
+    var configuration = RunConfiguration(impl: impl, profile: profile ?? known?.profile ?? .guide, seed: seed, count: count,
+                                         generator: generator, rules: RuleBook.all.filter { $0.rule.strength.isAtLeast(minimumStrength) },
+                                         shrink: false)
+    configuration.jobs = max(1, jobs)
+    let program = ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)
+    configuration.replayProgram = program
+    let result = Runner(configuration).run()
+    outcome.run = result
+    // One folder per implementation: two tests may find the same rule in the same case on two
+    // drivers, and the file names say the rule and the case, not the driver.
+    let directory = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("opconform-findings")
+        .appendingPathComponent(impl.name).path
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for unshrunk in result.findings {
+        let entry = known?.expected.first { $0.rule == unshrunk.rule }
+        let finding = shrink && entry == nil ? FindingShrinker(configuration).shrunk(unshrunk) : unshrunk
+        let path = (directory as NSString).appendingPathComponent(finding.fileName)
+        let file = (try? JSONCodec.encode(finding).write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
+        outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
+                                                        expectation: entry))
+    }
+    let failing = result.findings.map(\.rule)
+    outcome.nowPassing = known?.expected.map(\.rule).filter { !failing.contains($0) } ?? []
+    for report in outcome.reports {
+        if let entry = report.expectation {
+            // One line each: they are expected, and the reason says why.
+            let seen = "\(report.finding.rule): \(report.finding.message) (case seed \(report.finding.identity.caseSeed))"
+            withKnownIssue(Comment(rawValue: "known divergence of \(known?.impl ?? "the platform") (\(entry.kind.rawValue)): \(entry.reason)"),
+                           sourceLocation: sourceLocation) {
+                Issue.record(Comment(rawValue: seen), sourceLocation: sourceLocation)
+            }
+        } else {
+            Issue.record(Comment(rawValue: report.description(in: result)), sourceLocation: sourceLocation)
+            Attachment.record(Array(JSONCodec.encode(report.finding)), named: report.finding.fileName, sourceLocation: sourceLocation)
+        }
+    }
+    return outcome
+}
+
+/// What `expectConformance(driver:)` found.
+public struct DriverConformance: Sendable {
+    /// One broken rule (or a crash or a hang): its finding, shrunk when it was unexpected.
+    public struct Report: Sendable {
+        public var finding: Finding
+        /// The finding file written, if it could be.
+        public var file: String?
+        /// The line that replays it from any folder.
+        public var replay: String
+        /// The known divergence it is, or nil when it is the queue's own (an `Issue`).
+        public var expectation: Expectations.Entry?
+        public var isKnown: Bool { expectation != nil }
+
+        /// The rule, its sentence, what happened, the case and how to replay it.
+        func description(in result: RunResult) -> String {
+            let rule = RuleBook.check(id: finding.rule)?.rule
+            let cases = result.statistics.first { $0.id == finding.rule }?.violations
+                ?? result.endings[finding.rule == Finding.crashRule ? "crash" : "hang"] ?? 1
+            let shrunk = finding.shrinkSteps > 0 ? "; minimised from \(finding.originalOperations) to \(finding.operations) operations" : ""
+            return """
+                \(finding.rule): \(finding.message)
+                \(rule?.statement ?? (finding.rule == Finding.crashRule ? "The driver died." : "The driver stalled."))
+                broken in \(cases) of \(result.cases) cases; first: case \(finding.caseIndex) of seed \(finding.runSeed), case seed \(finding.identity.caseSeed)\(shrunk)
+                finding: \(file ?? "(not written)")
+                replay: \(replay)
+                """
+        }
+    }
+
+    /// The driver's command, its executable resolved to an absolute path once found.
+    public var command: [String]
+    /// Why nothing was run (no such driver, a driver that does not answer the probe, an
+    /// unreadable expectations file); an `Issue` says it too.
+    public var problem: String?
+    public var expectations: Expectations?
+    public var run: RunResult?
+    /// Every broken rule, in the catalog's order, then a crash and a hang.
+    public var reports: [Report] = []
+    /// Expected divergences this run did not show (not an issue: a queue may avoid some).
+    public var nowPassing: [String] = []
+
+    init(command: [String]) { self.command = command }
+
+    /// The broken rules that are the queue's own: each was an `Issue`.
+    public var unexpected: [Report] { reports.filter { !$0.isKnown } }
+    /// The broken rules that are known divergences of the platform: each was a known issue.
+    public var known: [Report] { reports.filter(\.isKnown) }
+    /// The run happened and broke nothing unexpected.
+    public var conforms: Bool { problem == nil && run != nil && unexpected.isEmpty }
+}
+
+extension Strength {
+    /// Whether a rule of this strength is at least as strong as `minimum` (`allCases` goes from
+    /// the strongest, a documented must, to the weakest, observed only).
+    public func isAtLeast(_ minimum: Strength) -> Bool {
+        let order = Strength.allCases
+        return order.firstIndex(of: self)! <= order.firstIndex(of: minimum)!
+    }
+}
