@@ -180,12 +180,13 @@ enum ChildProcess {
         DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.errors) { collected.appendErr($0) } }
         // On its own thread: a child that never reads its input must not block the deadlines.
         DispatchQueue.global().async { child.send(Data(input.utf8)) }
+        // Reaped on a thread of its own, so the end of a case is seen at once, not at the next
+        // look of a polling loop.
+        let reaped = Reaped()
+        DispatchQueue.global().async { reaped.set(child.wait()) }
         var killed: String?
         let started = Date()
-        var ending: SpawnedProcess.Ending?
-        while true {
-            ending = child.poll()
-            if ending != nil { break }
+        while !reaped.wait(seconds: 0.05) {
             let now = Date()
             if let last = collected.lastOutput {
                 if now.timeIntervalSince(last) > timeout { killed = "no progress within \(Int(timeout)) s" }
@@ -201,23 +202,40 @@ enum ChildProcess {
             if killed == nil && collected.lines > lineLimit { killed = "the driver wrote more than \(lineLimit) lines" }
             if killed != nil {
                 child.stop()
-                ending = child.wait()
+                _ = reaped.wait(seconds: .infinity)
                 break
             }
-            usleep(10_000)
         }
+        let ending = reaped.ending
         _ = readers.wait(timeout: .now() + 5)
         let (out, err) = collected.values
         let lines = String(decoding: out, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         // The child's last words: its fatal error if it printed one, else its last line.
         let errLines = String(decoding: err, as: UTF8.self).split(separator: "\n").map(String.init)
         let lastError = errLines.last { $0.contains("Fatal error") } ?? errLines.last
-        switch ending! {
+        switch ending {
         case .exited(let status):
             return Outcome(lines: lines, status: status, signal: nil, killed: killed, lastError: lastError)
         case .signalled(let signal):
             return Outcome(lines: lines, status: signal, signal: killed == nil ? signal : nil, killed: killed, lastError: lastError)
         }
+    }
+
+    /// How the child ended, handed from the thread that reaps it. `@unchecked Sendable` is
+    /// sound: `value` is written once and read only under `condition`.
+    final class Reaped: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var value: SpawnedProcess.Ending?
+        func set(_ ending: SpawnedProcess.Ending) { condition.lock(); value = ending; condition.broadcast(); condition.unlock() }
+        /// Whether the child has ended, waiting at most `seconds` for it.
+        func wait(seconds: Double) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = seconds.isInfinite ? Date.distantFuture : Date().addingTimeInterval(seconds)
+            while value == nil { if !condition.wait(until: deadline) { break } }
+            return value != nil
+        }
+        var ending: SpawnedProcess.Ending { condition.lock(); defer { condition.unlock() }; return value! }
     }
 
     /// The child's output, filled by reader threads. `@unchecked Sendable` is sound: every value
