@@ -231,7 +231,12 @@ enum ChildProcess {
         func wait(seconds: Double) -> Bool {
             condition.lock()
             defer { condition.unlock() }
-            let deadline = seconds.isInfinite ? Date.distantFuture : Date().addingTimeInterval(seconds)
+            // No `wait(until: .distantFuture)`: on Linux it traps (the date overflows a timespec).
+            if seconds.isInfinite {
+                while value == nil { condition.wait() }
+                return true
+            }
+            let deadline = Date().addingTimeInterval(seconds)
             while value == nil { if !condition.wait(until: deadline) { break } }
             return value != nil
         }
