@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# CI for the alternative-queue example, run by .ci/run as
+#   bash Examples/alternative-queue/check.sh /path/to/opconform
+# Builds the example with warnings as errors, runs its tests (the queue conforms but for
+# Foundation's known divergences; the planted width bug is caught), then replays the planted
+# bug's finding from this folder, as a user would paste it, and requires it to break again.
+set -euo pipefail
+opconform="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+cd "$(dirname "$0")"
+findings="$(mktemp -d)"
+trap 'rm -rf "$findings"' EXIT
+
+echo "-- build (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+echo "-- swift test"
+swift test
+
+echo "-- the CLI route: 60 cases of the buggy driver, then its finding replayed from this folder"
+set +e
+"$opconform" run --impl exec:.build/debug/altqueue-buggy-driver --count 60 --seed 1 --rules QUEUE-MAX-CONCURRENT \
+  --profile class-reference --out "$findings/cli" > "$findings/run.txt" 2>&1
+status=$?
+set -e
+cat "$findings/run.txt"
+[ "$status" -eq 1 ] || { echo "check: the buggy queue's run should exit 1 (a rule broken), not $status" >&2; exit 1; }
+file="$(ls "$findings"/cli/QUEUE-MAX-CONCURRENT-*.json | head -1)"
+grep -q "replay: $opconform replay $file" "$findings/run.txt" || grep -q "replay: opconform replay $file" "$findings/run.txt" \
+  || { echo "check: the run printed no replay line for $file" >&2; exit 1; }
+# The width bug shows only while the first operation still runs. The minimised case (two empty
+# operations) keeps the race but loses it often (the run prints in how many of its attempts it
+# broke), so it gets five tries; the regenerated original case, whose operations work, breaks on
+# nearly every run (--original), and gets three more.
+for try in 1 2 3 4 5; do
+  if "$opconform" replay "$file" | tee "$findings/replay.txt" | grep -q "QUEUE-MAX-CONCURRENT broke again"; then
+    echo "check: replayed from $(pwd): QUEUE-MAX-CONCURRENT broke again (minimised case, try $try)"
+    exit 0
+  fi
+done
+for try in 1 2 3; do
+  if "$opconform" replay "$file" --original | tee "$findings/replay.txt" | grep -q "QUEUE-MAX-CONCURRENT broke again"; then
+    echo "check: replayed from $(pwd): QUEUE-MAX-CONCURRENT broke again (original case, try $try; the minimised one lost its race five times)"
+    exit 0
+  fi
+done
+cat "$findings/replay.txt"
+echo "check: $file did not break QUEUE-MAX-CONCURRENT again in five replays of the minimised case and three of the original" >&2
+exit 1
