@@ -21,10 +21,11 @@ public final class StandardConsole: Console {
 
 public enum CLI {
     /// How a replay line starts this program where the user is (`ReplayProgram`): its name when
-    /// PATH finds it, else its absolute path. Commands run in a test process say `opconform`.
+    /// PATH finds it, else its absolute path (also when it was copied or linked under another
+    /// name). Commands run inside a test process (an `.xctest` bundle) say `opconform`.
     static var replayProgram: String {
         let me = CommandLine.arguments[0]
-        guard (me as NSString).lastPathComponent == "opconform" else { return ReplayProgram.default }
+        if me.hasSuffix(".xctest") || me.contains(".xctest/") { return ReplayProgram.default }
         return ReplayProgram.invoked(as: me)
     }
 

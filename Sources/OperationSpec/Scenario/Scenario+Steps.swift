@@ -20,6 +20,30 @@ extension Scenario {
         return out
     }
 
+    /// All the work units, and rendezvous timeouts, of the scenario's step lists, repeats
+    /// multiplied out and both branches of every `if` counted: more than a correct run can spend
+    /// working and waiting, even with everything done one after another.
+    public var totalWork: Int {
+        // A helper call counts as the costliest helper's work (routines call no routines in
+        // the generator's programs; a hand-written one that does is bounded by the 5 s floor
+        // the drivers add).
+        let routines = operations.flatMap { $0.kind.program?.routines ?? [] }
+        let costliestRoutine = routines.map { r in r.body.reduce(0) { if case .work(let n) = $1 { return $0 + max(0, n) }; return $0 } }.max() ?? 0
+        func total(_ steps: [Step]) -> Int {
+            steps.reduce(0) { sum, step in
+                switch step {
+                case .call: return sum + costliestRoutine
+                case .work(let n): return sum + max(0, n)
+                case .await(_, let timeout): return sum + max(0, timeout)
+                case .if(_, let then, let otherwise): return sum + total(then) + total(otherwise)
+                case .repeat(let n, let body): return sum + max(0, n) * total(body)
+                default: return sum
+                }
+            }
+        }
+        return stepLists.reduce(0) { $0 + total($1) }
+    }
+
     /// The longest stretch, in work units, that a correct run of one step may spend without
     /// recording anything: the largest `work` or rendezvous timeout anywhere. A real
     /// implementation's harness scales its "nothing is happening" windows by it.

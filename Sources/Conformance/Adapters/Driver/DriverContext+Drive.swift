@@ -16,6 +16,9 @@ extension DriverContext {
     /// every case would cost seconds in each case that misses a trigger or hangs.
     var triggerQuiet: TimeInterval { max(0.25, 4 * Double(scenario.longestSilentStep) * unit) }
     var stallQuiet: TimeInterval { max(0.5, 8 * Double(scenario.longestSilentStep) * unit) }
+    /// The longest a driver call may run, however much is recorded meanwhile: four times all the
+    /// scenario's work and rendezvous timeouts done one after another, and at least 5 s.
+    var callDeadline: TimeInterval { max(5, 4 * Double(scenario.totalWork) * unit) }
 
     /// Runs the scenario; returns the trace's last event when the run is over (`end`, or `hang`
     /// naming what never finished). A call that never returns is caught by the driver's

@@ -21,6 +21,8 @@ final class DriverRecorder: @unchecked Sendable {
     private var lastEventTime: TimeInterval = 0
     /// The driver call in progress, if any: what a stall is blamed on.
     private var pendingCall: String?
+    /// Active time when `pendingCall` began.
+    private var pendingSince: TimeInterval = 0
     /// Set once the trace has its last event: later events are dropped, so nothing follows
     /// `end` or `hang`.
     private var closed = false
@@ -118,16 +120,24 @@ final class DriverRecorder: @unchecked Sendable {
     func pending(_ call: String?) {
         condition.lock()
         pendingCall = call
+        pendingSince = clock.now
         condition.unlock()
     }
 
-    /// The driver call that has been in progress while nothing was recorded for `quiet`
-    /// seconds: a stall, since a correct run records something at least that often.
-    func stalled(quiet: TimeInterval) -> String? {
+    /// The driver call that is stuck, and why: in progress while nothing was recorded for
+    /// `quiet` seconds (a correct run records something at least that often), or in progress
+    /// for longer than `longest` seconds however much was recorded meanwhile (a livelock: a
+    /// queue that polls a getter keeps the trace growing and never lets the call return).
+    func stalled(quiet: TimeInterval, longest: TimeInterval) -> (call: String, why: String)? {
         condition.lock()
         defer { condition.unlock() }
-        guard !closed, let call = pendingCall, clock.now - lastEventTime >= quiet else { return nil }
-        return call
+        guard !closed, let call = pendingCall else { return nil }
+        let now = clock.now
+        if now - lastEventTime >= quiet { return (call, "nothing happened for \(String(format: "%.2f", quiet)) s") }
+        if now - pendingSince >= longest {
+            return (call, "it ran for \(String(format: "%.1f", now - pendingSince)) s while events kept coming, longer than this scenario's work can take (\(String(format: "%.1f", longest)) s)")
+        }
+        return nil
     }
 
     /// Ends the trace: records `last` and drops everything after it. `onCallingThread`: on the

@@ -85,18 +85,19 @@ public struct OperationDriver {
     }
 
     /// The watchdog: a driver call that has not returned while nothing happened for the
-    /// context's stall window is stuck (a deadlock, or a wait for something that never comes).
+    /// context's stall window is stuck (a deadlock, or a wait for something that never comes),
+    /// and so is one still running after all the scenario's work could have been done four
+    /// times over (a livelock that keeps logging: the silence window never comes).
     /// It ends the trace with a `hang` naming the call and exits, in a fraction of a second
     /// instead of the harness's 5 s of silence. The driving thread is stuck and cannot end the
     /// process itself; `_exit` skips exit handlers that could wait for it.
     private static func watch(_ context: DriverContext, write: @escaping @Sendable (String) -> Void) {
-        let quiet = context.stallQuiet
+        let quiet = context.stallQuiet, longest = context.callDeadline
         let thread = Thread {
             while true {
                 Thread.sleep(forTimeInterval: 0.02)
-                guard let call = context.recorder.stalled(quiet: quiet) else { continue }
-                let silence = String(format: "%.2f", quiet)
-                if context.recorder.close(with: .hang("\(call) never returned; nothing happened for \(silence) s"), onCallingThread: false) {
+                guard let (call, why) = context.recorder.stalled(quiet: quiet, longest: longest) else { continue }
+                if context.recorder.close(with: .hang("\(call) never returned; \(why)"), onCallingThread: false) {
                     write(JSONCodec.line(DriverProtocol.Message.done))
                     _exit(0)
                 }
