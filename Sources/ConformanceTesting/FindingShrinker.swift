@@ -24,14 +24,9 @@ struct FindingShrinker {
         // As the runner does: a run that stalls costs the driver's stall window, so a death is
         // shrunk on a smaller budget than a rule.
         if finding.rule == Finding.crashRule || finding.rule == Finding.hangRule { shrinker.budget = min(shrinker.budget, 120) }
-        // The shrinker searches only if its first run of the case fails again (else it ran once:
-        // `runs` is 1). On a real queue a failure that depends on timing may not, on a busy
-        // machine (a width off by one shows only while the first operation still runs, for a
-        // few milliseconds): it is given three chances.
-        var result = shrinker.shrink(finding.scenario, scheduleSeed: finding.scheduleSeed)
-        for _ in 1..<3 where result.runs == 1 {
-            result = shrinker.shrink(finding.scenario, scheduleSeed: finding.scheduleSeed)
-        }
+        // (A failure that depends on timing gets `attempts` tries to show again before the
+        // search starts: the shrinker's own rule for real implementations.)
+        let result = shrinker.shrink(finding.scenario, scheduleSeed: finding.scheduleSeed)
         guard result.reproduced > 0 else { return finding }
         var out = finding
         out.scenario = result.scenario

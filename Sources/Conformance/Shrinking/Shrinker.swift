@@ -32,6 +32,12 @@ public struct Shrinker: Sendable {
     public let target: ShrinkTarget
     public var schedulesPerCandidate = 4
     public var attempts: Int
+    /// How many of a candidate's `attempts` under one schedule seed must show the failure for it
+    /// to be kept. 1 on a deterministic implementation. On a real one, 2 of 3: a candidate kept
+    /// on a single lucky run is often a race the implementation wins most of the time (two empty
+    /// operations on a queue whose width is off by one), and its replay line then says "did not
+    /// break" most of the time; requiring most runs keeps the work that makes the failure show.
+    public var keepAfter: Int
     public var budget = 4000
     /// A correct runtime to ask "would this candidate wait for ever?": the faithful reference
     /// engine. An implementation with a bug may finish a case that a correct one never could
@@ -47,6 +53,7 @@ public struct Shrinker: Sendable {
         self.profile = profile
         self.target = target
         self.attempts = attempts ?? (impl.isDeterministic ? 1 : 3)
+        self.keepAfter = impl.isDeterministic ? 1 : self.attempts / 2 + 1
         // A real implementation chooses its own interleavings, and every run costs a process:
         // one schedule seed, repeated `attempts` times, and a budget of a few hundred runs.
         if !impl.isDeterministic {
@@ -88,19 +95,32 @@ public struct Shrinker: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         var best = scenario, seed = scheduleSeed, runs = 1, accepted = 0
-        let (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
+        var (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
+        // A real implementation may not show a failure that depends on timing on the first run
+        // again: it gets `attempts` tries before the search gives up on the case.
+        while first == nil && runs < attempts {
+            runs += 1
+            (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
+        }
         var witness = first
         let signature = first.map(Self.signature)
         let seeds = [scheduleSeed] + (1..<schedulesPerCandidate).map { SplitMix64.derive(scheduleSeed, UInt64($0)) }
 
         func fails(_ candidate: Scenario) -> (UInt64, Violation)? {
             for s in ([seed] + seeds.filter { $0 != seed }) {
-                for _ in 0..<attempts {
+                var shown = 0, witnessed: Violation?
+                for attempt in 0..<attempts {
+                    // Stop as soon as the rest of the attempts could not reach `keepAfter`.
+                    if shown + (attempts - attempt) < keepAfter { break }
                     guard runs < budget else { return nil }
                     runs += 1
                     let (v, end) = run(candidate, scheduleSeed: s, signature: signature)
                     // No worse ending than the original: a new hang or crash is a different failure.
-                    if let v, end == ending || end == .complete { return (s, v) }
+                    if let v, end == ending || end == .complete {
+                        shown += 1
+                        witnessed = witnessed ?? v
+                        if shown >= keepAfter { return (s, witnessed!) }
+                    }
                 }
             }
             return nil
