@@ -27,13 +27,17 @@ enum ReplayCommand {
         var recorded: String?
         /// The driver a finding was found with, when it was started by path.
         var launch: DriverLaunch?
-        let scenario: Scenario
+        var scenario: Scenario
         var seed: UInt64
+        /// The case `--seed` regenerates: it is built again once the implementation is known,
+        /// for one with a subclass of its own (its asynchronous operations are instances of it).
+        var regenerated: CaseIdentity?
         if let caseSeed = args.options["--seed"] {
             guard args.positionals.isEmpty else { throw InputError("replay takes a file or --seed, not both") }
             let identity = CaseIdentity(caseSeed: try args.seed("--seed", default: UInt64(caseSeed) ?? 0), options: try args.generatorOptions())
             scenario = identity.scenario()
             seed = identity.scheduleSeed
+            regenerated = identity
         } else {
             guard args.positionals.count == 1 else { throw InputError("replay needs one scenario or finding file, or --seed S; given \(args.positionals.count) files") }
             let path = args.positionals[0]
@@ -72,7 +76,6 @@ enum ReplayCommand {
                 seed = 1
             }
         }
-        seed = try args.seed("--schedule-seed", default: seed)
         let impl: any Implementation
         if let launch {
             guard FileManager.default.isExecutableFile(atPath: launch.executable) else {
@@ -82,6 +85,11 @@ enum ReplayCommand {
         } else {
             impl = try args.implementation(implName, profile: profile, faults: faults)
         }
+        if var identity = regenerated, impl.subclass != nil, !identity.options.subclass {
+            identity.options.subclass = true
+            scenario = identity.scenario()
+        }
+        seed = try args.seed("--schedule-seed", default: seed)
         let trace = impl.run(scenario, scheduleSeed: seed)
         let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }

@@ -50,7 +50,7 @@ struct SimulatedOperation {
     var mainBody: [Step] {
         switch kind {
         case .main(let b), .invocation(let b): return b
-        case .concurrent(let p): return p.main
+        case .concurrent, .subclass: return kind.program!.main
         case .block: return []
         }
     }

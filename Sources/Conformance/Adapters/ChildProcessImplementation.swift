@@ -15,6 +15,8 @@ public struct ChildProcessImplementation: Implementation {
     /// built-in ones, which replay lines name by `--impl NAME`.
     public var launch: DriverLaunch?
     public var limits: DriverLimits
+    /// The driver's own subclass, from its hello (`DriverProtocol.Message.hello`).
+    public var subclass: String?
     /// Seconds the child may go without writing anything (once it has started) before it is
     /// killed and the case reported as a hang. Drivers declare their own hangs much sooner; this
     /// is the backstop for a driver whose watchdog is stuck too.
@@ -51,13 +53,15 @@ public struct ChildProcessImplementation: Implementation {
             throw InputError("\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
         }
         switch message {
-        case .hello(let version, let impl, let capabilities):
+        case .hello(let version, let impl, let capabilities, let subclass):
             guard version == DriverProtocol.version else {
                 throw InputError("\(who) says hello in protocol \(version); this harness speaks \(DriverProtocol.version)" + more)
             }
             guard !impl.isEmpty else { throw InputError("\(who) gave an empty implementation name in its hello" + more) }
-            return ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, timeout: limits.timeout,
-                                              unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline, launch: launch)
+            var found = ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, timeout: limits.timeout,
+                                                   unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline, launch: launch)
+            found.subclass = subclass
+            return found
         case .error(let why):
             throw InputError("\(who) refused the probe (an empty scenario, no impl): \(why)" + more)
         case .event, .done:
@@ -79,7 +83,7 @@ public struct ChildProcessImplementation: Implementation {
                 break
             }
             switch message {
-            case .hello(_, _, let declared): caps = declared
+            case .hello(_, _, let declared, _): caps = declared
             case .event(let e):
                 guard e.seq == events.count else {
                     problem = "the driver numbered its event \(events.count) as \(e.seq) (seq counts from 0 without gaps)"

@@ -476,7 +476,7 @@ struct Conversation {
             let data = Data(line.bytes)
             if let message = try? decoder.decode(DriverProtocol.Message.self, from: data) {
                 switch message {
-                case .hello(let p, let impl, let caps): said.append((n, .hello(Hello(protocol: p, impl: impl, capabilities: caps.map(\.rawValue)))))
+                case .hello(let p, let impl, let caps, _): said.append((n, .hello(Hello(protocol: p, impl: impl, capabilities: caps.map(\.rawValue)))))
                 case .event(let e): said.append((n, .event(e)))
                 case .done: said.append((n, .done))
                 case .error(let why): said.append((n, .error(why)))

@@ -30,7 +30,9 @@ public enum DriverProtocol {
     /// event as it happens, then `done`. A driver that cannot run the request writes `error` and
     /// exits with status 2.
     public enum Message: Codable, Sendable, Equatable {
-        case hello(protocol: Int, impl: String, capabilities: [Observation])
+        /// `subclass`: the name of the implementation's own asynchronous `Operation` subclass,
+        /// when the driver runs one: the harness then generates `subclass` operations for it.
+        case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil)
         case event(TraceEvent)
         case done
         case error(String)

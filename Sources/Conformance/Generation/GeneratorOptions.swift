@@ -10,10 +10,36 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// race, a missing notification, a call to super...). Zero for conformance runs: a flawed
     /// subclass breaks rules that bind the subclass author, not the runtime.
     public var flawRate: Int
+    /// Whether the asynchronous subclasses are the implementation's own (`OperationKind.subclass`,
+    /// the work of the program the generator would have made) instead of step programs. Set when
+    /// a driver's hello names a subclass of its own. The random draws are the same either way,
+    /// so a seed gives the same scenario with the implementation's subclass in place.
+    public var subclass: Bool
 
-    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0) {
+    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false) {
         self.size = size
         self.misuseRate = misuseRate
         self.flawRate = flawRate
+        self.subclass = subclass
+    }
+
+    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass }
+
+    /// `subclass` is written only when set, and read as false when absent: files written before
+    /// it existed keep their bytes and still read.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        size = try c.decode(Int.self, forKey: .size)
+        misuseRate = try c.decode(Int.self, forKey: .misuseRate)
+        flawRate = try c.decode(Int.self, forKey: .flawRate)
+        subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(size, forKey: .size)
+        try c.encode(misuseRate, forKey: .misuseRate)
+        try c.encode(flawRate, forKey: .flawRate)
+        if subclass { try c.encode(true, forKey: .subclass) }
     }
 }

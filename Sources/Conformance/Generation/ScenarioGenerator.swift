@@ -94,7 +94,12 @@ private struct Builder {
             switch weighted([45, 20, 20, 10, 5]) {
             case 0, 4: kind = .main(body(i))
             case 1: kind = .block((0..<(1 + rng.below(3))).map { _ in [.work(1 + rng.below(3)), .returnIfCancelled] })
-            case 2: kind = .concurrent(chance(options.flawRate) ? flawedProgram() : correctProgram())
+            case 2:
+                let program = chance(options.flawRate) ? flawedProgram() : correctProgram()
+                // The implementation's own subclass does the program's work (its main without
+                // the call that completes it); the same draws were made either way.
+                kind = options.subclass ? .subclass(program.main.filter { if case .call = $0 { return false }; return true })
+                                        : .concurrent(program)
             default: kind = .invocation(body(i))
             }
             var config = OperationConfig(kind: kind)
@@ -122,8 +127,7 @@ private struct Builder {
             routines: [Routine("completeOperation", Self.completeOperation)])
     }
 
-    static let completeOperation: [Step] = [.willChange(.isFinished), .willChange(.isExecuting), .set(.isExecuting, false),
-                                            .set(.isFinished, true), .didChange(.isExecuting), .didChange(.isFinished)]
+    static let completeOperation = ConcurrentProgram.completeOperation
 
     /// A subtly wrong concurrent subclass, one flaw at a time.
     mutating func flawedProgram() -> ConcurrentProgram {

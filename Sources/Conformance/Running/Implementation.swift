@@ -16,11 +16,15 @@ public protocol Implementation: Sendable {
     var replayArguments: [String] { get }
     /// The driver the user named by path, if any: findings record it so a replay starts it.
     var launch: DriverLaunch? { get }
+    /// The implementation's own asynchronous `Operation` subclass, by name, when it has one to
+    /// test: generated asynchronous operations are then instances of it (`OperationKind.subclass`).
+    var subclass: String? { get }
 }
 
 extension Implementation {
     public var replayArguments: [String] { ["--impl", name] }
     public var launch: DriverLaunch? { nil }
+    public var subclass: String? { nil }
 }
 
 /// The reference engine as an implementation under test, with any injected faults.

@@ -33,7 +33,9 @@ public struct RunConfiguration: Sendable {
         self.faults = faults
         self.seed = seed
         self.count = count
+        // An implementation with a subclass of its own is tested through it.
         self.generator = generator
+        if impl.subclass != nil { self.generator.subclass = true }
         self.rules = rules
         self.shrink = shrink
         self.attempts = attempts

@@ -37,7 +37,8 @@ extension Scenario {
     /// shrinker never does.
     public func protocolNames(_ op: Int) -> Bool {
         operations.contains { config in
-            guard let p = config.kind.program else { return false }
+            // The implementation's own subclass has only its work: no protocol of ours to keep.
+            guard !config.kind.isSubclass, let p = config.kind.program else { return false }
             let all = p.start + p.main + p.routines.flatMap(\.body)
             return Scenario.steps(all, without: op, { $0 }) != all
         }
@@ -85,6 +86,7 @@ extension OperationConfig {
             p.main = transform(p.main)
             p.routines = p.routines.map { Routine($0.name, transform($0.body)) }
             c.kind = .concurrent(p)
+        case .subclass(let work): c.kind = .subclass(transform(work))
         }
         c.completion = completion.map(transform)
         return c

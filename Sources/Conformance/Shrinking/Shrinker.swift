@@ -226,7 +226,7 @@ public struct Shrinker: Sendable {
         var out: [OperationConfig] = []
         var bodies: [[Step]] = []
         _ = o.mappingSteps { b in bodies.append(b); return b }
-        let keepProtocol = o.kind.overridesStart
+        let keepProtocol = o.kind.overridesStart && !o.kind.isSubclass
         for (k, body) in bodies.enumerated() {
             for variant in simpler(body, keepProtocol: keepProtocol) {
                 var n = 0

@@ -8,6 +8,7 @@ extension Scenario {
             case .main(let body), .invocation(let body): out.append(body)
             case .block(let blocks): out += blocks
             case .concurrent(let p): out += [p.start, p.main] + p.routines.map(\.body)
+            case .subclass(let work): out.append(work)
             }
             if let c = o.completion { out.append(c) }
         }

@@ -19,6 +19,7 @@ extension Scenario {
             case .block(let blocks):
                 if blocks.isEmpty { out.append("\(place) is a block operation with no block") }
                 for (b, body) in blocks.enumerated() { check(body, in: "\(place) block \(b)", this: i, program: nil, &out) }
+            case .subclass(let work): check(work, in: "\(place) work", this: i, program: nil, &out)
             case .concurrent(let p):
                 check(p.start, in: "\(place) start", this: i, program: p, &out)
                 check(p.main, in: "\(place) main", this: i, program: p, &out)
@@ -72,7 +73,17 @@ extension Scenario {
 
     private func check(_ body: [Step], in place: String, this: Int, program: ConcurrentProgram?, _ out: inout [String]) {
         let nOps = operations.count
+        // The implementation's own subclass runs its own state code: steps may not do it for it.
+        let own = this >= 0 && this < nOps && operations[this].kind.isSubclass
         for step in body {
+            if own {
+                switch step {
+                case .set, .willChange, .didChange, .callSuperStart, .call, .callMain:
+                    out.append("\(place) runs \(step) with self = operation \(this), an instance of the implementation's own subclass: only the subclass's code changes its state or calls its methods")
+                    continue
+                default: break
+                }
+            }
             switch step {
             case .work(let n) where n < 0 || n > 1_000_000:
                 out.append("\(place) works \(n) units; allowed is 0...1000000")

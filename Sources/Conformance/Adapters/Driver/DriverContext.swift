@@ -18,14 +18,17 @@ final class DriverContext: @unchecked Sendable {
     let unit: TimeInterval
     /// Makes each of the scenario's queues.
     private let makeQueue: () -> any QueueUnderTest
+    /// Makes an instance of the implementation's own subclass for each `subclass` operation.
+    private let makeSubclass: ((SubclassProbe) -> Operation)?
     private(set) var ops: [Operation] = []
     private(set) var queues: [any QueueUnderTest] = []
 
     init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, queue makeQueue: @escaping () -> any QueueUnderTest,
-         sink: @escaping (TraceEvent) -> Void) {
+         subclass makeSubclass: ((SubclassProbe) -> Operation)? = nil, sink: @escaping (TraceEvent) -> Void) {
         self.scenario = scenario
         self.unit = unit
         self.makeQueue = makeQueue
+        self.makeSubclass = makeSubclass
         var lookup: (() -> Int?)!
         self.recorder = DriverRecorder(recording: recording, sink: sink, queueOfCurrentThread: { lookup() })
         // The first queue that says the thread is its own; nil when none can tell.
@@ -46,6 +49,10 @@ final class DriverContext: @unchecked Sendable {
                 for (n, body) in blocks.enumerated() { op.addLoggedBlock(n, body) }
                 return op
             case .concurrent(let program): return ProgramOperation(index: i, program: program, context: self)
+            case .subclass(let work):
+                // `OperationDriver.serve` refuses a scenario with these when it has no subclass.
+                guard let make = makeSubclass else { preconditionFailure("a subclass operation reached a driver without a subclass") }
+                return make(SubclassProbe(index: i, work: work, context: self))
             }
         }
     }

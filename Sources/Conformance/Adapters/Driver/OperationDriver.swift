@@ -31,13 +31,34 @@ public struct OperationDriver {
     /// implementation is refused.
     public let name: String
     private let makeQueue: () -> any QueueUnderTest
+    private let makeSubclass: ((SubclassProbe) -> Operation)?
+    /// The name of the subclass under test, said in the hello.
+    private let subclassName: String?
 
     /// `queue` makes one queue; it is called once for each of a scenario's queues, on the
     /// driving thread, before any operation runs.
     public init(name: String, queue: @escaping () -> any QueueUnderTest) {
         self.name = name
         self.makeQueue = queue
+        self.makeSubclass = nil
+        self.subclassName = nil
     }
+
+    /// A driver for your own asynchronous `Operation` subclass: every asynchronous operation of
+    /// the generated scenarios is made by `subclass`, an instance of your class that forwards to
+    /// its `SubclassProbe`, and runs on `queue`'s queues (Foundation's by default). The hello
+    /// names the class, and the harness then generates `subclass` operations.
+    public init<S: Operation>(name: String, queue: @escaping () -> any QueueUnderTest = { OperationQueue() },
+                              subclass: @escaping (SubclassProbe) -> S) {
+        self.name = name
+        self.makeQueue = queue
+        self.makeSubclass = { subclass($0) }
+        self.subclassName = String(describing: S.self)
+    }
+
+    /// What this driver observes: `capabilities`, less `superStart` for a subclass of yours (its
+    /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call).
+    var observations: [Observation] { makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart } }
 
     /// Serves the request on standard input and exits with the protocol's status (0, or 2 for
     /// a request it cannot run). `--plain` (the bench's) runs without recording.
@@ -74,9 +95,13 @@ public struct OperationDriver {
             write(JSONCodec.line(DriverProtocol.Message.error(problem)))
             return 2
         }
-        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: name, capabilities: Self.capabilities)))
+        if makeSubclass == nil, let op = request.scenario.operations.firstIndex(where: { $0.kind.isSubclass }) {
+            write(JSONCodec.line(DriverProtocol.Message.error("operation \(op) is an instance of the implementation's own subclass, and \(name) has none (OperationDriver(name:subclass:) makes a driver that has)")))
+            return 2
+        }
+        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: name, capabilities: observations, subclass: subclassName)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
-                                    queue: makeQueue) { event in
+                                    queue: makeQueue, subclass: makeSubclass) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
         Self.watch(context, write: write)

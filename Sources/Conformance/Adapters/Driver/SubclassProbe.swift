@@ -1,0 +1,88 @@
+import Foundation
+import OperationSpec
+
+/// What your own asynchronous `Operation` subclass forwards to, so that the harness sees it:
+/// every `start` and `cancel` call, every getter call (the queue's own included), and its unit of
+/// work. A driver for a subclass gives each of a scenario's asynchronous operations a probe;
+/// your test subclass wraps its overrides in the probe's methods and does the probe's work as
+/// its task:
+///
+/// ```swift
+/// final class Probed: MyAsyncOperation, @unchecked Sendable {
+///     let probe: SubclassProbe
+///     init(_ probe: SubclassProbe) { self.probe = probe; super.init() }
+///     override func execute() { probe.work(then: finish) }        // your class's task, and how it ends
+///     override func start() { probe.start { super.start() } }
+///     override func cancel() { probe.cancel { super.cancel() } }
+///     override var isReady: Bool { probe.isReady { super.isReady } }
+///     override var isExecuting: Bool { probe.isExecuting { super.isExecuting } }
+///     override var isFinished: Bool { probe.isFinished { super.isFinished } }
+///     override var isCancelled: Bool { probe.isCancelled { super.isCancelled } }
+/// }
+/// OperationDriver(name: "my-async-operation", subclass: { Probed($0) }).main()
+/// ```
+///
+/// Your class's stores into its state and its KVO calls are not seen (Foundation on Linux has no
+/// KVO, and `willChangeValue` cannot be overridden there): the rules judge it by what its getters
+/// return, when, and to whom, and by its calls. Foundation's queue reads `isFinished` when told
+/// the operation finished (its did-change handling), so every move to finished that the queue
+/// can act on is in the trace.
+///
+/// `@unchecked Sendable` is sound: the stored properties are `let` (the lock guards nothing but
+/// the order of a read and its record; see `read`).
+public final class SubclassProbe: @unchecked Sendable {
+    let index: Int
+    let work: [Step]
+    unowned let context: DriverContext
+    private let readLock = NSLock()
+
+    init(index: Int, work: [Step], context: DriverContext) {
+        self.index = index
+        self.work = work
+        self.context = context
+    }
+
+    /// Does the operation's unit of work on a thread of its own, as an asynchronous task would
+    /// be done, then calls `finish` on that thread: your class's way to end the operation.
+    /// Call it where your class starts its task (`execute()`, `main()`...). The work checks
+    /// `isCancelled` between its units, as the guide's Listing 2-4 does.
+    public func work(then finish: @escaping @Sendable () -> Void) {
+        let (index, work, context) = (self.index, self.work, self.context)
+        let thread = Thread {
+            ThreadRole.with(.program) {
+                context.log(.mainBegan(op: index, threadPriority: DriverContext.unknownPriority))
+                context.run(work, this: index)
+                context.log(.mainEnded(op: index))
+            }
+            finish()
+        }
+        thread.start()
+    }
+
+    /// Wrap your `start` override's call to `super.start()` (or your class's whole start).
+    public func start(_ body: () -> Void) { call(.start(index, by: ThreadRole.current), body) }
+    /// Wrap your `cancel` override's call to `super.cancel()`.
+    public func cancel(_ body: () -> Void) { call(.cancel(index), body) }
+
+    public func isReady(_ value: () -> Bool) -> Bool { read(.isReady, value) }
+    public func isExecuting(_ value: () -> Bool) -> Bool { read(.isExecuting, value) }
+    public func isFinished(_ value: () -> Bool) -> Bool { read(.isFinished, value) }
+    public func isCancelled(_ value: () -> Bool) -> Bool { read(.isCancelled, value) }
+
+    private func call(_ c: Call, _ body: () -> Void) {
+        context.log(.call(c))
+        body()
+        context.log(.returned(c))
+    }
+
+    /// Reads and records as one step, so two threads reading at once record their values in the
+    /// order they read them (as the driver's own operations do, `LoggedOperation.logged`).
+    /// Lock order: this lock, then your class's, then the recorder's.
+    private func read(_ key: StateKey, _ value: () -> Bool) -> Bool {
+        readLock.lock()
+        defer { readLock.unlock() }
+        let v = value()
+        context.log(.read(op: index, key, .bool(v)))
+        return v
+    }
+}
