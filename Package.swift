@@ -27,6 +27,9 @@ let package = Package(
         // The commands, as a library so tests can run them in process and read what they print.
         .target(name: "OpconformCLI", dependencies: ["Conformance"], swiftSettings: strict),
         .executableTarget(name: "opconform", dependencies: ["OpconformCLI"], swiftSettings: strict),
+        // A test fixture, not a product: a driver for a sample asynchronous subclass, run by the
+        // tests in a child process as the harness runs every driver (`swift build` builds it).
+        .executableTarget(name: "sample-subclass-driver", dependencies: ["Conformance"], path: "Tests/SampleSubclassDriver", swiftSettings: strict),
         .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
         .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceTesting", "OpconformCLI"], swiftSettings: strict),

@@ -10,37 +10,9 @@ import Testing
 /// `SubclassProbe`). `Examples/async-operation` is a package that tests two classes this way.
 @Suite("A subclass under test")
 struct SubclassUnderTestTests {
-    /// A careful asynchronous base class, as a user would write one, and its probed form.
-    class Careful: Operation, @unchecked Sendable {   // sound: the flags are read and written under `lock`
-        private let lock = NSLock()
-        private var executing = false, finished = false
-        override var isAsynchronous: Bool { true }
-        override var isExecuting: Bool { lock.withLock { executing } }
-        override var isFinished: Bool { lock.withLock { finished } }
-        override func start() {
-            if isCancelled { finish(); return }
-            willChangeValue(forKey: "isExecuting"); lock.withLock { executing = true }; didChangeValue(forKey: "isExecuting")
-            execute()
-        }
-        func execute() { finish() }
-        func finish() {
-            guard lock.withLock({ !finished }) else { return }
-            willChangeValue(forKey: "isFinished"); willChangeValue(forKey: "isExecuting")
-            lock.withLock { executing = false; finished = true }
-            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
-        }
-    }
-    final class Probed: Careful, @unchecked Sendable {   // sound: `probe` is a `let`
-        let probe: SubclassProbe
-        init(_ probe: SubclassProbe) { self.probe = probe; super.init() }
-        override func execute() { probe.work(then: finish) }
-        override func start() { probe.start { super.start() } }
-        override func cancel() { probe.cancel { super.cancel() } }
-        override var isReady: Bool { probe.isReady { super.isReady } }
-        override var isExecuting: Bool { probe.isExecuting { super.isExecuting } }
-        override var isFinished: Bool { probe.isFinished { super.isFinished } }
-        override var isCancelled: Bool { probe.isCancelled { super.isCancelled } }
-    }
+    /// The sample driver (`Tests/SampleSubclassDriver`): a careful class, probed. Run in a child
+    /// process: a driver exits its process when a call stalls, so it never runs in the tests'.
+    static let driver = SpecsDriftTests.root.appendingPathComponent(".build/debug/sample-subclass-driver").path
 
     @Test("the same seed makes the same scenario with the implementation's subclass in place of the step programs")
     func generation() {
@@ -80,42 +52,31 @@ struct SubclassUnderTestTests {
 
     @Test("the driver makes the user's instances, sees their calls, getters and work, and names the class in its hello")
     func driver() throws {
-        let driver = OperationDriver(name: "careful", subclass: { Probed($0) })
+        let impl = try Implementations.external(command: [Self.driver])
+        #expect(impl.name == "careful" && impl.subclass == "Probed")
+        #expect(!impl.capabilities.contains(.superStart) && impl.capabilities.contains(.finishing))
         let scenario = Scenario(queues: [QueueConfig()],
                                 operations: [OperationConfig(kind: .subclass([.work(1)])), OperationConfig(kind: .subclass([.work(1)]))],
                                 dependencies: [Edge(1, on: 0)],
                                 driver: [DriverStep(.addBatch(ops: [0, 1], queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
-        let lines = Lines()
-        let request = DriverProtocol.Request(impl: "careful", scenario: scenario, scheduleSeed: 1, unitMicroseconds: 1000)
-        #expect(driver.serve(requestLine: JSONCodec.line(request), write: lines.append) == 0)
-        let messages = try lines.all.map { try JSONCodec.decode(DriverProtocol.Message.self, from: Data($0.utf8), source: "driver") }
-        guard case .hello(_, _, let capabilities, let subclass)? = messages.first else { Issue.record("no hello"); return }
-        #expect(subclass == "Probed" && !capabilities.contains(.superStart) && capabilities.contains(.finishing))
-        let events = messages.compactMap { if case .event(let e) = $0 { return e }; return nil }
-        let trace = Trace(impl: "careful", scheduleSeed: 1, capabilities: capabilities, events: events)
-        #expect(trace.ending == .complete, "\(events.suffix(3))")
+        let trace = impl.run(scenario, scheduleSeed: 1)
+        #expect(trace.ending == .complete, "\(trace.events.suffix(3))")
         for op in 0..<2 {
-            #expect(events.contains { $0.kind == .call(.start(op, by: .queue)) })
-            #expect(events.contains { $0.kind == .mainBegan(op: op, threadPriority: -1) })
-            #expect(events.contains { $0.kind == .read(op: op, .isFinished, .bool(true)) })
+            #expect(trace.events.contains { $0.kind == .call(.start(op, by: .queue)) })
+            #expect(trace.events.contains { $0.kind == .mainBegan(op: op, threadPriority: -1) })
+            #expect(trace.events.contains { $0.kind == .read(op: op, .isFinished, .bool(true)) })
         }
         let broken = RuleBook.verdicts(scenario: scenario, trace: trace, profile: .classReference).flatMap { v -> [String] in
             if case .checked(let r) = v.verdict { return r.violations.map(\.rule) }; return []
         }
         #expect(broken.isEmpty, "\(broken)")
+        // Generated cases take the class: a run of the driver sets the generator's option.
+        #expect(RunConfiguration(impl: impl).generator.subclass)
 
         // A driver without a subclass refuses such a scenario in one sentence.
-        let plain = Lines()
-        #expect(OperationDriver(name: "careful", queue: { OperationQueue() }).serve(requestLine: JSONCodec.line(request), write: plain.append) == 2)
-        #expect(plain.all.first?.contains("has none (OperationDriver(name:subclass:) makes a driver that has)") == true)
-    }
-
-    /// Lines a driver writes. `@unchecked Sendable` is sound: `lines` is read and written only
-    /// under `lock`.
-    final class Lines: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        func append(_ s: String) { lock.withLock { lines.append(s.hasSuffix("\n") ? String(s.dropLast()) : s) } }
-        var all: [String] { lock.withLock { lines } }
+        let plain = try Implementations.external(command: [Self.driver, "--no-subclass"])
+        #expect(plain.subclass == nil)
+        guard case .crash(_, let message)? = plain.run(scenario, scheduleSeed: 1).events.last?.kind else { Issue.record("not refused"); return }
+        #expect(message.contains("has none (OperationDriver(name:subclass:) makes a driver that has)"), "\(message)")
     }
 }

@@ -72,6 +72,9 @@ public struct OperationDriver {
     }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.
+    /// When a driver call stalls, the watchdog ends the trace and exits the process (the stuck
+    /// thread cannot be made to return): call it only in a driver process of its own, never in
+    /// a test process or a harness.
     /// `plain`: run the same scenario without recording (no events but the last; the bench's
     /// measure of what the implementation costs without the harness).
     public func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
