@@ -182,12 +182,13 @@ enum ChildProcess {
         let readers = DispatchGroup()
         DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.output) { collected.appendOut($0) } }
         DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.errors) { collected.appendErr($0) } }
-        // On its own thread: a child that never reads its input must not block the deadlines.
-        DispatchQueue.global().async { child.send(Data(input.utf8)) }
-        // Reaped on a thread of its own, so the end of a case is seen at once, not at the next
-        // look of a polling loop.
+        // On threads of their own, not the global queues' (which also run the cases and their
+        // readers, and whose threads are limited): a child that never reads its input must not
+        // block the deadlines, and the child is reaped the moment it ends.
+        let request = Data(input.utf8)
+        Thread { child.send(request) }.start()
         let reaped = Reaped()
-        DispatchQueue.global().async { reaped.set(child.wait()) }
+        Thread { reaped.set(child.wait()) }.start()
         var killed: String?
         let started = Date()
         while !reaped.wait(seconds: 0.05) {
