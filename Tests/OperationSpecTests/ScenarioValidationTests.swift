@@ -19,6 +19,10 @@ struct ScenarioValidationTests {
         (Scenario(operations: [OperationConfig(kind: .main([.work(-1)]))]), "works -1 units"),
         (Scenario(queues: [QueueConfig(maxConcurrent: -3)]), "maxConcurrent -3"),
         (Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.result(0))]), "only invocation operations"),
+        // No operations at all, and code for operation 0 that reads its kind: named, not a trap.
+        (Scenario(driver: [DriverStep(.setCompletionBlock(op: 0, [.set(.isFinished, true), .call("x"), .callSuperStart]))]), "names operation 0"),
+        (Scenario(driver: [DriverStep(.addExecutionBlock(op: 0, [.call("x")]))]), "names operation 0"),
+        (Scenario(operations: [OperationConfig(kind: .subclass([.work(1), .set(.isFinished, true)]))]), "an instance of the implementation's own subclass"),
     ])
     func problems(scenario: Scenario, fragment: String) {
         let problems = scenario.problems()

@@ -73,8 +73,11 @@ extension Scenario {
 
     private func check(_ body: [Step], in place: String, this: Int, program: ConcurrentProgram?, _ out: inout [String]) {
         let nOps = operations.count
+        // `this` can name no operation (a driver step about an operation the scenario lacks,
+        // already reported): then nothing is known of its kind, and nothing may be read of it.
+        let kind: OperationKind? = this >= 0 && this < nOps ? operations[this].kind : nil
         // The implementation's own subclass runs its own state code: steps may not do it for it.
-        let own = this >= 0 && this < nOps && operations[this].kind.isSubclass
+        let own = kind?.isSubclass ?? false
         for step in body {
             if own {
                 switch step {
@@ -95,15 +98,15 @@ extension Scenario {
                 if n < 0 || n > 10_000 { out.append("\(place) repeats \(n) times; allowed is 0...10000") }
                 check(a, in: place, this: this, program: program, &out)
             case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
-                if program == nil && !operations[this].kind.overridesStart {
+                if program == nil && !(kind?.overridesStart ?? false) {
                     out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")
                 }
                 if case .set(let key, _) = step, key != .isExecuting && key != .isFinished {
                     out.append("\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
                 }
             case .call(let name):
-                if operations[this].kind.program?.routine(named: name) == nil { out.append("\(place) calls routine \"\(name)\", which operation \(this) does not define") }
-            case .callSuperStart where !operations[this].kind.overridesStart:
+                if kind?.program?.routine(named: name) == nil { out.append("\(place) calls routine \"\(name)\", which operation \(this) does not define") }
+            case .callSuperStart where !(kind?.overridesStart ?? false):
                 out.append("\(place) calls [super start], but operation \(this) does not override start")
             case .spawn(_, let r), .start(let r), .cancel(let r), .read(_, let r):
                 if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
