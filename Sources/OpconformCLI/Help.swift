@@ -108,7 +108,8 @@ enum Help {
     misuse 10%, flaws 0%) and runs it under its own schedule seed: the line 'run' prints.
 
       --json   print {scenario, trace, violations} as JSON (sorted keys)
-    Exit status 1 when a rule is violated, 2 when the input is not valid.
+    Exit status 1 when a rule is violated or the run crashed or hung (RUN-CRASH, RUN-HANG), 2 when
+    the input is not valid.
     """
 
     static let run = """

@@ -108,7 +108,9 @@ enum ReplayCommand {
             let again = rule == Finding.crashRule ? trace.ending == .crash : rule == Finding.hangRule ? trace.ending == .hang : violations.contains { $0.rule == rule }
             note(again ? "\(rule) broke again" : "\(rule) did not break on this run")
         }
-        return violations.isEmpty ? 0 : 1
+        // A crash or a hang is a failure as `run` counts it (RUN-CRASH, RUN-HANG), though no
+        // rule of the catalog says so.
+        return violations.isEmpty && ShrinkTarget.death(of: trace).isEmpty ? 0 : 1
     }
 
     /// The finding in `path`, or nil when the file is a plain scenario.

@@ -100,4 +100,14 @@ struct RegressionFixtureTests {
         #expect(RuleBook.violations(scenario: finding.scenario, trace: without, profile: finding.profile).isEmpty)
         #expect(without.ending == .complete)
     }
+
+    /// `run` counts a crash or a hang as a failure (RUN-CRASH, RUN-HANG); so does `replay`.
+    @Test("replay of a case that hangs exits 1, like the run that found it")
+    func hangFails() {
+        // Waiting for an operation nobody starts can never return.
+        let s = Scenario(name: "waits for ever", operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.waitUntilFinished(0))])
+        let path = temporaryFile(JSONCodec.encodeString(s))
+        let r = opconform("replay", path)
+        #expect(r.status == 1 && r.out.contains("the run hung"), "\(r.status) \(r.out.suffix(300))")
+    }
 }
