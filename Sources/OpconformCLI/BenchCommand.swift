@@ -43,7 +43,7 @@ enum BenchCommand {
             }
         }
         if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
-        if let path = args.options["--json"] { try RunCommand.writable(parentOf: path) }
+        if let path = args.options["--json"] { try RunCommand.writable(file: path) }
         let rows = Benchmark(options: options).run { step in
             // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.
             console.err(console.interactive ? "\u{1B}[2K\r\(step)..." : "bench: \(step)\n")

@@ -27,7 +27,7 @@ enum MatrixCommand {
             throw InputError("matrix: two of --impls call themselves by the same name (" + impls.map(\.name).joined(separator: ", ") + "); a column needs its own")
         }
         let out = args.options["--out"] ?? "opconform-findings"
-        for path in [args.options["--markdown"], args.options["--json"]].compactMap({ $0 }) { try RunCommand.writable(parentOf: path) }
+        for path in [args.options["--markdown"], args.options["--json"]].compactMap({ $0 }) { try RunCommand.writable(file: path) }
         let seed = try args.seed("--seed", default: 1), count = try args.int("--count", default: 100, range: 1...100_000_000)
         let generator = try args.generatorOptions(), rules = try args.rules(), jobs = try args.jobs()
 

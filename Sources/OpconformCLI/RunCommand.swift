@@ -40,7 +40,7 @@ enum RunCommand {
     /// (`--log FILE`, default DIR/cases.jsonl). Checks every output can be written first.
     static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String, log logPath: String? = nil) throws(InputError) -> RunResult {
         // Refuse unwritable outputs before the run, not after it.
-        for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(parentOf: path) }
+        for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(file: path) }
         // The folders this run creates, deepest first: removed again if they end up empty.
         var created: [String] = []
         var folder = out
@@ -81,6 +81,22 @@ enum RunCommand {
             files[f.rule] = path
         }
         return files
+    }
+
+    /// Fails with one sentence, before a run, when the file `path` could not be written after
+    /// it: an empty name, a folder, a place that refuses files (`/proc/x`). A file that is not
+    /// there is made and removed again to find out.
+    static func writable(file path: String) throws(InputError) {
+        guard !path.isEmpty else { throw InputError("an output file needs a name, not ''") }
+        try writable(parentOf: path)
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            if isDir.boolValue { throw InputError("cannot write \(path): it is a folder; name a file in it") }
+            guard FileManager.default.isWritableFile(atPath: path) else { throw InputError("cannot write \(path): no permission") }
+            return
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw InputError("cannot write \(path): a file cannot be made there") }
+        try? FileManager.default.removeItem(atPath: path)
     }
 
     /// Fails with one sentence when files cannot be written next to `path`.

@@ -110,4 +110,18 @@ struct CommandLineTests {
         let json = opconform("replay", racy, "--schedule-seed", "8", "--json")
         #expect(json.out == opconform("replay", racy, "--schedule-seed", "8", "--json").out)
     }
+
+    /// Outputs are checked before the run, not after it: a run's result is never lost to a
+    /// file that cannot be written.
+    @Test("an output that cannot be written is refused before the run, in one sentence")
+    func unwritableOutputs() throws {
+        let folder = NSTemporaryDirectory() + "opconform-out-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let intoFolder = opconform("run", "--count", "5", "--json", folder, "--out", folder + "/f")
+        #expect(intoFolder.status == 2 && intoFolder.err.contains("it is a folder") && intoFolder.out.isEmpty, "\(intoFolder.err)")
+        let unnamed = opconform("run", "--count", "5", "--junit", "", "--out", folder + "/f")
+        #expect(unnamed.status == 2 && unnamed.err.contains("needs a name"), "\(unnamed.err)")
+        let refused = opconform("run", "--count", "5", "--json", "/proc/opconform-x", "--out", folder + "/f")
+        #expect(refused.status == 2 && refused.out.isEmpty, "\(refused.err)")
+    }
 }
