@@ -50,6 +50,20 @@ struct DriverProtocolTests {
         #expect(message == "the driver numbered its event 1 as 2 (seq counts from 0 without gaps)")
     }
 
+    @Test("a driver that lies about itself or its threads ends its trace with a crash that says how")
+    func lies() {
+        let other = #"{"hello":{"capabilities":["threadIdentity"],"impl":"someone-else","protocol":99}}"#
+        let t = Self.scripted([other, Self.started]).run(Self.scenario, scheduleSeed: 1)
+        guard case .crash(_, let m)? = t.events.last?.kind, t.events.count == 1 else { Issue.record("\(t.events)"); return }
+        #expect(m == "the driver said hello as someone-else in protocol 99, not as scripted in protocol 2")
+        for thread in [-7, 5, Int.max] {
+            let odd = #"{"event":{"_0":{"kind":{"end":{}},"seq":1,"thread":\#(thread)}}}"#
+            let u = Self.scripted([Self.hello, Self.started, odd, #"{"done":{}}"#]).run(Self.scenario, scheduleSeed: 1)
+            guard case .crash(_, let n)? = u.events.last?.kind else { Issue.record("thread \(thread): \(u.events)"); continue }
+            #expect(n.hasPrefix("the driver put event 1 on thread \(thread), but threads are numbered from 0"), "\(n)")
+        }
+    }
+
     @Test("a trace that has its last event is whole: nothing is appended, and nothing after it is read")
     func lastEventIsLast() {
         let hang = #"{"event":{"_0":{"kind":{"hang":{"_0":"queue 0 still holds 1 operations"}},"seq":1,"thread":0}}}"#

@@ -74,6 +74,7 @@ public struct ChildProcessImplementation: Implementation {
         let outcome = ChildProcess.run(command, input: JSONCodec.line(request), timeout: limits.timeout, deadline: limits.caseDeadline)
         var events: [TraceEvent] = []
         var caps = capabilities
+        var threads = 0
         var problem: String?
         // Reading stops at the trace's last event, at a refusal and at the first line that breaks
         // the protocol: a trace has one last event, and positions are its events' `seq`.
@@ -83,12 +84,23 @@ public struct ChildProcessImplementation: Implementation {
                 break
             }
             switch message {
-            case .hello(_, _, let declared, _): caps = declared
+            case .hello(let version, let impl, let declared, _):
+                guard version == DriverProtocol.version, impl == name else {
+                    problem = "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol \(DriverProtocol.version)"
+                    break reading
+                }
+                caps = declared
             case .event(let e):
                 guard e.seq == events.count else {
                     problem = "the driver numbered its event \(events.count) as \(e.seq) (seq counts from 0 without gaps)"
                     break reading
                 }
+                // Threads are numbered from 0 in order of first appearance: a new one is the next.
+                guard e.thread >= 0 && e.thread <= threads else {
+                    problem = "the driver put event \(e.seq) on thread \(e.thread), but threads are numbered from 0 in order of first appearance (next: \(threads))"
+                    break reading
+                }
+                if e.thread == threads { threads += 1 }
                 events.append(e)
                 if e.kind.endsTrace { break reading }
             case .done: break
