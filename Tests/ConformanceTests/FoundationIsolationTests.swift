@@ -25,6 +25,19 @@ struct FoundationIsolationTests {
         #expect(RuleBook.violations(scenario: s, trace: t, profile: .classReference).isEmpty)
     }
 
+    /// Sixteen cases at once on two cores: the pipe readers once waited for a thread of the
+    /// global queues that the cases held, and a case whose output was not read in time was
+    /// reported as a crash. The Foundation driver never exits before its trace's end, so any
+    /// such crash is the harness's.
+    @Test("many cases at once lose no output: --jobs 16 reports no false crash", .enabled(if: available, "build opconform first"))
+    func manyJobs() {
+        var configuration = RunConfiguration(impl: Self.foundation(), seed: 3, count: 40, shrink: false)
+        configuration.jobs = 16
+        var messages: [String] = []
+        _ = Runner(configuration).run(record: { if let m = $0.message { messages.append(m) } })
+        #expect(!messages.contains { $0.contains("before the end of the trace") }, "\(messages)")
+    }
+
     /// The bench's plain run: the same scenario, nothing recorded but how it ended.
     @Test("driver --plain runs the scenario and sends only its ending", .enabled(if: available, "build opconform first"))
     func plain() {

@@ -191,12 +191,17 @@ enum ChildProcess {
             return Outcome(lines: [], status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)")
         }
         let collected = Collected()
+        // Readers, writer and reaper each on a thread of their own, not on the global queues:
+        // those also run the cases, and their threads are limited. With `--jobs 16` the readers
+        // waited for a thread while the cases held them, the wait for them below timed out, and
+        // a case whose output had not been read yet was reported as a crash ("exited with status
+        // 0 before the end of the trace", 5 of 40 cases). A child that never reads its input
+        // must not block the deadlines either, and the child is reaped the moment it ends.
         let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.output) { collected.appendOut($0) } }
-        DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.errors) { collected.appendErr($0) } }
-        // On threads of their own, not the global queues' (which also run the cases and their
-        // readers, and whose threads are limited): a child that never reads its input must not
-        // block the deadlines, and the child is reaped the moment it ends.
+        readers.enter()
+        Thread { SpawnedProcess.drain(child.output) { collected.appendOut($0) }; readers.leave() }.start()
+        readers.enter()
+        Thread { SpawnedProcess.drain(child.errors) { collected.appendErr($0) }; readers.leave() }.start()
         let request = Data(input.utf8)
         Thread { child.send(request) }.start()
         let reaped = Reaped()
