@@ -154,9 +154,9 @@ public struct ChildProcessImplementation: Implementation {
 
 /// Runs a command with input, collecting standard output lines as they come, with deadlines.
 enum ChildProcess {
-    /// Held while a process is started with Foundation's `Process` (the GNUstep driver's build,
-    /// driver-check): its `run()` is not safe to call from two threads at once on Linux. Cases
-    /// themselves are started with `posix_spawn` (`SpawnedProcess`), which is.
+    /// Held while a process is started with Foundation's `Process` (the GNUstep driver's build):
+    /// its `run()` is not safe to call from two threads at once on Linux. Cases and driver-check
+    /// start theirs with `posix_spawn` (`SpawnedProcess`), which is.
     static let spawning = NSLock()
 
     struct Outcome {

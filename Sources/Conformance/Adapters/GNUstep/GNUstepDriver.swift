@@ -51,7 +51,7 @@ public enum GNUstepDriver {
         let errors = Pipe()
         build.standardError = errors
         build.standardOutput = errors
-        do { try build.run() } catch { throw InputError("gnustep: cannot run Drivers/gnustep/build.sh: \(error)") }
+        do { try ChildProcess.spawning.withLock { try build.run() } } catch { throw InputError("gnustep: cannot run Drivers/gnustep/build.sh: \(error)") }
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         build.waitUntilExit()
         guard build.terminationStatus == 0 else {
