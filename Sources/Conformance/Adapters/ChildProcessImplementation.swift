@@ -154,11 +154,6 @@ public struct ChildProcessImplementation: Implementation {
 
 /// Runs a command with input, collecting standard output lines as they come, with deadlines.
 enum ChildProcess {
-    /// Held while a process is started with Foundation's `Process` (the GNUstep driver's build):
-    /// its `run()` is not safe to call from two threads at once on Linux. Cases and driver-check
-    /// start theirs with `posix_spawn` (`SpawnedProcess`), which is.
-    static let spawning = NSLock()
-
     struct Outcome {
         var lines: [String]
         var status: Int32

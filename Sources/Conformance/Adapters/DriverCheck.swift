@@ -542,9 +542,12 @@ struct DriverRun: Sendable {
         do { child = try SpawnedProcess.start(command, environment: environment) } catch {
             return DriverRun(startError: error.message)
         }
+        // Blocking reads on threads of their own, not the global queues' (see ChildProcess.run).
         let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { output.collect(from: child.output, since: started) }
-        DispatchQueue.global().async(group: readers) { SpawnedProcess.drain(child.errors) { output.appendErrors($0) } }
+        readers.enter()
+        Thread { output.collect(from: child.output, since: started); readers.leave() }.start()
+        readers.enter()
+        Thread { SpawnedProcess.drain(child.errors) { output.appendErrors($0) }; readers.leave() }.start()
         // SpawnedProcess ignores SIGPIPE for the process: a driver that exits without reading
         // the request makes this write fail with EPIPE, not kill driver-check.
         child.send(Data(input.utf8))

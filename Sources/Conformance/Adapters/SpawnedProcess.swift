@@ -152,6 +152,30 @@ final class SpawnedProcess: Sendable {
         close(fd)
     }
 
+    /// Runs `command` to its end with no input, and returns how it ended and what it wrote on
+    /// standard output and error together (a build's messages). No deadline: for tools of ours.
+    static func run(_ command: [String], environment: [String: String]) throws(StartError) -> (Ending, String) {
+        let child = try start(command, environment: environment)
+        child.send(Data())
+        let errors = Collected()
+        let done = DispatchGroup()
+        done.enter()
+        Thread { drain(child.errors) { errors.append($0) }; done.leave() }.start()
+        let output = Collected()
+        drain(child.output) { output.append($0) }
+        done.wait()
+        return (child.wait(), String(decoding: output.data + errors.data, as: UTF8.self))
+    }
+
+    /// Bytes a reader thread hands over. `@unchecked Sendable` is sound: `bytes` is read and
+    /// written only under `lock`.
+    private final class Collected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var bytes = Data()
+        func append(_ d: Data) { lock.withLock { bytes.append(d) } }
+        var data: Data { lock.withLock { bytes } }
+    }
+
     /// The child's ending if it has ended (reaping it), else nil.
     func poll() -> Ending? { wait(blocking: false) }
 

@@ -45,16 +45,14 @@ public enum GNUstepDriver {
         }
         let output = (dir as NSString).appendingPathComponent("../../.build/gnustep-driver/opconform-gnustep-driver")
         if isCurrent(output, sources: dir) { return (output as NSString).standardizingPath }
-        let build = Process()
-        build.executableURL = URL(fileURLWithPath: "/bin/sh")
-        build.arguments = [(dir as NSString).appendingPathComponent("build.sh"), output]
-        let errors = Pipe()
-        build.standardError = errors
-        build.standardOutput = errors
-        do { try ChildProcess.spawning.withLock { try build.run() } } catch { throw InputError("gnustep: cannot run Drivers/gnustep/build.sh: \(error)") }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        build.waitUntilExit()
-        guard build.terminationStatus == 0 else {
+        let ending: SpawnedProcess.Ending, text: String
+        do {
+            (ending, text) = try SpawnedProcess.run(["/bin/sh", (dir as NSString).appendingPathComponent("build.sh"), output],
+                                                    environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw InputError("gnustep: cannot run Drivers/gnustep/build.sh: \(error.message)")
+        }
+        guard ending == .exited(0) else {
             let last = text.split(separator: "\n").suffix(3).joined(separator: " | ")
             throw InputError("gnustep: building the driver failed (\(last)); it needs gcc and GNUstep Base: apt-get install -y --no-install-recommends gobjc libgnustep-base-dev")
         }
