@@ -81,7 +81,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for unshrunk in result.findings {
         let entry = known?.expected.first { $0.rule == unshrunk.rule }
-        let finding = shrink && entry == nil ? FindingShrinker(configuration).shrunk(unshrunk) : unshrunk
+        let finding = shrink && entry == nil ? Runner(configuration).shrunk(unshrunk) : unshrunk
         let path = (directory as NSString).appendingPathComponent(finding.fileName)
         let file = (try? JSONCodec.encode(finding).write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
         outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),

@@ -112,10 +112,10 @@ public struct ChildProcessImplementation: Implementation {
         func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
         // A trace that has its last event (`end`, `hang`, `crash`, `cut`) is whole, whatever the
         // driver did after it (a missing `done` is for driver-check to point out).
-        let ended = events.last?.kind.endsTrace ?? false
-        if ended {
-            // Whole already.
-        } else if let problem {
+        if events.last?.kind.endsTrace ?? false {
+            return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
+        }
+        if let problem {
             append(.crash(signal: 0, message: problem))
         } else if let killed = outcome.killed {
             append(.hang(killed + "; " + pending(events, scenario: scenario) + activity(events)))

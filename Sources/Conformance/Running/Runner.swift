@@ -214,14 +214,48 @@ public struct Runner: Sendable {
 
     func finding(for f: FailingCase, rule: RuleCheck) -> Finding { finding(for: f, target: ShrinkTarget(rule)) }
 
+    /// The shrinker the runner uses for `target`. A run that stalls costs the driver's stall
+    /// window (half a second or more): a death is shrunk on a smaller budget than a rule.
+    public func shrinker(for target: ShrinkTarget) -> Shrinker {
+        let c = configuration
+        var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: target, attempts: c.attempts)
+        if target.id == Finding.hangRule || target.id == Finding.crashRule { shrinker.budget = min(shrinker.budget, 120) }
+        return shrinker
+    }
+
+    /// A finding of a run made without shrinking, shrunk as the run would have shrunk it (for
+    /// callers that shrink only some findings: `expectConformance(driver:)` leaves the
+    /// platform's known divergences as found). Unchanged when the minimum did not reproduce, or
+    /// the rule is not in the catalog.
+    public func shrunk(_ finding: Finding) -> Finding {
+        let target: ShrinkTarget
+        switch finding.rule {
+        case Finding.crashRule: target = .crash
+        case Finding.hangRule: target = .hang
+        default:
+            guard let check = RuleBook.check(id: finding.rule) else { return finding }
+            target = ShrinkTarget(check)
+        }
+        let result = shrinker(for: target).shrink(finding.scenario, scheduleSeed: finding.scheduleSeed)
+        guard result.reproduced > 0 else { return finding }
+        var out = finding
+        out.scenario = result.scenario
+        out.scenario.name = "\(finding.rule) minimised from case \(finding.caseIndex)"
+        out.scheduleSeed = result.scheduleSeed
+        out.message = result.violation.observed + "; required: " + result.violation.expected
+        out.reproduced = result.reproduced
+        out.attempts = result.attempts
+        out.shrinkSteps = result.accepted
+        out.shrinkExhausted = result.exhausted
+        out.shrinkMilliseconds = result.milliseconds
+        return out
+    }
+
     /// The failing case, shrunk (unless the run says not to) to the smallest scenario that still
     /// shows the same failure, crashes and hangs included.
     func finding(for f: FailingCase, target: ShrinkTarget) -> Finding {
         let c = configuration
-        var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: target, attempts: c.attempts)
-        // A run that stalls costs the driver's stall window (half a second or more): a death is
-        // shrunk on a smaller budget than a rule.
-        if target.id == Finding.hangRule || target.id == Finding.crashRule { shrinker.budget = min(shrinker.budget, 120) }
+        let shrinker = shrinker(for: target)
         var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
                                      accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         if c.shrink {
