@@ -58,8 +58,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     do {
         outcome.expectations = try expectations.load()
         outcome.command = [try DriverExecutable.locate(driver)] + arguments
-        impl = try Implementations.external(command: outcome.command, timeout: limits.timeout, caseDeadline: limits.caseDeadline,
-                                            unitMicroseconds: limits.unitMicroseconds)
+        impl = try Implementations.external(command: outcome.command, limits: limits)
     } catch {
         outcome.problem = error.message
         Issue.record(Comment(rawValue: error.message), sourceLocation: sourceLocation)
@@ -86,6 +85,11 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
         let file = (try? JSONCodec.encode(finding).write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
         outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
                                                         expectation: entry))
+    }
+    // A run that judged nothing (a driver that broke the protocol, no rule reached) is an
+    // issue of its own: it must never read as a pass.
+    if let why = result.noVerdict {
+        Issue.record(Comment(rawValue: "no verdict: \(why)"), sourceLocation: sourceLocation)
     }
     let failing = result.findings.map(\.rule)
     outcome.nowPassing = known?.expected.map(\.rule).filter { !failing.contains($0) } ?? []
@@ -122,15 +126,23 @@ public struct DriverConformance: Sendable {
         func description(in result: RunResult) -> String {
             let rule = RuleBook.check(id: finding.rule)?.rule
             let cases = result.statistics.first { $0.id == finding.rule }?.violations
-                ?? result.endings[finding.rule == Finding.crashRule ? "crash" : "hang"] ?? 1
+                ?? (Finding.pseudoRules.first { $0.id == finding.rule }).flatMap { result.endings[$0.ending.rawValue] } ?? 1
             let shrunk = finding.shrinkSteps > 0 ? "; minimised from \(finding.originalOperations) to \(finding.operations) operations" : ""
             return """
                 \(finding.rule): \(finding.message)
-                \(rule?.statement ?? (finding.rule == Finding.crashRule ? "The driver died." : "The driver stalled."))
+                \(rule?.statement ?? DriverConformance.pseudoStatement(finding.rule))
                 broken in \(cases) of \(result.cases) cases; first: case \(finding.caseIndex) of seed \(finding.runSeed), case seed \(finding.identity.caseSeed)\(shrunk)
                 finding: \(file ?? "(not written)")
                 replay: \(replay)
                 """
+        }
+    }
+
+    static func pseudoStatement(_ rule: String) -> String {
+        switch rule {
+        case Finding.crashRule: return "The driver died."
+        case Finding.hangRule: return "The driver stalled."
+        default: return "The driver broke the protocol (Specs/driver-protocol.md): the case was not judged."
         }
     }
 
@@ -152,8 +164,8 @@ public struct DriverConformance: Sendable {
     public var unexpected: [Report] { reports.filter { !$0.isKnown } }
     /// The broken rules that are known divergences of the platform: each was a known issue.
     public var known: [Report] { reports.filter(\.isKnown) }
-    /// The run happened and broke nothing unexpected.
-    public var conforms: Bool { problem == nil && run != nil && unexpected.isEmpty }
+    /// The run happened, gave a verdict, and broke nothing unexpected.
+    public var conforms: Bool { problem == nil && run != nil && run?.noVerdict == nil && unexpected.isEmpty }
 }
 
 extension Strength {

@@ -152,9 +152,9 @@ struct Arguments {
     }
 
     /// The options that name and limit an implementation, for every command that runs one.
-    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us"]
+    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events"]
 
-    /// `--timeout S`, `--case-deadline S`, `--unit-us N`: the limits of a case run in a child
+    /// `--timeout S`, `--case-deadline S`, `--unit-us N`, `--max-events N`: the limits of a case run in a child
     /// process (`DriverLimits`).
     func limits() throws(InputError) -> DriverLimits {
         func seconds(_ name: String, _ value: Double) throws(InputError) -> Double {
@@ -164,7 +164,8 @@ struct Arguments {
         }
         let standard = DriverLimits.standard
         return DriverLimits(timeout: try seconds("--timeout", standard.timeout), caseDeadline: try seconds("--case-deadline", standard.caseDeadline),
-                            unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000))
+                            unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000),
+                            maxEvents: try int("--max-events", default: standard.maxEvents, range: 100...100_000_000))
     }
 
     /// The implementation `name` names (a built-in, or `exec:PATH` with `--driver-arg`s), with

@@ -40,6 +40,10 @@ enum Help {
                           (default 60): its hang names what the driver kept doing
       --unit-us N         microseconds per unit of 'work' in the request (default 1000); raise it
                           for a slow runtime (an interpreter, a debug build)
+      --max-events N      kill a case whose driver writes more than N events (default 1000000):
+                          its hang says the driver ran away. Output is also capped at 512 MB a
+                          case and 1 MB a line. The timeouts count the driver's active time: a
+                          driver stopped by a signal (SIGSTOP, a debugger) is not timed meanwhile.
 
     REPLAY LINES
       Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
@@ -48,6 +52,8 @@ enum Help {
 
     EXIT STATUS
       0 conformant   1 violations found   2 bad usage or input   3 internal error
+      4 no verdict: the driver broke the protocol (DRIVER-PROTOCOL; those cases were not
+        judged), or no rule was reached
 
     EXAMPLES
       swift run opconform run --impl reference --count 5000 --seed 1
@@ -109,7 +115,7 @@ enum Help {
 
       --json   print {scenario, trace, violations} as JSON (sorted keys)
     Exit status 1 when a rule is violated or the run crashed or hung (RUN-CRASH, RUN-HANG), 2 when
-    the input is not valid.
+    the input is not valid, 4 when the driver broke the protocol (the case is not judged).
     """
 
     static let run = """
@@ -148,7 +154,9 @@ enum Help {
 
     Statuses: pass, fail, not-observable (the implementation cannot see what the rule needs),
     not-applicable (the rule belongs to another profile), not-reached (no case reached it).
-    Exit status 0 when no rule was broken, 1 otherwise, 2 for bad usage.
+    Exit status 0 when no rule was broken, 1 otherwise, 2 for bad usage, 4 for no verdict: the
+    driver broke the protocol in some case (DRIVER-PROTOCOL; those cases are not judged), or no
+    rule was reached at all.
     """
 
     static let faults = """
@@ -184,7 +192,9 @@ enum Help {
     rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences
     (Specs/expectations-format.md). Passes (exit 0) when every failure is expected; fails (exit 1)
     on any unexpected one, printed with its replay line. Expected failures the run did not show
-    are reported as now passing; --strict fails the gate on them too.
+    are reported as now passing; --strict fails the gate on them too. Exits 4 (no verdict), whatever
+    FILE says, when the driver broke the protocol or no rule was reached: DRIVER-PROTOCOL cannot
+    be an expected divergence.
     """
 
     static let matrix = """
@@ -201,7 +211,8 @@ enum Help {
                          finding and replay lines (the README's matrix is made this way)
       --json FILE        an array of 'run --json' reports, one per implementation
 
-    Exit status 0 when no implementation broke a rule, 1 otherwise, 2 for bad usage.
+    Exit status 0 when no implementation broke a rule, 1 otherwise, 2 for bad usage, 4 when a run
+    gave no verdict (its driver broke the protocol, or it reached no rule).
     """
 
     static let bench = """

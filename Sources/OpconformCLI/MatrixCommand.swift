@@ -51,6 +51,8 @@ enum MatrixCommand {
             let runs = columns.map { RunJSONReport($0.result, files: $0.files) }
             try RunCommand.write(JSONCodec.encodeString(runs), to: path)
         }
+        for column in columns { if let why = column.result.noVerdict { console.out("NO VERDICT for \(column.result.configuration.impl.name): \(why)\n") } }
+        if columns.contains(where: { $0.result.noVerdict != nil }) { return 4 }
         return columns.contains { $0.result.failed } ? 1 : 0
     }
 }

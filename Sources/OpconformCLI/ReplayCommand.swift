@@ -91,7 +91,8 @@ enum ReplayCommand {
         }
         seed = try args.seed("--schedule-seed", default: seed)
         let trace = impl.run(scenario, scheduleSeed: seed)
-        let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
+        // A trace whose driver broke the protocol is not judged (Specs/driver-protocol.md).
+        let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
         if args.flags.contains("--json") {
             console.out(JSONCodec.encodeString(ReplayReport(scenario: scenario, trace: trace, violations: violations)))
@@ -103,13 +104,16 @@ enum ReplayCommand {
             print("\(checks.count) rules checked, \(reached) reached, \(violations.count) violations")
             for v in violations { print(v.description) }
             if case .hang(let what)? = trace.events.last?.kind { print("the run hung: \(what)") }
+            if case .breach(let what)? = trace.events.last?.kind { print("NO VERDICT: the driver broke the protocol: \(what)") }
         }
         if let rule = recorded {
-            let again = rule == Finding.crashRule ? trace.ending == .crash : rule == Finding.hangRule ? trace.ending == .hang : violations.contains { $0.rule == rule }
+            let pseudo = Finding.pseudoRules.first { $0.id == rule }
+            let again = pseudo.map { trace.ending == $0.ending } ?? violations.contains { $0.rule == rule }
             note(again ? "\(rule) broke again" : "\(rule) did not break on this run")
         }
         // A crash or a hang is a failure as `run` counts it (RUN-CRASH, RUN-HANG), though no
         // rule of the catalog says so.
+        if trace.ending == .breach { return 4 }
         return violations.isEmpty && ShrinkTarget.death(of: trace).isEmpty ? 0 : 1
     }
 

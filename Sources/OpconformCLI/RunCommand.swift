@@ -33,7 +33,7 @@ enum RunCommand {
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
-        return result.failed ? 1 : 0
+        return result.noVerdict != nil ? 4 : result.failed ? 1 : 0
     }
 
     /// Runs the cases with progress on a terminal and the case log written as cases are decided

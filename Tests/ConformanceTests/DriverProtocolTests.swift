@@ -18,26 +18,33 @@ struct DriverProtocolTests {
     static let started = #"{"event":{"_0":{"kind":{"threadStarted":{"name":"main","queue":null}},"seq":0,"thread":0}}}"#
     static let scenario = Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.start(0))])
 
-    @Test("a trace that ends before its end marker is a crash that keeps what came")
+    /// An exit with a failure status mid-trace is the implementation's (an uncaught error, an
+    /// `exit(1)` in its code); a normal exit there is the driver forgetting its last event.
+    @Test("a trace that ends before its end marker keeps what came: a crash on a failure status, a breach on status 0")
     func endsEarly() {
-        let t = Self.scripted([Self.hello, Self.started]).run(Self.scenario, scheduleSeed: 1)
+        let t = Self.scripted([Self.hello, Self.started], status: 3).run(Self.scenario, scheduleSeed: 1)
         #expect(t.events.count == 2 && t.events[0].kind == .threadStarted(name: "main", queue: nil))
         guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
-        #expect(message.contains("before the end of the trace"), "\(message)")
+        #expect(message.contains("exited with status 3 before the end of the trace"), "\(message)")
         #expect(t.capabilities == [.threadIdentity], "the hello's capabilities count")
+        let u = Self.scripted([Self.hello, Self.started], status: 0).run(Self.scenario, scheduleSeed: 1)
+        #expect(u.events.count == 2)
+        guard case .breach(let m)? = u.events.last?.kind else { Issue.record("\(u.events)"); return }
+        #expect(m == "the driver exited with status 0 before the trace's last event (end, hang or crash)", "\(m)")
     }
 
     @Test("a line that is not a protocol message is reported, not trusted")
     func garbage() {
         let t = Self.scripted([Self.hello, "hello world"]).run(Self.scenario, scheduleSeed: 1)
-        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
-        #expect(message.contains("not a protocol message") && message.contains("hello world"))
+        guard case .breach(let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        #expect(message.contains("not a protocol message") && message.contains("debug output belongs on standard error") && message.contains("hello world"))
+        #expect(t.ending == .breach)
     }
 
     @Test("a driver's refusal reaches the report with its sentence")
     func refusal() {
         let t = Self.scripted([#"{"error":{"_0":"unknown driver action frobnicate"}}"#], status: 2).run(Self.scenario, scheduleSeed: 1)
-        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        guard case .breach(let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
         #expect(message == "the driver refused the case: unknown driver action frobnicate")
     }
 
@@ -46,20 +53,26 @@ struct DriverProtocolTests {
         let skipped = #"{"event":{"_0":{"kind":{"end":{}},"seq":2,"thread":0}}}"#
         let t = Self.scripted([Self.hello, Self.started, skipped, #"{"done":{}}"#]).run(Self.scenario, scheduleSeed: 1)
         #expect(t.events.count == 2 && t.events.map(\.seq) == [0, 1], "\(t.events)")
-        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        guard case .breach(let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
         #expect(message == "the driver numbered its event 1 as 2 (seq counts from 0 without gaps)")
+        for seq in [0, -1] {
+            let again = #"{"event":{"_0":{"kind":{"end":{}},"seq":\#(seq),"thread":0}}}"#
+            let u = Self.scripted([Self.hello, Self.started, again]).run(Self.scenario, scheduleSeed: 1)
+            guard case .breach(let m)? = u.events.last?.kind else { Issue.record("seq \(seq): \(u.events)"); continue }
+            #expect(m == "the driver numbered its event 1 as \(seq) (seq counts from 0 without gaps)")
+        }
     }
 
-    @Test("a driver that lies about itself or its threads ends its trace with a crash that says how")
+    @Test("a driver that lies about itself or its threads ends its trace with a breach that says how")
     func lies() {
         let other = #"{"hello":{"capabilities":["threadIdentity"],"impl":"someone-else","protocol":99}}"#
         let t = Self.scripted([other, Self.started]).run(Self.scenario, scheduleSeed: 1)
-        guard case .crash(_, let m)? = t.events.last?.kind, t.events.count == 1 else { Issue.record("\(t.events)"); return }
+        guard case .breach(let m)? = t.events.last?.kind, t.events.count == 1 else { Issue.record("\(t.events)"); return }
         #expect(m == "the driver said hello as someone-else in protocol 99, not as scripted in protocol 2")
         for thread in [-7, 5, Int.max] {
             let odd = #"{"event":{"_0":{"kind":{"end":{}},"seq":1,"thread":\#(thread)}}}"#
             let u = Self.scripted([Self.hello, Self.started, odd, #"{"done":{}}"#]).run(Self.scenario, scheduleSeed: 1)
-            guard case .crash(_, let n)? = u.events.last?.kind else { Issue.record("thread \(thread): \(u.events)"); continue }
+            guard case .breach(let n)? = u.events.last?.kind else { Issue.record("thread \(thread): \(u.events)"); continue }
             #expect(n.hasPrefix("the driver put event 1 on thread \(thread), but threads are numbered from 0"), "\(n)")
         }
     }
@@ -73,7 +86,7 @@ struct DriverProtocolTests {
         #expect(t.events.map(\.kind) == [.threadStarted(name: "main", queue: nil), .hang("queue 0 still holds 1 operations")], "\(t.events)")
         // A refusal after hello stops the reading too: the events after it are not kept.
         let r = Self.scripted([Self.hello, Self.started, #"{"error":{"_0":"out of memory"}}"#, late]).run(Self.scenario, scheduleSeed: 1)
-        #expect(r.events.count == 2 && r.ending == .crash, "\(r.events)")
+        #expect(r.events.count == 2 && r.ending == .breach, "\(r.events)")
     }
 
     /// The parent's deadline is on progress: a driver that is slow to start or slow between

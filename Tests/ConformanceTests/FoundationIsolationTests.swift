@@ -150,7 +150,7 @@ struct FoundationIsolationTests {
         var s = Scenario(operations: [OperationConfig(kind: .main([]))])
         s.driver = [DriverStep(.start(5))]
         let t = Self.foundation().run(s, scheduleSeed: 1)
-        guard case .crash(_, let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
+        guard case .breach(let message)? = t.events.last?.kind else { Issue.record("\(t.events)"); return }
         #expect(message.contains("the driver refused the case") && message.contains("names operation 5"))
     }
 }

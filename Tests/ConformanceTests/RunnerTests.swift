@@ -116,7 +116,7 @@ struct RunnerTests {
     func junit() {
         let result = FaultProbe.run(.priorityNotNormalised)
         let xml = JUnitReport.xml(result, files: [:])
-        #expect(xml.components(separatedBy: "<testcase ").count - 1 == RuleBook.rules.count + 2, "one per rule, plus RUN-CRASH and RUN-HANG")
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == RuleBook.rules.count + 3, "one per rule, plus RUN-CRASH, RUN-HANG and DRIVER-PROTOCOL")
         #expect(xml.contains("<failure message="))
         #expect(xml.contains("replay: opconform replay --seed"))
         #expect(!xml.contains("<failure message=\"\"") )

@@ -76,7 +76,7 @@ struct SubclassUnderTestTests {
         // A driver without a subclass refuses such a scenario in one sentence.
         let plain = try Implementations.external(command: [Self.driver, "--no-subclass"])
         #expect(plain.subclass == nil)
-        guard case .crash(_, let message)? = plain.run(scenario, scheduleSeed: 1).events.last?.kind else { Issue.record("not refused"); return }
+        guard case .breach(let message)? = plain.run(scenario, scheduleSeed: 1).events.last?.kind else { Issue.record("not refused"); return }
         #expect(message.contains("has none (OperationDriver(name:subclass:) makes a driver that has)"), "\(message)")
     }
 }

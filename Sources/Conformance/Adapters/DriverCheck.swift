@@ -228,7 +228,7 @@ public struct DriverCheck: Sendable {
     /// The events that end a trace: a trace has one, as its last event.
     static func ends(_ kind: EventKind) -> Bool {
         switch kind {
-        case .end, .hang, .crash, .cut: return true
+        case .end, .hang, .crash, .cut, .breach: return true
         default: return false
         }
     }
@@ -370,7 +370,7 @@ public struct DriverCheck: Sendable {
              .work(let o, _), .invocationResult(let o):
             return ([o], [], [])
         case .operationCount(let q, _): return ([], [q], [])
-        case .signal, .awaited, .crash, .hang, .unsupported, .cut, .end: return ([], [], [])
+        case .signal, .awaited, .crash, .hang, .unsupported, .cut, .breach, .end: return ([], [], [])
         }
     }
 

@@ -66,13 +66,22 @@ public struct DriverLimits: Sendable, Equatable {
     /// Microseconds per unit of `work` in the request (`--unit-us`): a slower runtime (an
     /// interpreter, a debug build) needs longer units, or its rendezvous time out.
     public var unitMicroseconds: Int
+    /// The most events one case may have (`--max-events`): a driver that writes more is killed
+    /// and the case reported as a hang that says what ran away. Decoded events are what the
+    /// harness keeps of a case, so this bounds its memory (about 100 MB at the standard
+    /// million; the largest trace of the suite's runs is some thousands).
+    public var maxEvents: Int
+    /// The most bytes one case may write on standard output, and one line may hold: a driver
+    /// that writes more is stopped the same way (a line is never kept whole past `maxLine`).
+    public static let maxBytes = 512 << 20, maxLine = 1 << 20
 
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 
-    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int) {
+    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000) {
         self.timeout = timeout
         self.caseDeadline = caseDeadline
         self.unitMicroseconds = unitMicroseconds
+        self.maxEvents = maxEvents
     }
 
     /// The options that set the limits that differ from the standard ones.
@@ -81,6 +90,7 @@ public struct DriverLimits: Sendable, Equatable {
         if timeout != Self.standard.timeout { words += ["--timeout", Self.number(timeout)] }
         if caseDeadline != Self.standard.caseDeadline { words += ["--case-deadline", Self.number(caseDeadline)] }
         if unitMicroseconds != Self.standard.unitMicroseconds { words += ["--unit-us", String(unitMicroseconds)] }
+        if maxEvents != Self.standard.maxEvents { words += ["--max-events", String(maxEvents)] }
         return words
     }
 

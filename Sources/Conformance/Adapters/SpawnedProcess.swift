@@ -179,8 +179,16 @@ final class SpawnedProcess: Sendable {
     /// The child's ending if it has ended (reaping it), else nil.
     func poll() -> Ending? { wait(blocking: false) }
 
-    /// Waits for the child to end and reaps it.
-    func wait() -> Ending { wait(blocking: true)! }
+    /// Waits for the child to end, kills what it left running in its process group (a
+    /// driver that forked a helper and died, or exited while the helper held its pipes), and
+    /// reaps it. The group is killed before the reaping: until then the child's pid, which is
+    /// the group's id, cannot be given to another process.
+    func wait() -> Ending {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        killGroup(pid)
+        return wait(blocking: true)!
+    }
 
     private func wait(blocking: Bool) -> Ending? {
         var status: Int32 = 0

@@ -18,8 +18,8 @@ public enum ConsoleReport {
             if let s = r.statistics.first(where: { $0.id == f.rule }) {
                 out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {
-                let ending = f.rule == Finding.crashRule ? "crash" : "hang"
-                out += "  \(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
+                let ending = Finding.pseudoRules.first { $0.id == f.rule }?.ending ?? .crash
+                out += "  \(r.endings[ending.rawValue] ?? 0) of \(r.cases) cases ended in a \(ending.rawValue); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             }
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
@@ -32,7 +32,11 @@ public enum ConsoleReport {
             out += "\nnot checked:\n"
             for s in unchecked { out += "  \(s.id): \(s.status.rawValue)" + (s.reason.map { " (\($0))" } ?? "") + "\n" }
         }
-        if r.findings.isEmpty { out += "\nno violation\n" }
+        if let why = r.noVerdict {
+            out += "\nNO VERDICT: \(why)\n"
+        } else if r.findings.isEmpty {
+            out += "\nno violation\n"
+        }
         return out
     }
 

@@ -26,7 +26,7 @@ public enum JUnitReport {
             }
             out += "</testcase>\n"
         }
-        for (rule, ending) in [(Finding.crashRule, "crash"), (Finding.hangRule, "hang")] {
+        for (rule, ending) in Finding.pseudoRules.map({ ($0.id, $0.ending.rawValue) }) {
             out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
             if let f = r.findings.first(where: { $0.rule == rule }) {
                 out += "\n      <failure message=\"\(escape(f.message))\">"

@@ -15,11 +15,12 @@ public struct MatrixReport {
     public let columns: [Column]
     public init(columns: [Column]) { self.columns = columns }
 
-    /// Every rule of the runs, then RUN-CRASH and RUN-HANG when some implementation crashed or hung.
+    /// Every rule of the runs, then RUN-CRASH, RUN-HANG and DRIVER-PROTOCOL when some
+    /// implementation crashed or hung, or its driver broke the protocol.
     var rows: [String] {
         guard let first = columns.first else { return [] }
         var ids = first.result.statistics.map(\.id)
-        for pseudo in [Finding.crashRule, Finding.hangRule] where columns.contains(where: { c in c.result.findings.contains { $0.rule == pseudo } }) {
+        for (pseudo, _) in Finding.pseudoRules where columns.contains(where: { c in c.result.findings.contains { $0.rule == pseudo } }) {
             ids.append(pseudo)
         }
         return ids
@@ -42,9 +43,8 @@ public struct MatrixReport {
     /// The cell of `rule` for one implementation: status, and for a failure how often.
     func cell(_ rule: String, _ column: Column) -> String {
         let r = column.result
-        if rule == Finding.crashRule || rule == Finding.hangRule {
-            let ending = rule == Finding.crashRule ? "crash" : "hang"
-            let n = r.endings[ending] ?? 0
+        if let ending = Finding.pseudoRules.first(where: { $0.id == rule })?.ending {
+            let n = r.endings[ending.rawValue] ?? 0
             return n > 0 ? "fail \(n)/\(r.cases)" : "pass"
         }
         guard let s = r.statistics.first(where: { $0.id == rule }) else { return "" }

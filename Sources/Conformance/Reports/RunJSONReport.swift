@@ -27,9 +27,12 @@ public struct RunJSONReport: Codable, Sendable {
     public var findings: [FindingEntry]
     public var seconds: Double
     public var shrinkSeconds: Double
+    /// Why the run gave no verdict (exit 4), when it did not: absent otherwise.
+    public var noVerdict: String?
 
     public init(_ r: RunResult, files: [String: String]) {
         let c = r.configuration
+        noVerdict = r.noVerdict
         impl = c.impl.name
         profile = c.profile.rawValue
         faults = c.faults.map(\.rawValue)

@@ -11,6 +11,11 @@ public struct Finding: Sendable, Codable, Equatable {
     public static let newestFormat = 2
     /// Pseudo-rules for runs that died or stalled: not in the catalog, reported like rules.
     public static let crashRule = "RUN-CRASH", hangRule = "RUN-HANG"
+    /// The pseudo-rule for a case whose driver broke the protocol (a trace ending `breach`):
+    /// the driver's fault, not the implementation's; a run with one gives no verdict.
+    public static let protocolRule = "DRIVER-PROTOCOL"
+    /// The pseudo-rules, each with the trace ending that shows it.
+    public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [(crashRule, .crash), (hangRule, .hang), (protocolRule, .breach)]
     public var format = Finding.formatVersion
     public var rule: String
     /// The violation on the minimised scenario.

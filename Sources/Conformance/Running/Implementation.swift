@@ -54,11 +54,9 @@ public enum Implementations {
         case "reference": return ReferenceImplementation(options: EngineOptions(profile: profile, faults: faults))
         case "foundation":
             guard let driver else { throw InputError("the foundation implementation needs the opconform executable to start its driver") }
-            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver,
-                                              timeout: limits.timeout, unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline)
+            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver, limits: limits)
         case "gnustep":
-            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()],
-                                              timeout: limits.timeout, unitMicroseconds: limits.unitMicroseconds, caseDeadline: limits.caseDeadline)
+            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()], limits: limits)
         default:
             throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", ")
                              + "; a driver of your own is named by path: --impl exec:PATH (Specs/driver-protocol.md)")
@@ -72,11 +70,14 @@ public enum Implementations {
 
     /// The same, from a command (`[executable, arguments...]`; the executable resolved like
     /// `--impl exec:PATH`).
-    public static func external(command: [String], timeout: TimeInterval = DriverLimits.standard.timeout,
-                                caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline,
-                                unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds) throws(InputError) -> any Implementation {
+    public static func external(command: [String], limits: DriverLimits = .standard) throws(InputError) -> any Implementation {
         guard let executable = command.first else { throw InputError("a driver command needs at least the executable") }
-        return try external(DriverLaunch.resolve(executable, arguments: Array(command.dropFirst())),
-                            limits: DriverLimits(timeout: timeout, caseDeadline: caseDeadline, unitMicroseconds: unitMicroseconds))
+        return try external(DriverLaunch.resolve(executable, arguments: Array(command.dropFirst())), limits: limits)
+    }
+
+    /// The same, with the limits one by one.
+    public static func external(command: [String], timeout: TimeInterval, caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline,
+                                unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds) throws(InputError) -> any Implementation {
+        try external(command: command, limits: DriverLimits(timeout: timeout, caseDeadline: caseDeadline, unitMicroseconds: unitMicroseconds))
     }
 }

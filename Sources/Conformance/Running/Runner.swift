@@ -103,7 +103,27 @@ public struct RunResult: Sendable {
     public var cases: Int
     public var seconds: Double
     public var shrinkSeconds: Double
+    /// Whether the run found something: a rule broken, a crash, a hang, or a driver that broke
+    /// the protocol.
     public var failed: Bool { !findings.isEmpty }
+
+    /// Why the run gives no verdict on the implementation, if it does not: its driver broke the
+    /// protocol in some case (those cases were not judged, and the driver's account of the
+    /// others is in doubt), or no rule was reached at all (nothing was checked). Such a run
+    /// must never pass a gate: `run` and `gate` exit 4.
+    public var noVerdict: String? {
+        if let breaches = endings[Trace.Ending.breach.rawValue], breaches > 0 {
+            let first = findings.first { $0.rule == Finding.protocolRule }
+            return "the driver broke the protocol in \(breaches) of \(cases) cases, which were not judged"
+                + (first.map { "; first in case \($0.caseIndex): " + $0.message.prefix { $0 != ";" } } ?? "")
+                + (configuration.impl.launch.map { "; 'opconform driver-check \(ShellWords.quote($0.executable))' checks the driver" } ?? "")
+        }
+        if findings.isEmpty && !statistics.contains(where: { $0.status == .pass || $0.status == .fail }) {
+            return "no rule was reached in \(cases) cases: nothing was checked"
+                + (statistics.count < RuleBook.all.count ? " (--rules chose \(statistics.count); try more cases or other rules)" : "")
+        }
+        return nil
+    }
 }
 
 /// Runs generated cases on an implementation, checks every rule, and shrinks the first failure
@@ -120,8 +140,9 @@ public struct Runner: Sendable {
         let start = clock.now
         var stats = c.rules.map { RuleStatistics(id: $0.rule.id) }
         var first: [FailingCase?] = Array(repeating: nil, count: c.rules.count)
-        // The first case that crashed and the first that hung: findings of their own.
-        var crashed: FailingCase?, hung: FailingCase?
+        // The first case that crashed, hung, or whose driver broke the protocol: findings of
+        // their own.
+        var crashed: FailingCase?, hung: FailingCase?, breached: FailingCase?
         var endings: [String: Int] = [:]
         var broken = 0, done = 0
         // Positions within the shard, not an array of indices: a run may have 100 million cases.
@@ -138,6 +159,7 @@ public struct Runner: Sendable {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
                 if v.rule == Finding.hangRule && hung == nil { hung = failing }
+                if v.rule == Finding.protocolRule && breached == nil { breached = failing }
                 brokenRules.append(v.rule)
                 message = v.observed
             }
@@ -180,7 +202,7 @@ public struct Runner: Sendable {
             shrinking(c.rules[n].rule.id)
             findings.append(finding(for: f, rule: c.rules[n]))
         }
-        for (f, target) in [(crashed, ShrinkTarget.crash), (hung, ShrinkTarget.hang)] {
+        for (f, target) in [(crashed, ShrinkTarget.crash), (hung, ShrinkTarget.hang), (breached, ShrinkTarget.breach)] {
             guard let f else { continue }
             shrinking(target.id)
             findings.append(finding(for: f, target: target))
@@ -196,7 +218,8 @@ public struct Runner: Sendable {
         var identity: CaseIdentity
         var scenario: Scenario
         var ending: Trace.Ending
-        /// RUN-CRASH or RUN-HANG when the case died or stalled.
+        /// RUN-CRASH, RUN-HANG or DRIVER-PROTOCOL when the case died, stalled, or its driver
+        /// broke the protocol.
         var death: Violation?
         var verdicts: [(rule: Rule, verdict: Verdict)]
     }
@@ -208,7 +231,8 @@ public struct Runner: Sendable {
         let scenario = identity.scenario()
         let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
         let death = ShrinkTarget.death(of: trace).first
-        let verdicts = RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
+        // A driver that broke the protocol gave no account of the implementation to judge.
+        let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
         return CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts)
     }
 
@@ -232,6 +256,7 @@ public struct Runner: Sendable {
         switch finding.rule {
         case Finding.crashRule: target = .crash
         case Finding.hangRule: target = .hang
+        case Finding.protocolRule: return finding
         default:
             guard let check = RuleBook.check(id: finding.rule) else { return finding }
             target = ShrinkTarget(check)
@@ -258,7 +283,9 @@ public struct Runner: Sendable {
         let shrinker = shrinker(for: target)
         var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
                                      accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
-        if c.shrink {
+        // A protocol breach is not shrunk: it is the driver's, and the case that showed it is
+        // what its author needs (a smaller case may not breach at all).
+        if c.shrink && target.id != Finding.protocolRule {
             result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed)
             if result.reproduced == 0 {
                 // The minimum did not hold up: report the original case, measured the same way.

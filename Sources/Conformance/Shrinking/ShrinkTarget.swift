@@ -22,6 +22,8 @@ public struct ShrinkTarget: Sendable {
     /// implementation's last words, or what was pending.
     public static let crash = ShrinkTarget(id: Finding.crashRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.crashRule } }
     public static let hang = ShrinkTarget(id: Finding.hangRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.hangRule } }
+    /// The driver broke the protocol (DRIVER-PROTOCOL): the same breach again.
+    public static let breach = ShrinkTarget(id: Finding.protocolRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.protocolRule } }
 
     /// The violation of RUN-CRASH or RUN-HANG a trace shows, if it ended that way. Memory
     /// addresses in a crash message (`<MainOperation: 0x55e07f136da0>`) are blanked: they differ
@@ -35,6 +37,10 @@ public struct ShrinkTarget: Sendable {
                               expected: "no crash: misuse is reported, not fatal (004 2.7.2)", witnesses: [last])]
         case .hang:
             return [Violation(rule: Finding.hangRule, observed: last.kind.description, expected: "every call returns and the run ends", witnesses: [last])]
+        case .breach:
+            return [Violation(rule: Finding.protocolRule, observed: last.kind.description,
+                              expected: "the driver speaks protocol \(DriverProtocol.version) (Specs/driver-protocol.md; opconform driver-check checks a driver)",
+                              witnesses: [last])]
         default:
             return []
         }

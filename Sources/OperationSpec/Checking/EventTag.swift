@@ -27,7 +27,7 @@ public struct EventTag: Hashable, Sendable {
 }
 
 /// One or two `EventTag`s as a set of the codes the facts store (one bit per code: there are
-/// 61), so "is this event of kind a or b" is a shift and a mask. Asked for every event of an
+/// 62), so "is this event of kind a or b" is a shift and a mask. Asked for every event of an
 /// operation by many rules, the same test by comparisons was a fifth of a checking pass.
 struct EventTagMask: Sendable {
     private let bits: UInt64
@@ -57,7 +57,7 @@ extension EventKind {
         case threadStarted, stepIssued, stepDone, triggerMissed, call, returned, threw
         case mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded
         case willChange, didChange, read, set, operationCount, work, signal, awaited
-        case invocationResult, crash, hang, unsupported, cut, end
+        case invocationResult, crash, hang, unsupported, cut, breach, end
     }
 
     public var tag: Tag {
@@ -88,6 +88,7 @@ extension EventKind {
         case .hang: return .hang
         case .unsupported: return .unsupported
         case .cut: return .cut
+        case .breach: return .breach
         case .end: return .end
         }
     }

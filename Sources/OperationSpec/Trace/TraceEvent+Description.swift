@@ -32,6 +32,7 @@ extension EventKind: CustomStringConvertible {
         case .hang(let what): return "hang: \(what)"
         case .unsupported(let why): return "step not supported: \(why)"
         case .cut(let why): return "run cut short: \(why)"
+        case .breach(let what): return "the driver broke the protocol: \(what)"
         case .end: return "end of run"
         }
     }

@@ -45,14 +45,20 @@ public enum EventKind: Codable, Sendable, Equatable {
     case unsupported(String)
     /// The run was stopped before it could end (a step budget ran out): a truncated trace.
     case cut(String)
+    /// The driver broke the protocol (a line that is not a message, an `error` answer, a `seq`
+    /// out of order, an exit before the trace's last event...): what it did. The harness writes
+    /// this event, never a driver. A trace that ends with it is not judged: the driver's
+    /// account of what the implementation did cannot be trusted, and the fault is the driver's
+    /// (or the harness's), not the implementation's.
+    case breach(String)
     /// The run ended normally: every thread finished.
     case end
 
-    /// Whether this kind is a trace's last event (`end`, `hang`, `crash`, `cut`): nothing
-    /// follows it.
+    /// Whether this kind is a trace's last event (`end`, `hang`, `crash`, `cut`, `breach`):
+    /// nothing follows it.
     public var endsTrace: Bool {
         switch self {
-        case .end, .hang, .crash, .cut: return true
+        case .end, .hang, .crash, .cut, .breach: return true
         default: return false
         }
     }
@@ -80,9 +86,11 @@ public struct Trace: Codable, Sendable, Equatable {
         case .end?: return .complete
         case .hang?: return .hang
         case .crash?: return .crash
+        case .breach?: return .breach
         default: return .truncated
         }
     }
 
-    public enum Ending: String, Sendable { case complete, hang, crash, truncated }
+    /// `breach`: the driver broke the protocol, and the case was not judged.
+    public enum Ending: String, Sendable { case complete, hang, crash, truncated, breach }
 }

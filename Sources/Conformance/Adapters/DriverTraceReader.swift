@@ -1,0 +1,92 @@
+import Foundation
+import OperationSpec
+
+/// Reads one case's driver output line by line as it arrives (`ChildProcess.run`), decoding
+/// each line once and keeping only the trace: a case's memory is its events, never the raw
+/// output. Reading is strict (Specs/driver-protocol.md, "When a driver misbehaves"): it stops at
+/// the trace's last event, and at the first line that breaks the protocol, which it names.
+///
+/// `@unchecked Sendable` is sound: every stored `var` is read and written only under `lock`
+/// (`read` runs on the child's stdout reader thread, `result` on the case's thread, and a
+/// reader thread may outlive the wait for it when a grandchild holds the pipe).
+final class DriverTraceReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private let name: String
+    private let maxEvents: Int
+    private let decoder = JSONDecoder()
+    private var events: [TraceEvent] = []
+    private var capabilities: [Observation]
+    private var threads = 0
+    private var hello = false
+    /// How the driver broke the protocol, if it did (the trace then ends `breach`).
+    private var problem: String?
+    /// What ran away, if the driver wrote more events than allowed (the trace ends `hang`).
+    private var runaway: String?
+
+    init(name: String, capabilities: [Observation], maxEvents: Int) {
+        self.name = name
+        self.capabilities = capabilities
+        self.maxEvents = maxEvents
+    }
+
+    /// The events so far, the capabilities of the case's hello, the protocol breach and the
+    /// runaway, if any.
+    var result: (events: [TraceEvent], capabilities: [Observation], problem: String?, runaway: String?) {
+        lock.withLock { (events, capabilities, problem, runaway) }
+    }
+
+    /// Whether the driver said hello in this case.
+    var saidHello: Bool { lock.withLock { hello } }
+
+    /// Takes one line; false when nothing more is to be read.
+    func read(_ line: Substring) -> Bool {
+        lock.withLock { take(line) }
+    }
+
+    private func take(_ line: Substring) -> Bool {
+        guard let message = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) else {
+            problem = "the driver wrote a line that is not a protocol message (standard output is the protocol's; "
+                + "debug output belongs on standard error): \(line.prefix(120))"
+            return false
+        }
+        switch message {
+        case .hello(let version, let impl, let declared, _):
+            guard !hello else { problem = "the driver said hello twice in one case"; return false }
+            guard version == DriverProtocol.version, impl == name else {
+                problem = "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol \(DriverProtocol.version)"
+                return false
+            }
+            hello = true
+            capabilities = declared
+        case .event(let e):
+            guard hello else { problem = "the driver wrote an event before its hello"; return false }
+            guard e.seq == events.count else {
+                problem = "the driver numbered its event \(events.count) as \(e.seq) (seq counts from 0 without gaps)"
+                return false
+            }
+            // Threads are numbered from 0 in order of first appearance: a new one is the next.
+            guard e.thread >= 0 && e.thread <= threads else {
+                problem = "the driver put event \(e.seq) on thread \(e.thread), but threads are numbered from 0 in order of first appearance (next: \(threads))"
+                return false
+            }
+            // `cut` and `breach` are the harness's own last events: a driver ends with `end`,
+            // `hang` or `crash`.
+            if case .breach = e.kind { problem = "the driver wrote a breach event, which only the harness writes"; return false }
+            if case .cut = e.kind { problem = "the driver wrote a cut event, which only the harness and the reference engine write"; return false }
+            guard events.count < maxEvents else {
+                runaway = "the driver ran away: it wrote more than \(maxEvents) events (--max-events)"
+                return false
+            }
+            if e.thread == threads { threads += 1 }
+            events.append(e)
+            if e.kind.endsTrace { return false }
+        case .done:
+            problem = "the driver wrote done before the trace's last event (end, hang or crash)"
+            return false
+        case .error(let m):
+            problem = "the driver refused the case: \(m)"
+            return false
+        }
+        return true
+    }
+}
