@@ -13,6 +13,11 @@
 /* Runs the scenario; returns the trace's last event (end, or hang naming what never finished). */
 - (id) drive;
 /* Starts the watchdog thread: a stalled driver call ends the trace with hang, writes done
- * and exits the process. */
+ * and exits the process; a harness that died (the parent process is no longer the one
+ * RememberParent saw) makes it exit at once. */
 - (void) startWatchdog;
 @end
+
+/* Remembers the parent process, the harness: called first thing in main, before the request is
+ * read. */
+void RememberParent(void);

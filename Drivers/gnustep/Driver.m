@@ -11,6 +11,16 @@
 #import "Recorder.h"
 #include <unistd.h>
 
+/* The parent process when the driver started (RememberParent): the harness. Written once by
+ * the main thread before any other thread exists, then only read. */
+static pid_t parentAtStart;
+
+void
+RememberParent(void)
+{
+  parentAtStart = getppid();
+}
+
 /* How long a trigger may take at most before the step runs anyway (triggerMissed). */
 static const double triggerTimeout = 1.0;
 
@@ -285,7 +295,15 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
 }
 
 /* The watchdog thread. The driving thread is stuck and cannot end the process itself;
- * _exit skips exit handlers that could wait for it. */
+ * _exit skips exit handlers that could wait for it.
+ *
+ * It also watches the harness. When getppid() is no longer the parent RememberParent saw, the
+ * harness died (kill -9, a crash) and this process was re-parented to init or a subreaper: no
+ * one is left to read the trace, so the driver leaves at once, without a word (status 3; no one
+ * reads that either). The end of standard input cannot tell: the harness closes it as soon as
+ * the request is written. Nor can Linux's PR_SET_PDEATHSIG: it fires when the parent *thread*
+ * that spawned the driver ends, and the harness spawns each case from a worker thread that may
+ * end before the case does. Checked on every tick (20 ms; a cheap system call). */
 - (void) watch: (id)unused
 {
   double quiet = [self stallQuiet];
@@ -296,6 +314,10 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
       NSString *call;
 
       usleep(20000);
+      if (getppid() != parentAtStart)
+        {
+          _exit(3);
+        }
       call = [TheRecorder() stalledAfter: quiet];
       if (call != nil)
         {
@@ -306,8 +328,8 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
               WriteMessage(JCase(@"done", nil));
               _exit(0);
             }
-          [pool release];
-          return;
+          /* The driving thread ended the trace first and is on its way out; stalledAfter
+           * says nil from now on, and the loop keeps watching the parent till the end. */
         }
       [pool release];
     }

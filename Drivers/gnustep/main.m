@@ -71,6 +71,7 @@ main(void)
   NSInteger protocol, unitMicroseconds;
   Interpreter *run;
 
+  RememberParent();     /* the harness, watched by the watchdog (Driver.m) */
   (void)JTrue();        /* the JSON booleans, made before any other thread exists */
   (void)TheRecorder();
   if (!BlockLayoutIsRight())

@@ -41,6 +41,7 @@ BOOL_KEYS = ("isCancelled", "isConcurrent", "isExecuting", "isFinished", "isRead
 
 BUG = None          # the planted bug in effect, or None
 OUT = sys.stdout
+PARENT = None       # the parent process when the driver started: the harness (see Driver.watch)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1184,8 +1185,15 @@ class Driver:
         watchdog.start()
 
     def watch(self):
+        # A driver call stuck for the stall window ends the trace with hang. And the harness is
+        # watched: when os.getppid() is no longer PARENT, the harness died (kill -9, a crash) and
+        # this process was re-parented to init or a subreaper. No one is left to read the trace,
+        # so the driver leaves at once, without a word. The end of standard input cannot tell:
+        # the harness closes it as soon as the request is written.
         while True:
             time.sleep(0.020)
+            if os.getppid() != PARENT:
+                os._exit(3)
             what = self.current
             if what is None:
                 continue
@@ -1376,7 +1384,8 @@ def describe(a):
 
 
 def main():
-    global BUG, TRACE, CLOCK
+    global BUG, TRACE, CLOCK, PARENT
+    PARENT = os.getppid()
     args = sys.argv[1:]
     bug_error = None
     while args:

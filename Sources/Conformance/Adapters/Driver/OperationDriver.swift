@@ -78,6 +78,9 @@ public struct OperationDriver {
     /// `plain`: run the same scenario without recording (no events but the last; the bench's
     /// measure of what the implementation costs without the harness).
     public func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
+        // The harness, for the watchdog; taken first, because a harness that dies before this
+        // line goes unnoticed (the driver would take its new parent for the harness).
+        let parent = getppid()
         let request: DriverProtocol.Request
         do {
             request = try JSONCodec.decode(DriverProtocol.Request.self, from: Data(requestLine.utf8), source: "the request")
@@ -107,7 +110,7 @@ public struct OperationDriver {
                                     queue: makeQueue, subclass: makeSubclass) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
-        Self.watch(context, write: write)
+        Self.watch(context, parent: parent, write: write)
         if context.recorder.close(with: context.drive(), onCallingThread: true) { write(JSONCodec.line(DriverProtocol.Message.done)) }
         return 0
     }
@@ -119,19 +122,34 @@ public struct OperationDriver {
     /// It ends the trace with a `hang` naming the call and exits, in a fraction of a second
     /// instead of the harness's 5 s of silence. The driving thread is stuck and cannot end the
     /// process itself; `_exit` skips exit handlers that could wait for it.
-    private static func watch(_ context: DriverContext, write: @escaping @Sendable (String) -> Void) {
+    ///
+    /// It also watches the harness (`parent`, the parent process when the request came): when
+    /// `getppid()` says another, the harness died (`kill -9`, a crash) and this process was
+    /// re-parented to init or a subreaper. No one is left to read the trace, so the driver
+    /// leaves at once with `_exit`, without a word. The end of standard input cannot say so:
+    /// the harness closes it as soon as the request is written. Nor can Linux's
+    /// `PR_SET_PDEATHSIG`: it fires when the parent *thread* that spawned the driver ends,
+    /// and the harness spawns each case from a worker thread that may end before the case does.
+    /// Checked on every tick (20 ms; a system call that costs well under a microsecond).
+    private static func watch(_ context: DriverContext, parent: pid_t, write: @escaping @Sendable (String) -> Void) {
         let quiet = context.stallQuiet, longest = context.callDeadline
         let thread = Thread {
             while true {
                 Thread.sleep(forTimeInterval: 0.02)
+                if getppid() != parent { _exit(orphanedStatus) }
                 guard let (call, why) = context.recorder.stalled(quiet: quiet, longest: longest) else { continue }
                 if context.recorder.close(with: .hang("\(call) never returned; \(why)"), onCallingThread: false) {
                     write(JSONCodec.line(DriverProtocol.Message.done))
                     _exit(0)
                 }
-                return
+                // The driving thread ended the trace first and is on its way out; `stalled` says
+                // nil from now on, and the loop keeps watching the parent until the process ends.
             }
         }
         thread.start()
     }
+
+    /// The exit status of a driver whose harness died: no one reads it (the driver's new parent
+    /// only reaps it); distinct from the protocol's 0 and 2 for anyone tracing processes.
+    static let orphanedStatus: Int32 = 3
 }
