@@ -119,7 +119,7 @@ enum ReplayCommand {
 
     /// The finding in `path`, or nil when the file is a plain scenario.
     static func loadFinding(_ path: String) throws(InputError) -> Finding? {
-        guard let data = FileManager.default.contents(atPath: path) else { throw InputError("\(path) cannot be read: no such file, or no permission") }
+        let data = try JSONCodec.readFile(at: path)
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["rule"] != nil, object["identity"] != nil else { return nil }
         let finding = try JSONCodec.decode(Finding.self, from: data, source: path)
         guard (1...Finding.newestFormat).contains(finding.format) else {

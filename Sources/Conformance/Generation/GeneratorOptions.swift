@@ -16,6 +16,11 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// so a seed gives the same scenario with the implementation's subclass in place.
     public var subclass: Bool
 
+    /// What `size` may be (the command line's `--size`), and the percentages
+    /// `--misuse-rate` and `--flaw-rate`.
+    public static let sizeRange = 1...64
+    public static let rateRange = 0...100
+
     public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false) {
         self.size = size
         self.misuseRate = misuseRate
@@ -26,12 +31,23 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass }
 
     /// `subclass` is written only when set, and read as false when absent: files written before
-    /// it existed keep their bytes and still read.
+    /// it existed keep their bytes and still read. Each number must be in the range its command
+    /// line option allows, or the options could not have made the case (a finding file that says
+    /// otherwise was edited): the error names the field and the range.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        size = try c.decode(Int.self, forKey: .size)
-        misuseRate = try c.decode(Int.self, forKey: .misuseRate)
-        flawRate = try c.decode(Int.self, forKey: .flawRate)
+        func number(_ key: CodingKeys, _ range: ClosedRange<Int>, _ option: String) throws -> Int {
+            let n = try c.decode(Int.self, forKey: key)
+            guard range.contains(n) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: c.codingPath + [key],
+                    debugDescription: "must be a whole number from \(range.lowerBound) to \(range.upperBound), as for \(option)"))
+            }
+            return n
+        }
+        size = try number(.size, Self.sizeRange, "--size")
+        misuseRate = try number(.misuseRate, Self.rateRange, "--misuse-rate")
+        flawRate = try number(.flawRate, Self.rateRange, "--flaw-rate")
         subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false
     }
 

@@ -9,7 +9,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     public static let formatVersion = 1
     public static let newestFormat = 2
 
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         /// The platform does it differently and says so (a trap where Cocoa throws, no KVO...).
         case platformDifference = "platform-difference"
         /// We believe the implementation is wrong.
@@ -68,19 +68,37 @@ public struct Expectations: Codable, Sendable, Equatable {
         self.expected = expected
     }
 
+    /// Reads an expectations file; its format, driver entry and rule ids are checked as it is
+    /// decoded (`inputProblem`), and every problem is one sentence naming the field.
     public static func load(_ path: String) throws(InputError) -> Expectations {
-        guard let data = FileManager.default.contents(atPath: path) else { throw InputError("\(path) cannot be read: no such file, or no permission") }
-        let e = try JSONCodec.decode(Expectations.self, from: data, source: path)
-        guard (formatVersion...newestFormat).contains(e.format) else { throw InputError("\(path): expectations format \(e.format); this build reads 1 and 2") }
-        if e.driver != nil && e.format < 2 { throw InputError("\(path): a driver entry needs format 2") }
-        let known = Set(RuleBook.rules.map(\.id) + [Finding.crashRule, Finding.hangRule])
-        if let bad = e.expected.first(where: { !known.contains($0.rule) }) { throw InputError("\(path): unknown rule '\(bad.rule)'") }
-        return e
+        try JSONCodec.decode(Expectations.self, from: try JSONCodec.readFile(at: path), source: path)
     }
 
     /// The path of an entry's finding file.
     public func findingPath(_ entry: Entry, relativeTo file: String) -> String {
         ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(entry.finding)
+    }
+}
+
+extension Expectations: CheckedInput {
+    func inputProblem() -> InputError.FieldProblem? {
+        guard (Self.formatVersion...Self.newestFormat).contains(format) else {
+            return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads expectations formats \(Self.formatVersion) and \(Self.newestFormat)")
+        }
+        if driver != nil && format < 2 {
+            let format = format
+            return .init(path: [.key("driver")]) { _, at in "a driver entry needs format 2, but the file is format \(format) (the entry is\(at.isEmpty ? " there" : at))" }
+        }
+        for (i, entry) in expected.enumerated() {
+            let path: [JSONPathSegment] = [.key("expected"), .index(i), .key("rule")]
+            // A driver that breaks the protocol gives no verdict at all: it is fixed, never expected.
+            if entry.rule == Finding.protocolRule {
+                return .init(path: path, what: "names \(Finding.protocolRule)",
+                             requirement: ", which cannot be an expected divergence: a driver that breaks the protocol is fixed, not expected (the run gives no verdict)")
+            }
+            if let problem = Finding.ruleProblem(entry.rule, at: path) { return problem }
+        }
+        return nil
     }
 }
 

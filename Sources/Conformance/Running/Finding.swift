@@ -45,10 +45,15 @@ public struct Finding: Sendable, Codable, Equatable {
     public var shrinkExhausted: Bool
     /// A measurement, so not part of the file: finding files are the same bytes on every run.
     public var shrinkMilliseconds: Int = 0
+    /// True when the run was interrupted (SIGINT, SIGTERM) before this finding was fully
+    /// shrunk: `scenario` is the smallest case confirmed so far (the failing case itself if
+    /// shrinking had not begun), and `reproduced` is 1 of 1, the run that showed it. Absent
+    /// otherwise, so findings of whole runs keep their bytes.
+    public var interrupted: Bool?
 
     enum CodingKeys: String, CodingKey {
         case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
-        case scenario, scheduleSeed, reproduced, attempts, shrinkSteps, shrinkExhausted
+        case scenario, scheduleSeed, reproduced, attempts, shrinkSteps, shrinkExhausted, interrupted
     }
 
     public var operations: Int { scenario.operations.count }
@@ -77,5 +82,56 @@ public struct Finding: Sendable, Codable, Equatable {
     /// not overwrite each other's findings).
     public var fileName: String {
         "\(rule)-\(identity.caseSeed)" + (faults.isEmpty ? "" : "-" + faults.map(\.rawValue).joined(separator: "+")) + ".json"
+    }
+}
+
+extension Finding: CheckedInput {
+    /// Every rule id a finding or an expectation may name: the catalog's, and the pseudo-rules.
+    public static var knownRules: [String] { RuleBook.rules.map(\.id) + pseudoRules.map(\.id) }
+
+    func inputProblem() -> InputError.FieldProblem? {
+        guard (1...Self.newestFormat).contains(format) else {
+            return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads finding formats 1 to \(Self.newestFormat)")
+        }
+        if format == 1 && driver != nil {
+            return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
+        }
+        return Self.ruleProblem(rule, at: [.key("rule")])
+    }
+
+    /// Why `id` at `path` is not a rule id, with the nearest known one; nil when it is one.
+    static func ruleProblem(_ id: String, at path: [JSONPathSegment]) -> InputError.FieldProblem? {
+        let known = knownRules
+        guard !known.contains(id) else { return nil }
+        let shown = "'" + JSONDiagnosis.oneLine(id, limit: 60) + "'"
+        let others = pseudoRules.map(\.id).joined(separator: ", ")
+        guard let nearest = nearest(to: id, among: known) else {
+            return .init(path: path, what: "names an unknown rule \(shown)", requirement: "; 'opconform rules' lists the rules, and \(others) may be named too")
+        }
+        return .init(path: path, what: "names an unknown rule \(shown)", requirement: "; did you mean \(nearest)?")
+    }
+
+    /// The known id closest to `id` (edit distance, case aside), if it is close enough to be
+    /// what was meant: at most a third of its letters differ.
+    static func nearest(to id: String, among known: [String]) -> String? {
+        let a = Array(id.uppercased())
+        guard !a.isEmpty && a.count <= 100 else { return nil }
+        var best: (id: String, distance: Int)?
+        for candidate in known where !candidate.isEmpty {
+            let b = Array(candidate)
+            var row = Array(0...b.count)
+            for i in 1...a.count {
+                var previous = row[0]
+                row[0] = i
+                for j in 1...b.count {
+                    let saved = row[j]
+                    row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                    previous = saved
+                }
+            }
+            if best == nil || row[b.count] < best!.distance { best = (candidate, row[b.count]) }
+        }
+        guard let best, best.distance <= max(2, best.id.count / 3) else { return nil }
+        return best.id
     }
 }

@@ -23,7 +23,7 @@ extension Scenario {
             case .concurrent(let p):
                 check(p.start, in: "\(place) start", this: i, program: p, &out)
                 check(p.main, in: "\(place) main", this: i, program: p, &out)
-                for r in p.routines { check(r.body, in: "\(place) routine \(r.name)", this: i, program: p, &out) }
+                for r in p.routines { check(r.body, in: "\(place) routine \(Self.shown(r.name))", this: i, program: p, &out) }
             }
             if let c = o.completion { check(c, in: "\(place) completion block", this: i, program: nil, &out) }
         }
@@ -88,14 +88,14 @@ extension Scenario {
                 }
             }
             switch step {
-            case .work(let n) where n < 0 || n > 1_000_000:
-                out.append("\(place) works \(n) units; allowed is 0...1000000")
+            case .work(let n) where !Step.workRange.contains(n):
+                out.append("\(place) works \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)")
             case .if(let cond, let a, let b):
                 checkRefs(cond, place, &out)
                 check(a, in: place, this: this, program: program, &out)
                 check(b, in: place, this: this, program: program, &out)
             case .repeat(let n, let a):
-                if n < 0 || n > 10_000 { out.append("\(place) repeats \(n) times; allowed is 0...10000") }
+                if !Step.repeatRange.contains(n) { out.append("\(place) repeats \(n) times; allowed is \(Step.repeatRange.lowerBound)...\(Step.repeatRange.upperBound)") }
                 check(a, in: place, this: this, program: program, &out)
             case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
                 if program == nil && !(kind?.overridesStart ?? false) {
@@ -105,13 +105,13 @@ extension Scenario {
                     out.append("\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
                 }
             case .call(let name):
-                if kind?.program?.routine(named: name) == nil { out.append("\(place) calls routine \"\(name)\", which operation \(this) does not define") }
+                if kind?.program?.routine(named: name) == nil { out.append("\(place) calls routine \(Self.shown(name)), which operation \(this) does not define") }
             case .callSuperStart where !(kind?.overridesStart ?? false):
                 out.append("\(place) calls [super start], but operation \(this) does not override start")
             case .spawn(_, let r), .start(let r), .cancel(let r), .read(_, let r):
                 if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
-            case .await(_, let t) where t <= 0 || t > 1_000_000:
-                out.append("\(place) awaits with timeout \(t); allowed is 1...1000000")
+            case .await(_, let t) where !Step.awaitTimeoutRange.contains(t):
+                out.append("\(place) awaits with timeout \(t); allowed is \(Step.awaitTimeoutRange.lowerBound)...\(Step.awaitTimeoutRange.upperBound)")
             default: break
             }
         }
@@ -125,5 +125,21 @@ extension Scenario {
         case .not(let a): checkRefs(a, place, &out)
         case .and(let a, let b): checkRefs(a, place, &out); checkRefs(b, place, &out)
         }
+    }
+
+    /// A name from the file, quoted on one line: a problem is one sentence, whatever the name holds.
+    static func shown(_ name: String) -> String {
+        var out = "\""
+        for (k, scalar) in name.unicodeScalars.enumerated() {
+            if k == 60 { out += "…"; break }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate:
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                if scalar == "\"" || scalar == "\\" { out += "\\" }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }

@@ -30,9 +30,15 @@ public indirect enum Step: Codable, Sendable, Equatable {
     case signal(Int)
     /// Rendezvous: wait for token `n`, at most `timeout` work units; the outcome lands in the trace.
     case await(Int, timeout: Int)
+
+    /// The units a `work` step may last, the times a `repeat` may run its body, the units an
+    /// `await` may wait: what `Scenario.problems()` allows.
+    public static let workRange = 0...1_000_000
+    public static let repeatRange = 0...10_000
+    public static let awaitTimeoutRange = 1...1_000_000
 }
 
-public enum Method: String, Codable, Sendable, Equatable {
+public enum Method: String, Codable, Sendable, Equatable, CaseIterable {
     case start, main
 }
 
