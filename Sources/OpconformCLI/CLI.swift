@@ -124,9 +124,10 @@ struct Arguments {
     }
 
     func generatorOptions() throws(InputError) -> GeneratorOptions {
-        GeneratorOptions(size: try int("--size", default: 8, range: 1...64),
-                         misuseRate: try int("--misuse-rate", default: 10, range: 0...100),
-                         flawRate: try int("--flaw-rate", default: 0, range: 0...100))
+        // The same ranges a finding file's options are held to (`GeneratorOptions`).
+        GeneratorOptions(size: try int("--size", default: 8, range: GeneratorOptions.sizeRange),
+                         misuseRate: try int("--misuse-rate", default: 10, range: GeneratorOptions.rateRange),
+                         flawRate: try int("--flaw-rate", default: 0, range: GeneratorOptions.rateRange))
     }
 
     func rules() throws(InputError) -> [RuleCheck] {
