@@ -42,6 +42,10 @@ enum GateCommand {
         for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(args.flags.contains("--strict") ? "; --strict fails the gate" : ""))\n") }
         if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
+        if result.interrupted {
+            console.out("gate INTERRUPTED: no verdict\n")
+            return 130
+        }
         if result.noVerdict != nil {
             console.out("gate gave NO VERDICT (exit 4)\n")
             return 4

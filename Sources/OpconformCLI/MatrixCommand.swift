@@ -43,6 +43,8 @@ enum MatrixCommand {
             let files = try RunCommand.writeFindings(result, to: dir)
             console.out(ConsoleReport.text(result, files: files).split(separator: "\n").prefix(3).joined(separator: "\n") + "\n")
             columns.append(MatrixReport.Column(result: result, files: files))
+            // Interrupted: the columns so far are reported, and no other implementation runs.
+            if result.interrupted { break }
         }
         let report = MatrixReport(columns: columns)
         console.out("\n" + report.text())
@@ -50,6 +52,10 @@ enum MatrixCommand {
         if let path = args.options["--json"] {
             let runs = columns.map { RunJSONReport($0.result, files: $0.files) }
             try RunCommand.write(JSONCodec.encodeString(runs), to: path)
+        }
+        if columns.contains(where: { $0.result.interrupted }) {
+            console.out("INTERRUPTED: \(columns.count) of \(impls.count) implementations ran, the last one in part\n")
+            return 130
         }
         for column in columns { if let why = column.result.noVerdict { console.out("NO VERDICT for \(column.result.configuration.impl.name): \(why)\n") } }
         if columns.contains(where: { $0.result.noVerdict != nil }) { return 4 }

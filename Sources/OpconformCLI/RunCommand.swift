@@ -33,12 +33,13 @@ enum RunCommand {
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
-        return result.noVerdict != nil ? 4 : result.failed ? 1 : 0
+        return result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
     }
 
     /// Runs the cases with progress on a terminal and the case log written as cases are decided
     /// (`--log FILE`, default DIR/cases.jsonl). Checks every output can be written first.
     static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String, log logPath: String? = nil) throws(InputError) -> RunResult {
+        var configuration = configuration
         // Refuse unwritable outputs before the run, not after it.
         for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(file: path) }
         // The folders this run creates, deepest first: removed again if they end up empty.
@@ -53,6 +54,11 @@ enum RunCommand {
         let log = try CaseLog(path: path, header: RunHeader(configuration))
         let clock = ContinuousClock()
         var last = clock.now
+        // Ctrl-C stops the run and keeps what it decided (`Interrupts`).
+        let stop = StopRequest()
+        configuration.stop = stop
+        let interrupts = Interrupts(stop: stop, console: console)
+        defer { interrupts.uninstall() }
         let result = Runner(configuration).run(progress: { done, total, broken in
             guard console.interactive, done == total || clock.now - last > .milliseconds(200) else { return }
             last = clock.now
@@ -62,7 +68,7 @@ enum RunCommand {
         })
         // The log keeps a run that dies; a run that finished and found nothing leaves nothing
         // behind in the user's folder unless the log was asked for (--log).
-        if result.findings.isEmpty && args.options["--log"] == nil {
+        if result.findings.isEmpty && args.options["--log"] == nil && !result.interrupted {
             log.close()
             try? FileManager.default.removeItem(atPath: path)
             for dir in created where (try? FileManager.default.contentsOfDirectory(atPath: dir))?.isEmpty == true {

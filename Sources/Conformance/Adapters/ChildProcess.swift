@@ -14,7 +14,8 @@ enum ChildProcess {
         var status: Int32
         var signal: Int32?
         /// Why the harness killed the child for taking too long or writing too much ("no
-        /// progress within 5 s"), if it did.
+        /// progress within 5 s"), if it did; or why it stopped reading a child that wrote too
+        /// much and then ended by itself before the harness could kill it (a line over 1 MB).
         var killed: String?
         /// The child's last words on standard error: its last line containing `Fatal error`, or
         /// else its last line.
@@ -71,20 +72,24 @@ enum ChildProcess {
         let request = Data(input.utf8)
         Thread { child.send(request) }.start()
         let reaped = Reaped()
-        Thread { reaped.set(child.wait()) }.start()
+        Thread {
+            // Marked as ended before it is reaped, so that the watch loop never kills its group
+            // after that (`Reaped.stop`); `wait` kills what it left in the group, then reaps it.
+            waitForExit(child.pid)
+            reaped.exited()
+            reaped.set(child.wait())
+        }.start()
 
         var killed: String?
         var clock = ActiveClock(pid: child.pid)
         var quietSince = 0.0, heardAt: Double?, lastBytes = 0
         while !reaped.wait(seconds: 0.05) {
             clock.tick()
-            let (bytes, stop, overlong) = output.progress
-            if stop { child.stop(); break }
+            let (bytes, stop, overflow) = output.progress
+            if stop { reaped.stop(child); break }
             if bytes != lastBytes { lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active } }
-            if overlong {
-                killed = "the driver wrote a line of more than \(DriverLimits.maxLine >> 20) MB"
-            } else if bytes > DriverLimits.maxBytes {
-                killed = "the driver ran away: it wrote more than \(DriverLimits.maxBytes >> 20) MB"
+            if let overflow {
+                killed = overflow
             } else if heardAt != nil {
                 if clock.active - quietSince > limits.timeout { killed = "no progress within \(DriverLimits.number(limits.timeout)) s" }
             } else if clock.active > startupAllowance {
@@ -95,14 +100,23 @@ enum ChildProcess {
             if killed == nil && clock.active - (heardAt ?? startupAllowance) > limits.caseDeadline {
                 killed = "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s while the driver was still writing (--case-deadline)"
             }
-            if killed != nil { child.stop(); break }
+            // Stopped time does not count against the limits, but it is not free either: a
+            // driver left stopped (a debugger that went away) is given up on after the deadline.
+            if killed == nil && clock.stopped > limits.caseDeadline {
+                killed = "the driver was stopped by a signal (SIGSTOP, a debugger) for more than \(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
+            }
+            if killed != nil { reaped.stop(child); break }
         }
         let ending = reaped.wait(seconds: .infinity) ? reaped.ending : .exited(-1)
         // The child has ended and its group is gone (`SpawnedProcess.wait` kills what it left
         // behind), so the pipes reach their end; the wait is a backstop for a grandchild that
         // left the group holding them.
         _ = readers.wait(timeout: .now() + 5)
-        let (lines, bytes, unfinished, stopped) = output.summary
+        let (lines, bytes, unfinished, stopped, overflow) = output.summary
+        // A child that wrote a line over the limit (or too much) and ended before a tick of the
+        // loop saw it: reading stopped there all the same, so the case ends the same way as when
+        // the child was still running, not by what its ending says about an unread trace.
+        if killed == nil && !stopped, let overflow { killed = overflow }
         let lastError = errors.lastWords
         switch ending {
         case .exited(let status):
@@ -118,6 +132,9 @@ enum ChildProcess {
     struct ActiveClock {
         let pid: pid_t
         private(set) var active = 0.0
+        /// Time the child spent stopped: bounded too (`run`), or a driver stopped and never
+        /// resumed would be waited for for ever.
+        private(set) var stopped = 0.0
         private var last = ContinuousClock.now
         init(pid: pid_t) { self.pid = pid }
 
@@ -125,7 +142,7 @@ enum ChildProcess {
             let now = ContinuousClock.now
             let elapsed = (now - last).seconds
             last = now
-            guard !Self.isStopped(pid) else { return }
+            guard !Self.isStopped(pid) else { stopped += elapsed; return }
             active += min(elapsed, 0.5)
         }
 
@@ -146,26 +163,37 @@ enum ChildProcess {
     }
 
     /// Splits standard output into lines for the reader, on the stdout reader thread. Lines are
-    /// handed over as they complete; a line longer than `DriverLimits.maxLine` is not kept.
+    /// handed over as they complete. Reading stops for good at a line longer than
+    /// `DriverLimits.maxLine` (which is never kept whole) and at `DriverLimits.maxBytes`: no line
+    /// that ends past that byte is handed over, however soon the watch loop kills the child.
     ///
-    /// `@unchecked Sendable` is sound: every stored property is read and written only under
-    /// `lock`, except `consume`, a `let` called only from the one thread that appends.
+    /// `@unchecked Sendable` is sound: every stored `var` is read and written only under `lock`
+    /// (`append` runs on the stdout reader thread; `progress` and `summary` on the case's, and
+    /// a reader may outlive the wait for it when a grandchild that left the group holds the
+    /// pipe). `consume`, a `let`, is called without the lock, only from the appending thread.
     final class LineSplitter: @unchecked Sendable {
         private let lock = NSLock()
         private let consume: @Sendable (Substring) -> Bool
         private var pending: [UInt8] = []
         private var bytes = 0, lines = 0
-        private var stopped = false, overlong = false
+        private var stopped = false
+        /// Why reading stopped for too much output (a line over 1 MB, over 512 MB in all).
+        private var overflow: String?
         init(consume: @escaping @Sendable (Substring) -> Bool) { self.consume = consume }
 
         func append(_ chunk: Data) {
             lock.lock()
+            defer { lock.unlock() }
+            let before = bytes
             bytes += chunk.count
-            let reading = !stopped && !overlong
-            lock.unlock()
-            guard reading else { return }
+            guard !stopped && overflow == nil else { return }
+            var end = chunk.endIndex
+            if bytes > DriverLimits.maxBytes {
+                end = chunk.startIndex + max(0, DriverLimits.maxBytes - before)
+                overflow = "the driver ran away: it wrote more than \(DriverLimits.maxBytes >> 20) MB"
+            }
             var start = chunk.startIndex
-            while let newline = chunk[start...].firstIndex(of: 0x0A) {
+            while let newline = chunk[start..<end].firstIndex(of: 0x0A) {
                 let line: String
                 if pending.isEmpty {
                     line = String(decoding: chunk[start..<newline], as: UTF8.self)
@@ -176,69 +204,99 @@ enum ChildProcess {
                 }
                 start = chunk.index(after: newline)
                 if line.isEmpty { continue }
+                lock.unlock()
                 let more = consume(line[...])
                 lock.lock()
                 lines += 1
-                if !more { stopped = true }
-                lock.unlock()
-                if !more { return }
+                if !more { stopped = true; pending = []; return }
             }
-            pending.append(contentsOf: chunk[start...])
+            if overflow != nil { pending = []; return }
+            pending.append(contentsOf: chunk[start..<end])
             if pending.count > DriverLimits.maxLine {
                 pending = []
-                lock.lock(); overlong = true; lock.unlock()
+                overflow = "the driver wrote a line of more than \(DriverLimits.maxLine >> 20) MB"
             }
         }
 
-        /// Bytes so far, whether the reader asked to stop, whether a line was too long.
-        var progress: (Int, Bool, Bool) { lock.lock(); defer { lock.unlock() }; return (bytes, stopped, overlong) }
-        /// Lines handed over, bytes, the unfinished last line, whether the reader stopped.
-        var summary: (Int, Int, String?, Bool) {
-            lock.lock(); defer { lock.unlock() }
-            let tail = pending.isEmpty || stopped || overlong ? nil : String(decoding: pending.prefix(4096), as: UTF8.self)
-            return (lines, bytes, tail, stopped)
+        /// Bytes so far, whether the reader asked to stop, why reading stopped for too much output.
+        var progress: (Int, Bool, String?) { lock.withLock { (bytes, stopped, overflow) } }
+        /// Lines handed over, bytes, the unfinished last line, whether the reader stopped, why
+        /// reading stopped for too much output.
+        var summary: (Int, Int, String?, Bool, String?) {
+            lock.withLock {
+                let tail = pending.isEmpty || stopped || overflow != nil ? nil : String(decoding: pending.prefix(4096), as: UTF8.self)
+                return (lines, bytes, tail, stopped, overflow)
+            }
         }
     }
 
-    /// What the harness keeps of a child's standard error: its last 64 KB, and its first line
-    /// that contains `Fatal error` (a Swift trap's message, quoted as the crash's last words).
+    /// What the harness keeps of a child's standard error: its last 64 KB, and its last line
+    /// that contains `Fatal error` (a Swift trap's message, quoted as the crash's last words;
+    /// Specs/driver-protocol.md, "Transport"), however much follows it.
     ///
     /// `@unchecked Sendable` is sound: every stored property is read and written under `lock`.
     final class ErrorTail: @unchecked Sendable {
         private let lock = NSLock()
         private var tail: [UInt8] = []
+        /// Where the line being written begins in `tail`: the lines before it have been looked at.
+        private var lineStart = 0
         private var fatal: String?
         private static let keep = 65_536
+        private static let marker = Array("Fatal error".utf8)
 
         func append(_ chunk: Data) {
             lock.lock(); defer { lock.unlock() }
             tail.append(contentsOf: chunk)
-            if fatal == nil, let found = Self.fatalLine(in: tail) { fatal = found }
-            if tail.count > 2 * Self.keep { tail.removeFirst(tail.count - Self.keep) }
+            // Only the lines this chunk completed are looked at: each byte once.
+            while let newline = tail[lineStart...].firstIndex(of: 0x0A) {
+                if Self.isFatal(tail[lineStart..<newline]) { fatal = String(decoding: tail[lineStart..<newline].prefix(4096), as: UTF8.self) }
+                lineStart = newline + 1
+            }
+            if tail.count > 2 * Self.keep {
+                let drop = tail.count - Self.keep
+                tail.removeFirst(drop)
+                lineStart = max(0, lineStart - drop)
+            }
         }
 
-        static func fatalLine(in bytes: [UInt8]) -> String? {
-            let text = String(decoding: bytes, as: UTF8.self)
-            guard let range = text.range(of: "Fatal error") else { return nil }
-            let start = text[..<range.lowerBound].lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
-            guard let end = text[range.upperBound...].firstIndex(of: "\n") else { return nil }   // the line is not whole yet
-            return String(text[start..<end].prefix(4096))
+        /// Whether `line` contains `Fatal error`.
+        static func isFatal(_ line: ArraySlice<UInt8>) -> Bool {
+            guard line.count >= marker.count else { return false }
+            return (line.startIndex...(line.endIndex - marker.count)).contains { line[$0..<($0 + marker.count)].elementsEqual(marker) }
         }
 
         var lastWords: String? {
             lock.lock(); defer { lock.unlock() }
+            // A line cut off by the death is the last line too.
+            if Self.isFatal(tail[lineStart...]) { return String(decoding: tail[lineStart...].prefix(4096), as: UTF8.self) }
             if let fatal { return fatal }
             let text = String(decoding: tail, as: UTF8.self)
             return text.split(separator: "\n").last.map { String($0.prefix(4096)) }
         }
     }
 
+    /// Waits until `pid`, a child of this process, has ended, without reaping it: until it is
+    /// reaped its pid, which is also its process group's id, is not given to another process.
+    static func waitForExit(_ pid: pid_t) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+    }
+
     /// How the child ended, handed from the thread that reaps it. `@unchecked Sendable` is
-    /// sound: `value` is written once and read only under `condition`.
+    /// sound: `value` and `ended` are written once each and read only under `condition`.
     final class Reaped: @unchecked Sendable {
         private let condition = NSCondition()
         private var value: SpawnedProcess.Ending?
+        /// The child has ended and is about to be reaped (by `SpawnedProcess.wait`).
+        private var ended = false
         func set(_ ending: SpawnedProcess.Ending) { condition.lock(); value = ending; condition.broadcast(); condition.unlock() }
+        func exited() { condition.lock(); ended = true; condition.unlock() }
+        /// Kills the child's process group, unless the child has ended. The check and the kill
+        /// are one step under the lock that `exited` takes before the reaper reaps: a kill sent
+        /// after the reaping would go to whatever process group has that number by then (pids
+        /// come round: pid_max is 32,768 on many machines, and every driver leads a group).
+        /// The group of a child that has ended is killed by the reaper (`SpawnedProcess.wait`).
+        func stop(_ child: SpawnedProcess) { condition.lock(); defer { condition.unlock() }; if !ended { child.stop() } }
         /// Whether the child has ended, waiting at most `seconds` for it.
         func wait(seconds: Double) -> Bool {
             condition.lock()

@@ -138,6 +138,7 @@ public struct ChildProcessImplementation: Implementation {
             if case .stepDone(let i) = e.kind, open == i { open = nil }
         }
         if events.isEmpty { return "the driver wrote no event" }
+        if !events.contains(where: { if case .stepIssued = $0.kind { return true }; return false }) { return "the driver had issued no driver step" }
         guard let i = open else { return "the driver had finished its steps; operations never finished" }
         return "driver step \(i) (\(scenario.driver[i].action)) never returned"
     }

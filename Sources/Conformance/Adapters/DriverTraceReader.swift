@@ -45,8 +45,14 @@ final class DriverTraceReader: @unchecked Sendable {
 
     private func take(_ line: Substring) -> Bool {
         guard let message = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) else {
+            // What is wrong with it, as the strict reader says it (asked only on this path: a
+            // breach ends the case, so its cost is paid once).
+            var why = ""
+            do { _ = try JSONCodec.decode(DriverProtocol.Message.self, from: Data(line.prefix(65_536).utf8), source: "the line") } catch {
+                why = " (" + error.message + ")"
+            }
             problem = "the driver wrote a line that is not a protocol message (standard output is the protocol's; "
-                + "debug output belongs on standard error): \(line.prefix(120))"
+                + "debug output belongs on standard error): \(line.prefix(120))" + why
             return false
         }
         switch message {
@@ -81,7 +87,7 @@ final class DriverTraceReader: @unchecked Sendable {
             events.append(e)
             if e.kind.endsTrace { return false }
         case .done:
-            problem = "the driver wrote done before the trace's last event (end, hang or crash)"
+            problem = hello ? "the driver wrote done before the trace's last event (end, hang or crash)" : "the driver wrote done before its hello"
             return false
         case .error(let m):
             problem = "the driver refused the case: \(m)"

@@ -121,6 +121,7 @@ final class SpawnedProcess: Sendable {
             close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
             throw StartError(message: String(cString: strerror(status)))
         }
+        LiveChildren.add(pid)
         return SpawnedProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0], errors: stderrPipe[0])
     }
 
@@ -177,7 +178,17 @@ final class SpawnedProcess: Sendable {
     }
 
     /// The child's ending if it has ended (reaping it), else nil.
-    func poll() -> Ending? { wait(blocking: false) }
+    func poll() -> Ending? {
+        // Looked at without reaping first, so that the reaping goes through `wait()`.
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG) == 0 else { return nil }
+        #if canImport(Glibc)
+        let ended = info._sifields._sigchld.si_pid == pid
+        #else
+        let ended = info.si_pid == pid
+        #endif
+        return ended ? wait() : nil
+    }
 
     /// Waits for the child to end, kills what it left running in its process group (a
     /// driver that forked a helper and died, or exited while the helper held its pipes), and
@@ -187,6 +198,7 @@ final class SpawnedProcess: Sendable {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
         killGroup(pid)
+        LiveChildren.remove(pid)
         return wait(blocking: true)!
     }
 

@@ -23,7 +23,8 @@ public enum ConsoleReport {
             }
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
-            out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)\n" : "\n"
+            out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)" : ""
+            out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
         }
@@ -32,7 +33,10 @@ public enum ConsoleReport {
             out += "\nnot checked:\n"
             for s in unchecked { out += "  \(s.id): \(s.status.rawValue)" + (s.reason.map { " (\($0))" } ?? "") + "\n" }
         }
-        if let why = r.noVerdict {
+        if r.interrupted {
+            out += "\nINTERRUPTED after \(r.cases) of \(r.configuration.shard.cases(of: c.count)) cases: the findings above are what was decided"
+                + (r.findings.contains { $0.interrupted == true } ? "; those marked (interrupted) were not fully shrunk" : "") + "\n"
+        } else if let why = r.noVerdict {
             out += "\nNO VERDICT: \(why)\n"
         } else if r.findings.isEmpty {
             out += "\nno violation\n"

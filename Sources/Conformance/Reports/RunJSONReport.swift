@@ -29,10 +29,13 @@ public struct RunJSONReport: Codable, Sendable {
     public var shrinkSeconds: Double
     /// Why the run gave no verdict (exit 4), when it did not: absent otherwise.
     public var noVerdict: String?
+    /// True when the run was interrupted (SIGINT, SIGTERM): `cases` were decided. Absent otherwise.
+    public var interrupted: Bool?
 
     public init(_ r: RunResult, files: [String: String]) {
         let c = r.configuration
         noVerdict = r.noVerdict
+        interrupted = r.interrupted ? true : nil
         impl = c.impl.name
         profile = c.profile.rawValue
         faults = c.faults.map(\.rawValue)

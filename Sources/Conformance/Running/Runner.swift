@@ -25,6 +25,8 @@ public struct RunConfiguration: Sendable {
     public var shard = Shard.whole
     /// How replay lines start opconform where the user is (`ReplayProgram`).
     public var replayProgram = ReplayProgram.default
+    /// Set to stop the run early (SIGINT at the command line): see `StopRequest`.
+    public var stop: StopRequest?
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
@@ -103,6 +105,9 @@ public struct RunResult: Sendable {
     public var cases: Int
     public var seconds: Double
     public var shrinkSeconds: Double
+    /// The run was stopped early (`RunConfiguration.stop`): `cases` says how many were decided,
+    /// and findings not fully shrunk say so (`Finding.interrupted`).
+    public var interrupted = false
     /// Whether the run found something: a rule broken, a crash, a hang, or a driver that broke
     /// the protocol.
     public var failed: Bool { !findings.isEmpty }
@@ -115,7 +120,7 @@ public struct RunResult: Sendable {
         if let breaches = endings[Trace.Ending.breach.rawValue], breaches > 0 {
             let first = findings.first { $0.rule == Finding.protocolRule }
             return "the driver broke the protocol in \(breaches) of \(cases) cases, which were not judged"
-                + (first.map { "; first in case \($0.caseIndex): " + $0.message.prefix { $0 != ";" } } ?? "")
+                + (first.map { "; first in case \($0.caseIndex): " + ($0.message.components(separatedBy: "; required: ").first ?? $0.message) } ?? "")
                 + (configuration.impl.launch.map { "; 'opconform driver-check \(ShellWords.quote($0.executable))' checks the driver" } ?? "")
         }
         if findings.isEmpty && !statistics.contains(where: { $0.status == .pass || $0.status == .fail }) {
@@ -149,8 +154,13 @@ public struct Runner: Sendable {
         let total = c.shard.cases(of: c.count)
         var casesRun = total
         let pipeline = CasePipeline(runner: self, total: total)
+        var interrupted = false
         folding: for position in 0..<total {
+            if c.stop?.isRequested == true { interrupted = true; casesRun = done; break folding }
             let outcome = pipeline.take(position)
+            // A case that was running when the run was stopped lost its driver with the stop:
+            // its ending says nothing about the implementation, so it is not counted.
+            if outcome.interrupted { interrupted = true; casesRun = done; break folding }
             let k = outcome.index
             endings[outcome.ending.rawValue, default: 0] += 1
             var brokenRules: [String] = []
@@ -208,8 +218,10 @@ public struct Runner: Sendable {
             findings.append(finding(for: f, target: target))
         }
         let end = clock.now
-        return RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
-                         seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
+        var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
+                               seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
+        result.interrupted = interrupted || c.stop?.isRequested == true
+        return result
     }
 
     /// One case, run and checked, before it is folded into the result.
@@ -222,6 +234,8 @@ public struct Runner: Sendable {
         /// broke the protocol.
         var death: Violation?
         var verdicts: [(rule: Rule, verdict: Verdict)]
+        /// The run was asked to stop before this case was decided.
+        var interrupted = false
     }
 
     /// Runs and checks case `k`.
@@ -233,7 +247,8 @@ public struct Runner: Sendable {
         let death = ShrinkTarget.death(of: trace).first
         // A driver that broke the protocol gave no account of the implementation to judge.
         let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
-        return CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts)
+        return CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts,
+                           interrupted: c.stop?.isRequested == true)
     }
 
     func finding(for f: FailingCase, rule: RuleCheck) -> Finding { finding(for: f, target: ShrinkTarget(rule)) }
@@ -243,6 +258,7 @@ public struct Runner: Sendable {
     public func shrinker(for target: ShrinkTarget) -> Shrinker {
         let c = configuration
         var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: target, attempts: c.attempts)
+        shrinker.stop = c.stop
         if target.id == Finding.hangRule || target.id == Finding.crashRule { shrinker.budget = min(shrinker.budget, 120) }
         return shrinker
     }
@@ -262,7 +278,7 @@ public struct Runner: Sendable {
             target = ShrinkTarget(check)
         }
         let result = shrinker(for: target).shrink(finding.scenario, scheduleSeed: finding.scheduleSeed)
-        guard result.reproduced > 0 else { return finding }
+        guard result.reproduced > 0, !result.interrupted else { return finding }
         var out = finding
         out.scenario = result.scenario
         out.scenario.name = "\(finding.rule) minimised from case \(finding.caseIndex)"
@@ -285,9 +301,11 @@ public struct Runner: Sendable {
                                      accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         // A protocol breach is not shrunk: it is the driver's, and the case that showed it is
         // what its author needs (a smaller case may not breach at all).
-        if c.shrink && target.id != Finding.protocolRule {
+        var interrupted = c.stop?.isRequested == true
+        if c.shrink && target.id != Finding.protocolRule && !interrupted {
             result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed)
-            if result.reproduced == 0 {
+            interrupted = result.interrupted
+            if result.reproduced == 0 && !interrupted {
                 // The minimum did not hold up: report the original case, measured the same way.
                 result.scenario = f.scenario; result.scheduleSeed = f.identity.scheduleSeed; result.violation = f.violation
                 result.accepted = 0
@@ -296,12 +314,14 @@ public struct Runner: Sendable {
         }
         var minimal = result.scenario
         minimal.name = "\(target.id) minimised from case \(f.index)"
-        return Finding(format: c.impl.launch == nil ? Finding.formatVersion : Finding.newestFormat,
+        var finding = Finding(format: c.impl.launch == nil ? Finding.formatVersion : Finding.newestFormat,
                        rule: target.id, message: result.violation.observed + "; required: " + result.violation.expected,
                        impl: c.impl.name, driver: c.impl.launch, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
                        identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
                        shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
+        if interrupted && c.shrink && target.id != Finding.protocolRule { finding.interrupted = true }
+        return finding
     }
 }
 
@@ -336,7 +356,7 @@ final class CasePipeline: @unchecked Sendable {
                 while !stopped && slots.count >= ahead { condition.wait() }
                 let stop = stopped
                 condition.unlock()
-                if stop { return }
+                if stop || runner.configuration.stop?.isRequested == true { return }
                 running.wait()
                 DispatchQueue.global().async(group: group) { [self] in
                     let outcome = runner.evaluate(shard.caseIndex(position))

@@ -25,6 +25,9 @@ public struct Shrinker: Sendable {
         public var milliseconds: Int
         /// The budget ran out before a full round found nothing smaller.
         public var exhausted: Bool
+        /// The run was stopped (`stop`) before the search ended: `scenario` is the smallest
+        /// confirmed so far, and `reproduced` was not measured again (1 of 1: it was seen).
+        public var interrupted = false
     }
 
     public let impl: any Implementation
@@ -39,6 +42,9 @@ public struct Shrinker: Sendable {
     /// break" most of the time; requiring most runs keeps the work that makes the failure show.
     public var keepAfter: Int
     public var budget = 4000
+    /// Set to stop the search at once (SIGINT): no candidate run after it is trusted, since the
+    /// stop kills the implementation's driver.
+    public var stop: StopRequest?
     /// A correct runtime to ask "would this candidate wait for ever?": the faithful reference
     /// engine. An implementation with a bug may finish a case that a correct one never could
     /// (a wait that returns early), so its own ending cannot answer that.
@@ -115,6 +121,7 @@ public struct Shrinker: Sendable {
                     guard runs < budget else { return nil }
                     runs += 1
                     let (v, end) = run(candidate, scheduleSeed: s, signature: signature)
+                    if stop?.isRequested == true { return nil }
                     // No worse ending than the original: a new hang or crash is a different failure.
                     if let v, end == ending || end == .complete {
                         shown += 1
@@ -133,6 +140,7 @@ public struct Shrinker: Sendable {
                 let candidates = Self.candidates(best)
                 guard !candidates.isEmpty else { break }
                 for k in 0..<candidates.count {
+                    if stop?.isRequested == true { break search }
                     if runs >= budget { exhausted = true; break search }
                     let index = (position + k) % candidates.count
                     let candidate = candidates[index]
@@ -146,12 +154,14 @@ public struct Shrinker: Sendable {
                 break
             }
         }
-        let reproduced = reproductions(best, scheduleSeed: seed, signature: signature)
+        let interrupted = stop?.isRequested == true
+        let reproduced = interrupted ? (witness == nil ? 0 : 1) : reproductions(best, scheduleSeed: seed, signature: signature)
         let elapsed = clock.now - start
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         return Result(scenario: best, scheduleSeed: seed,
                       violation: witness ?? Violation(rule: target.id, observed: "did not reproduce", expected: "", witnesses: []),
-                      accepted: accepted, runs: runs, reproduced: reproduced, attempts: attempts, milliseconds: ms, exhausted: exhausted)
+                      accepted: accepted, runs: runs, reproduced: reproduced, attempts: interrupted ? 1 : attempts, milliseconds: ms,
+                      exhausted: exhausted, interrupted: interrupted)
     }
 
     /// Smaller variants of `s`, coarse first.

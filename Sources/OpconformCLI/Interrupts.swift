@@ -1,0 +1,47 @@
+import Conformance
+import Dispatch
+import Foundation
+
+/// SIGINT (Ctrl-C) and SIGTERM during a run: the first asks the run to stop (`StopRequest`) and
+/// kills every driver at once; the run then returns what it had decided, and the command writes
+/// the findings (marked when not fully shrunk), the summary and the reports as usual, and exits
+/// 130. A second signal ends the process at once, for a user who will not wait.
+///
+/// Signals are taken through dispatch sources, not a C handler: the work is ordinary Swift on
+/// a queue, not code restricted to what is safe inside a signal handler.
+final class Interrupts {
+    private var sources: [DispatchSourceSignal] = []
+    private static let signals = [SIGINT, SIGTERM]
+
+    init(stop: StopRequest, console: Console) {
+        let queue = DispatchQueue(label: "opconform.interrupts")
+        for number in Self.signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            let said = SignalConsole(console)
+            source.setEventHandler {
+                if stop.isRequested { _exit(130) }
+                stop.request()
+                let killed = LiveChildren.killAll()
+                said.say("\nopconform: interrupted; stopping (\(killed) driver\(killed == 1 ? "" : "s") killed) and writing what was decided; interrupt again to quit at once\n")
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Puts the default dispositions back.
+    func uninstall() {
+        for s in sources { s.cancel() }
+        sources = []
+        for number in Self.signals { signal(number, SIG_DFL) }
+    }
+}
+
+/// The console, written once from the signal queue. `@unchecked Sendable` is sound: the console
+/// is only written to (`err`), and only from the one serial queue of the signal sources.
+private final class SignalConsole: @unchecked Sendable {
+    private let console: Console
+    init(_ console: Console) { self.console = console }
+    func say(_ text: String) { console.err(text) }
+}

@@ -1,0 +1,105 @@
+@testable import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// Ctrl-C in the middle of a run (issue 15, D11): the run stops, kills its drivers, writes what
+/// it had decided (findings not fully shrunk are marked), prints its summary and exits 130.
+/// Before, a SIGINT while shrinking lost every finding, the summary and the JSON.
+@Suite("Interrupting a run")
+struct InterruptTests {
+    static let binary = FoundationIsolationTests.driver
+    static var available: Bool { FoundationIsolationTests.available }
+
+    /// `opconform ARGS` started in `folder`, its output collected.
+    final class Started: @unchecked Sendable {
+        // `@unchecked Sendable` is sound: `out` is written by the reader thread and read only
+        // after `finished` has been waited for; `child` is immutable.
+        let child: SpawnedProcess
+        private var out = Data()
+        private let finished = DispatchSemaphore(value: 0)
+        init(_ arguments: [String], in folder: String) throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment["SWIFT_BACKTRACE"] = "enable=no"
+            child = try SpawnedProcess.start(["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", folder, InterruptTests.binary] + arguments,
+                                             environment: environment)
+            child.send(Data())
+            Thread { [self] in
+                SpawnedProcess.drain(child.output) { out.append($0) }
+                finished.signal()
+            }.start()
+            Thread { [child] in SpawnedProcess.drain(child.errors) { _ in } }.start()
+        }
+        /// Waits for the end: the exit status and the standard output.
+        func end() -> (Int32, String) {
+            let ending = child.wait()
+            finished.wait()
+            guard case .exited(let status) = ending else { return (-1, String(decoding: out, as: UTF8.self)) }
+            return (status, String(decoding: out, as: UTF8.self))
+        }
+    }
+
+    /// Waits (a liveness wait, generous: the machine may be busy) until `file` has `lines` lines.
+    static func waitForLines(_ file: String, _ lines: Int) -> Bool {
+        for _ in 0..<1200 {
+            if let text = try? String(contentsOfFile: file, encoding: .utf8), text.split(separator: "\n").count >= lines { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// The processes whose parent is `pid` (from /proc).
+    static func children(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { p in
+            guard let stat = try? String(contentsOfFile: "/proc/\(p)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == pid
+        }
+    }
+
+    static func folder() -> String {
+        let path = NSTemporaryDirectory() + "opconform-interrupt-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test("a SIGINT mid-run writes the findings so far, unshrunk and marked, the summary, and exits 130", .enabled(if: available, "build opconform first"))
+    func midRun() throws {
+        let dir = Self.folder()
+        let run = try Started(["run", "--impl", "reference", "--fault", "priority-ignored", "--count", "100000000", "--json", "run.json"], in: dir)
+        #expect(Self.waitForLines(dir + "/opconform-findings/cases.jsonl", 300))
+        kill(run.child.pid, SIGINT)
+        let (status, out) = run.end()
+        #expect(status == 130, "\(out)")
+        #expect(out.contains("INTERRUPTED after ") && out.contains("FAIL PRIORITY-ORDER"), "\(out)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings").filter { $0.hasPrefix("PRIORITY-ORDER-") }
+        let file = try #require(files.first, "the finding file is written")
+        let finding = try JSONCodec.decode(Finding.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/opconform-findings/" + file)), source: file)
+        #expect(finding.interrupted == true && finding.shrinkSteps == 0, "not shrunk, and marked so")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/run.json"))) as? [String: Any])
+        #expect(report["interrupted"] as? Bool == true)
+        // What was written is a real finding: it breaks again.
+        let replay = ConformanceTests.opconform("replay", dir + "/opconform-findings/" + file)
+        #expect(replay.status == 1, "\(replay.out)\(replay.err)")
+    }
+
+    @Test("a SIGINT while shrinking on a real implementation kills its drivers and keeps every finding", .enabled(if: available, "build opconform first"))
+    func whileShrinking() throws {
+        let dir = Self.folder()
+        // Flawed subclasses on Foundation break several rules in 20 cases; shrinking each on a
+        // real implementation takes seconds (a process per candidate run).
+        let run = try Started(["run", "--impl", "foundation", "--flaw-rate", "60", "--count", "20", "--seed", "11"], in: dir)
+        #expect(Self.waitForLines(dir + "/opconform-findings/cases.jsonl", 21))
+        usleep(300_000)
+        kill(run.child.pid, SIGINT)
+        let (status, out) = run.end()
+        #expect(status == 130, "\(out)")
+        #expect(out.contains("INTERRUPTED after 20 of 20 cases"), "\(out)")
+        let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings").filter { $0.hasSuffix(".json") }
+        let failed = out.components(separatedBy: "\nFAIL ").count - 1
+        #expect(failed > 0 && findings.count == failed, "every finding of the summary is written: \(findings) for \(failed)")
+        #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
+    }
+}
