@@ -1,6 +1,7 @@
 /// A binary min-heap. The engine's queues keep their start candidates in one, so choosing the
 /// next operation to start costs a logarithm of the queue's size instead of a scan of it (a
-/// scan at every finish made a 100,000-operation chain take minutes).
+/// scan at every finish made a 100,000-operation chain take minutes); the scheduler keeps its
+/// timers in one (`Wakeup`), for the same reason with many sleeping threads.
 ///
 /// Deterministic: the order of equal elements depends only on the order of the calls, and the
 /// engine's keys are never equal (they end with a position that is unique).

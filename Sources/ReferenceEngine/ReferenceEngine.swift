@@ -11,7 +11,14 @@ public struct ReferenceEngine: Sendable {
     /// Runs the scenario under one schedule seed. The scenario must be valid
     /// (`Scenario.validate()` returns no problem); the same scenario and seed give the same trace.
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
-        let events = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options).run()
-        return Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events)
+        measuredRun(scenario, scheduleSeed: scheduleSeed).trace
+    }
+
+    /// `run`, with what the run cost the engine (steps, threads, the scheduler's looks at
+    /// threads): the counts that bound a runaway program, for the package's tests.
+    package func measuredRun(_ scenario: Scenario, scheduleSeed: UInt64) -> (trace: Trace, statistics: RunStatistics) {
+        let simulation = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options)
+        let events = simulation.run()
+        return (Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events), simulation.statistics)
     }
 }

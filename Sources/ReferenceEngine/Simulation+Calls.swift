@@ -29,7 +29,7 @@ extension Simulation {
         case .start(let op):
             push(Frame([.callStart(op, .driver)]))
         case .perform(let op, let steps):
-            push(Frame(steps.map(Instr.step), this: op, exit: .plain))
+            push(Frame(steps: steps, this: op, exit: .plain))
         case .cancel(let op):
             cancel(op)
         case .cancelAll(let q):
@@ -97,6 +97,7 @@ extension Simulation {
                     return (.executionBlockLate, "block operation \(op) has already started: too late for another block")
                 }
                 ops[op].blocks.append(body)
+                blocksChanged(op)
                 return nil
             }
         case .setQueuePriority(let op, let raw):

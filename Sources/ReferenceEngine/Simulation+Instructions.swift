@@ -17,7 +17,7 @@ extension Simulation {
             let call = Call.start(op, by: caller)
             emit(.call(call))
             if let program = ops[op].kind.program {
-                push(Frame(program.start.map(Instr.step), this: op, exit: .returned(call)))
+                push(Frame(steps: program.start, this: op, exit: .returned(call)))
             } else {
                 push(Frame([.defaultStart(op, checkReady: caller != .queue)], this: op, exit: .returned(call)))
             }
@@ -25,17 +25,18 @@ extension Simulation {
         case .invokeMain(let op):
             emit(.mainBegan(op: op, threadPriority: threads[current].priority))
             if has(.completionBeforeFinish) { spawnCompletion(op) }
-            push(Frame(ops[op].mainBody.map(Instr.step), this: op, exit: .mainEnded(op)))
+            push(Frame(steps: ops[op].mainBody, this: op, exit: .mainEnded(op)))
         case .runBlocks(let op):
             emit(.mainBegan(op: op, threadPriority: threads[current].priority))
             ops[op].blocksLeft = ops[op].blocks.count
+            blocksChanged(op)
             if has(.blocksRunSerially) {
                 for (i, body) in ops[op].blocks.enumerated().reversed() {
-                    push(Frame([.beginBlock(op, i)] + body.map(Instr.step), this: op, exit: .blockEnded(op, i)))
+                    push(Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
                 }
             } else {
                 for (i, body) in ops[op].blocks.enumerated() {
-                    spawn(name: "block \(op).\(i)", Frame([.beginBlock(op, i)] + body.map(Instr.step), this: op, exit: .blockEnded(op, i)))
+                    spawn(name: "block \(op).\(i)", Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
                 }
             }
         case .joinBlocks(let op):
@@ -135,7 +136,7 @@ extension Simulation {
     func spawnCompletion(_ op: Int) {
         guard let body = ops[op].completion else { return }
         ops[op].completionSpawned = true
-        spawn(name: "completion \(op)", Frame([.beginCompletion(op)] + body.map(Instr.step), this: op, exit: .completionEnded(op)))
+        spawn(name: "completion \(op)", Frame(steps: body, opening: .beginCompletion(op), this: op, exit: .completionEnded(op)))
     }
 
     /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
@@ -190,14 +191,14 @@ extension Simulation {
             // Zero work is a scheduling point only: the thread stays runnable.
             if units > 0 {
                 emit(.work(op: op, units: units))
-                threads[current].state = .sleeping(until: now + units)
+                setState(current, .sleeping(until: now + units))
             }
         case .returnIfCancelled:
             if evaluate(.isCancelled(.this), this: op) { returnFromRoutine() }
         case .if(let condition, let then, let otherwise):
-            push(Frame((evaluate(condition, this: op) ? then : otherwise).map(Instr.step), this: op))
+            push(Frame(steps: evaluate(condition, this: op) ? then : otherwise, this: op))
         case .repeat(let n, let body):
-            push(Frame(Array(repeating: body, count: max(0, n)).flatMap { $0 }.map(Instr.step), this: op))
+            push(Frame(repeating: body, times: n, this: op))
         case .return:
             returnFromRoutine()
         case .willChange(let key):
@@ -209,7 +210,7 @@ extension Simulation {
             if key == .isExecuting { ops[op].executing = value }
             if key == .isFinished { ops[op].finished = value }
         case .call(let name):
-            push(Frame((ops[op].kind.program?.routine(named: name) ?? []).map(Instr.step), this: op, exit: .plain))
+            push(Frame(steps: ops[op].kind.program?.routine(named: name) ?? [], this: op, exit: .plain))
         case .callMain:
             push(Frame([.invokeMain(op)], this: op))
         case .callSuperStart:
@@ -229,6 +230,7 @@ extension Simulation {
             emit(.read(op: target, key, getter(target, key)))
         case .signal(let token):
             tokens.insert(token)
+            tokenSignalled(token)
             emit(.signal(token: token))
         case .await(let token, let timeout):
             push(Frame([.afterAwait(token)], this: op))

@@ -16,16 +16,18 @@ final class Simulation {
     // Debug builds, where `swift test` runs every engine path the suites reach, keep them;
     // release builds, where runs are long, do not (`@exclusivity(unchecked)`).
     //
-    // - `live`: indices of the threads that are not done, ascending. Every operation gets a
-    //   thread, so `threads` grows with the scenario; the scheduler looks only at these
-    //   (scanning every thread ever made at every step made a run quadratic in its
-    //   operations). Ascending order keeps the runnable list, and so every seeded choice, the
-    //   same as a scan of all threads.
-    // - `runnable`: the live threads that can run now, rebuilt at every step into the same
-    //   storage (a new array per step was a sixth of the engine's instructions on a
-    //   20,000-operation DAG).
+    // - `runnable`: the threads that can run now, in a structure that names the k-th in
+    //   ascending order at once: the seed's choice is the one a scan of every live thread made,
+    //   and a step costs the same however many threads are alive (`RunnableThreads`).
+    // - `wakeups`: a timer per sleep and per wait with a deadline, earliest first, so time
+    //   advances without a scan of the sleepers (`Simulation+Scheduling`).
+    // - `recheck`, `polled`, `tokenWaiters`, `blockWaiters`: which blocked threads to look at
+    //   again before the next step, so a waiting thread costs nothing until something it waits
+    //   for may have happened (`Simulation+Scheduling` says which is which).
+    // - `liveThreads`, `framesHeld`: threads made and not done, and the frames they hold,
+    //   checked against `options.threadBudget` and `options.frameBudget` after every step.
     // - `occurred`: triggers that have happened (looked up, never iterated: iteration order
-    //   would leak hashing).
+    //   would leak hashing). `tokenWaiters` likewise is looked up by token, never iterated.
     // - `visited`: marks of the dependency walk in `reaches`: an operation was visited by the
     //   current walk when its mark equals `visitStamp`.
     // - `current`: the thread executing the current instruction.
@@ -35,8 +37,15 @@ final class Simulation {
     var steps = 0
     var events: [TraceEvent] = []
     var threads: [VirtualThread] = []
-    var live: [Int] = []
-    private var runnable: [Int] = []
+    var runnable = RunnableThreads()
+    var wakeups = MinHeap<Wakeup>()
+    var recheck: [Registration] = []
+    var polled: [Registration] = []
+    var tokenWaiters: [Int: [Registration]] = [:]
+    var blockWaiters: [[Registration]]
+    var liveThreads = 0
+    var framesHeld = 0
+    var statistics = RunStatistics()
     var ops: [SimulatedOperation]
     var queues: [SimulatedQueue]
     var tokens: Set<Int> = []
@@ -51,8 +60,15 @@ final class Simulation {
     @exclusivity(unchecked) var steps = 0
     @exclusivity(unchecked) var events: [TraceEvent] = []
     @exclusivity(unchecked) var threads: [VirtualThread] = []
-    @exclusivity(unchecked) var live: [Int] = []
-    @exclusivity(unchecked) private var runnable: [Int] = []
+    @exclusivity(unchecked) var runnable = RunnableThreads()
+    @exclusivity(unchecked) var wakeups = MinHeap<Wakeup>()
+    @exclusivity(unchecked) var recheck: [Registration] = []
+    @exclusivity(unchecked) var polled: [Registration] = []
+    @exclusivity(unchecked) var tokenWaiters: [Int: [Registration]] = [:]
+    @exclusivity(unchecked) var blockWaiters: [[Registration]]
+    @exclusivity(unchecked) var liveThreads = 0
+    @exclusivity(unchecked) var framesHeld = 0
+    @exclusivity(unchecked) var statistics = RunStatistics()
     @exclusivity(unchecked) var ops: [SimulatedOperation]
     @exclusivity(unchecked) var queues: [SimulatedQueue]
     @exclusivity(unchecked) var tokens: Set<Int> = []
@@ -83,6 +99,7 @@ final class Simulation {
         self.ops = scenario.operations.map { SimulatedOperation(kind: $0.kind) }
         self.queues = scenario.queues.map { _ in SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false) }
         self.visited = Array(repeating: 0, count: scenario.operations.count)
+        self.blockWaiters = Array(repeating: [], count: scenario.operations.count)
         self.watched = Set(scenario.driver.compactMap(\.after))
         // A large run's trace would be copied at every doubling, into fresh pages each time:
         // room for about what a plain operation logs (25 events) saves those copies. Small runs
@@ -98,31 +115,31 @@ final class Simulation {
     // MARK: Running
 
     func run() -> [TraceEvent] {
-        threads.append(VirtualThread(id: 0, name: "main", queue: nil, frames: [Frame(driverProgram())]))
-        live = [0]
+        makeThread(VirtualThread(id: 0, name: "main", queue: nil, frames: [Frame(driverProgram())]))
         while true {
             steps += 1
             if steps > options.stepBudget {
                 emit(.cut("the run exceeded its budget of \(options.stepBudget) steps (a runaway program?)"), on: 0)
                 break
             }
-            wakeBlocked()
-            runnable.removeAll(keepingCapacity: true)
-            for t in live where threads[t].state == .runnable { runnable.append(t) }
+            wakeSatisfied()
             if !runnable.isEmpty {
-                let t = runnable[rng.below(runnable.count)]
-                execute(thread: t)
-                if threads[t].state == .done { live.removeAll { $0 == t } }
+                execute(thread: runnable.element(at: rng.below(runnable.count)))
+                if let why = overBudget() {
+                    emit(.cut(why), on: 0)
+                    break
+                }
                 continue
             }
             if advanceTime() { continue }
             // Quiescence: nothing can run and no time is pending.
             if case .blocked(.trigger, _) = threads[0].state {
                 // The trigger can no longer happen: the step runs anyway, and `afterTrigger` says so.
-                threads[0].state = .runnable
+                setState(0, .runnable)
                 continue
             }
-            let pending = live.map { threads[$0] }.filter { if case .blocked = $0.state { return true }; return false }
+            // Once per run, so a scan of every thread ever made is fine here.
+            let pending = threads.filter { if case .blocked = $0.state { return true }; return false }
             if pending.isEmpty {
                 emit(.end, on: 0)
             } else {
@@ -130,34 +147,8 @@ final class Simulation {
             }
             break
         }
+        statistics.steps = steps
         return events
-    }
-
-    private func advanceTime() -> Bool {
-        var next: Int?
-        for i in live {
-            switch threads[i].state {
-            case .sleeping(let until): next = min(next ?? until, until)
-            case .blocked(_, let deadline?): next = min(next ?? deadline, deadline)
-            default: break
-            }
-        }
-        guard let time = next else { return false }
-        now = time
-        for i in live {
-            switch threads[i].state {
-            case .sleeping(let until) where until <= now: threads[i].state = .runnable
-            case .blocked(_, let deadline?) where deadline <= now: threads[i].state = .runnable
-            default: break
-            }
-        }
-        return true
-    }
-
-    private func wakeBlocked() {
-        for i in live {
-            if case .blocked(let wait, _) = threads[i].state, satisfied(wait) { threads[i].state = .runnable }
-        }
     }
 
     func satisfied(_ wait: Wait) -> Bool {
@@ -203,13 +194,36 @@ final class Simulation {
         return seq
     }
 
+    /// Why the run must end after the step just taken, if it must: it has more threads alive,
+    /// or they hold more frames, than the options allow. Checked after a whole step, so the
+    /// trace never shows a step half done; a step makes at most a few threads and frames (a
+    /// queue's workers, a block operation's blocks), so the overshoot is bounded by the scenario.
+    private func overBudget() -> String? {
+        if liveThreads > options.threadBudget {
+            return "the run had more than \(options.threadBudget) virtual threads alive at once (a spawn bomb?)"
+        }
+        if framesHeld > options.frameBudget {
+            return "the run's threads held more than \(options.frameBudget) frames at once (a runaway recursion?)"
+        }
+        return nil
+    }
+
     func spawn(name: String, queue: Int? = nil, _ frame: Frame) {
-        live.append(threads.count)
-        threads.append(VirtualThread(id: threads.count, name: name, queue: queue, frames: [frame]))
+        makeThread(VirtualThread(id: threads.count, name: name, queue: queue, frames: [frame]))
+    }
+
+    private func makeThread(_ thread: VirtualThread) {
+        threads.append(thread)
+        runnable.insert(thread.id)
+        liveThreads += 1
+        framesHeld += thread.frames.count
+        statistics.threadsMade += 1
+        statistics.peakLiveThreads = max(statistics.peakLiveThreads, liveThreads)
+        statistics.peakFramesHeld = max(statistics.peakFramesHeld, framesHeld)
     }
 
     func block(_ wait: Wait, deadline: Int? = nil) {
-        threads[current].state = .blocked(wait, deadline: deadline)
+        setState(current, .blocked(wait, deadline: deadline))
     }
 
     private func execute(thread t: Int) {
@@ -220,18 +234,26 @@ final class Simulation {
         }
         // The top frame is read and advanced in place: popping and pushing it back copied its
         // code array at every instruction.
-        guard let top = threads[t].frames.indices.last else { threads[t].state = .done; return }
-        let pc = threads[t].frames[top].pc
+        guard let top = threads[t].frames.indices.last else { setState(t, .done); return }
+        var pc = threads[t].frames[top].pc
         if pc >= threads[t].frames[top].code.count {
-            finishFrame(threads[t].frames.removeLast())
-            if threads[t].frames.isEmpty { threads[t].state = .done }
-            return
+            if pc > 0 && threads[t].frames[top].passesLeft > 0 {
+                // The next pass of a `repeat` begins in this step, as the next copy of an
+                // unrolled body would have.
+                threads[t].frames[top].passesLeft -= 1
+                pc = 0
+            } else {
+                framesHeld -= 1
+                finishFrame(threads[t].frames.removeLast())
+                if threads[t].frames.isEmpty { setState(t, .done) }
+                return
+            }
         }
         let instr = threads[t].frames[top].code[pc]
         let this = threads[t].frames[top].this
         threads[t].frames[top].pc = pc + 1
         perform(instr, this: this)
-        if threads[t].frames.isEmpty, threads[t].state == .runnable { threads[t].state = .done }
+        if threads[t].frames.isEmpty, case .runnable = threads[t].state { setState(t, .done) }
     }
 
     /// A frame ran off its end: a routine records how it ended.
@@ -242,16 +264,22 @@ final class Simulation {
         case .blockEnded(let op, let b)?:
             emit(.blockEnded(op: op, block: b))
             ops[op].blocksLeft -= 1
+            blocksChanged(op)
         case .completionEnded(let op)?: emit(.completionEnded(op: op))
         case .plain?, nil: break
         }
     }
 
-    func push(_ frame: Frame) { threads[current].frames.append(frame) }
+    func push(_ frame: Frame) {
+        threads[current].frames.append(frame)
+        framesHeld += 1
+        statistics.peakFramesHeld = max(statistics.peakFramesHeld, framesHeld)
+    }
 
     /// `return`: unwind to the innermost routine boundary and end that routine.
     func returnFromRoutine() {
         while let frame = threads[current].frames.popLast() {
+            framesHeld -= 1
             if frame.exit != nil { finishFrame(frame); return }
         }
     }
@@ -259,6 +287,7 @@ final class Simulation {
     /// A public call refuses: unwind to the call's boundary and record `threw` instead of `returned`.
     func throwFromCall(_ kind: MisuseKind, _ message: String) {
         while let frame = threads[current].frames.popLast() {
+            framesHeld -= 1
             if case .returned(let call)? = frame.exit {
                 emit(.threw(call, kind, message))
                 return

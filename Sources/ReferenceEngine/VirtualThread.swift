@@ -11,6 +11,9 @@ struct VirtualThread {
     /// The thread priority in effect (004 2.6.3: 0.5 unless the default start set the operation's).
     var priority: Double = 0.5
     var announced = false
+    /// Counts the thread's sleeps and waits: a timer or a registration for a wait made under
+    /// another number is stale (the thread woke since), and the scheduler drops it.
+    var epoch = 0
 
     enum State: Equatable {
         case runnable
@@ -33,16 +36,59 @@ enum Wait: Equatable {
 /// A run of code with its own program counter. A frame with an `exit` is a routine boundary:
 /// `return` unwinds to it, and its exit action records how the routine ended.
 struct Frame {
-    var code: [Instr]
+    var code: Code
     var pc = 0
+    /// Passes still to make after this one (a `repeat`): the frame runs its code again instead
+    /// of ending. Going round takes no step of its own, as the unrolled copies of the body this
+    /// replaces had none between them, so the steps, and the trace, are the same.
+    var passesLeft = 0
     /// The operation the code belongs to (`self`), or -1 for the driver's own code.
     var this: Int
     var exit: Exit?
 
     init(_ code: [Instr], this: Int = -1, exit: Exit? = nil) {
-        self.code = code
+        self.code = .instrs(code)
         self.this = this
         self.exit = exit
+    }
+
+    /// Steps of the scenario, after the `opening` instruction if any (a block's or a completion
+    /// block's first event).
+    init(steps: [Step], opening: Instr? = nil, this: Int, exit: Exit? = nil) {
+        self.code = .steps(steps, opening: opening)
+        self.this = this
+        self.exit = exit
+    }
+
+    /// `repeat(n, steps)`: the steps `n` times (none when `n` is 0 or less).
+    init(repeating steps: [Step], times n: Int, this: Int) {
+        self.code = .steps(n > 0 ? steps : [], opening: nil)
+        self.passesLeft = max(0, n - 1)
+        self.this = this
+    }
+
+    /// What a frame runs: the engine's own instructions, or the scenario's steps held as the
+    /// scenario's own arrays. Converting the steps at every call, and unrolling a `repeat`, had
+    /// copied a body per frame: a routine of 10,000 steps that calls itself first, or
+    /// `repeat(10000)` of a long body, filled gigabytes within the step budget.
+    enum Code {
+        case instrs([Instr])
+        case steps([Step], opening: Instr?)
+
+        var count: Int {
+            switch self {
+            case .instrs(let code): return code.count
+            case .steps(let steps, let opening): return steps.count + (opening == nil ? 0 : 1)
+            }
+        }
+
+        subscript(i: Int) -> Instr {
+            switch self {
+            case .instrs(let code): return code[i]
+            case .steps(let steps, nil): return .step(steps[i])
+            case .steps(let steps, let opening?): return i == 0 ? opening : .step(steps[i - 1])
+            }
+        }
     }
 }
 
