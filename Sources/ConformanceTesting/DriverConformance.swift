@@ -126,7 +126,7 @@ public struct DriverConformance: Sendable {
         func description(in result: RunResult) -> String {
             let rule = RuleBook.check(id: finding.rule)?.rule
             let cases = result.statistics.first { $0.id == finding.rule }?.violations
-                ?? (Finding.pseudoRules.first { $0.id == finding.rule }).flatMap { result.endings[$0.ending.rawValue] } ?? 1
+                ?? Finding.pseudoEnding(finding.rule).flatMap { result.endings[$0.rawValue] } ?? 1
             let shrunk = finding.shrinkSteps > 0 ? "; minimised from \(finding.originalOperations) to \(finding.operations) operations" : ""
             return """
                 \(finding.rule): \(finding.message)

@@ -107,8 +107,7 @@ enum ReplayCommand {
             if case .breach(let what)? = trace.events.last?.kind { print("NO VERDICT: the driver broke the protocol: \(what)") }
         }
         if let rule = recorded {
-            let pseudo = Finding.pseudoRules.first { $0.id == rule }
-            let again = pseudo.map { trace.ending == $0.ending } ?? violations.contains { $0.rule == rule }
+            let again = Finding.pseudoEnding(rule).map { trace.ending == $0 } ?? violations.contains { $0.rule == rule }
             note(again ? "\(rule) broke again" : "\(rule) did not break on this run")
         }
         // A crash or a hang is a failure as `run` counts it (RUN-CRASH, RUN-HANG), though no

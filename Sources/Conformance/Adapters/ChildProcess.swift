@@ -107,7 +107,8 @@ enum ChildProcess {
             }
             if killed != nil { reaped.stop(child); break }
         }
-        let ending = reaped.wait(seconds: .infinity) ? reaped.ending : .exited(-1)
+        _ = reaped.wait(seconds: .infinity)
+        let ending = reaped.ending
         // The child has ended and its group is gone (`SpawnedProcess.wait` kills what it left
         // behind), so the pipes reach their end; the wait is a backstop for a grandchild that
         // left the group holding them.

@@ -18,7 +18,7 @@ public enum ConsoleReport {
             if let s = r.statistics.first(where: { $0.id == f.rule }) {
                 out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {
-                let ending = Finding.pseudoRules.first { $0.id == f.rule }?.ending ?? .crash
+                let ending = Finding.pseudoEnding(f.rule) ?? .crash
                 out += "  \(r.endings[ending.rawValue] ?? 0) of \(r.cases) cases ended in a \(ending.rawValue); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             }
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"

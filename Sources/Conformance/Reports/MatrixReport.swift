@@ -43,7 +43,7 @@ public struct MatrixReport {
     /// The cell of `rule` for one implementation: status, and for a failure how often.
     func cell(_ rule: String, _ column: Column) -> String {
         let r = column.result
-        if let ending = Finding.pseudoRules.first(where: { $0.id == rule })?.ending {
+        if let ending = Finding.pseudoEnding(rule) {
             let n = r.endings[ending.rawValue] ?? 0
             return n > 0 ? "fail \(n)/\(r.cases)" : "pass"
         }

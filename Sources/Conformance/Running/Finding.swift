@@ -16,6 +16,8 @@ public struct Finding: Sendable, Codable, Equatable {
     public static let protocolRule = "DRIVER-PROTOCOL"
     /// The pseudo-rules, each with the trace ending that shows it.
     public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [(crashRule, .crash), (hangRule, .hang), (protocolRule, .breach)]
+    /// The trace ending a pseudo-rule stands for; nil for a rule of the catalog.
+    public static func pseudoEnding(_ rule: String) -> Trace.Ending? { pseudoRules.first { $0.id == rule }?.ending }
     public var format = Finding.formatVersion
     public var rule: String
     /// The violation on the minimised scenario.

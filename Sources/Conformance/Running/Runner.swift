@@ -301,8 +301,10 @@ public struct Runner: Sendable {
                                      accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         // A protocol breach is not shrunk: it is the driver's, and the case that showed it is
         // what its author needs (a smaller case may not breach at all).
+        // Nor is anything shrunk once the run was stopped.
+        let shrinks = c.shrink && target.id != Finding.protocolRule
         var interrupted = c.stop?.isRequested == true
-        if c.shrink && target.id != Finding.protocolRule && !interrupted {
+        if shrinks && !interrupted {
             result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed)
             interrupted = result.interrupted
             if result.reproduced == 0 && !interrupted {
@@ -320,7 +322,7 @@ public struct Runner: Sendable {
                        identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
                        shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
-        if interrupted && c.shrink && target.id != Finding.protocolRule { finding.interrupted = true }
+        if interrupted && shrinks { finding.interrupted = true }
         return finding
     }
 }
