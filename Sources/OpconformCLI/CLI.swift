@@ -137,9 +137,10 @@ struct Arguments {
         return rules
     }
 
-    /// `--jobs N`: cases at once; by default one per core.
-    func jobs() throws(InputError) -> Int {
-        try int("--jobs", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
+    /// `--jobs N`: cases at once; by default one per core for the reference engine, eight per
+    /// core for an implementation in child processes (`RunConfiguration.defaultJobs`).
+    func jobs(for impl: any Implementation) throws(InputError) -> Int {
+        try int("--jobs", default: RunConfiguration.defaultJobs(for: impl), range: 1...256)
     }
 
     /// `--shard I/N`: the I-th of N slices of the cases (1-based on the command line).

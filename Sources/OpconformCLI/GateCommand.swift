@@ -30,7 +30,7 @@ enum GateCommand {
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
                                              generator: try args.generatorOptions(), rules: try args.rules(),
                                              shrink: !args.flags.contains("--no-shrink"))
-        configuration.jobs = try args.jobs()
+        configuration.jobs = try args.jobs(for: configuration.impl)
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         let result = try RunCommand.execute(configuration, args, console, out: out)

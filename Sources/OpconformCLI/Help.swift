@@ -149,7 +149,8 @@ enum Help {
                          a killed run keeps every case it finished, each broken one with its replay
                          line; a run that ends with no finding removes the default log (and the
                          folders it made), so a passing run leaves nothing behind
-      --jobs N           cases at once (default: the number of cores); results do not depend on it
+      --jobs N           cases at once (default: a job per core for reference, 8 per core for a
+                         driver, whose cases mostly wait); results do not depend on it
       --shard I/N        run only cases k with k mod N = I-1, to split a run across N machines
 
     Statuses: pass, fail, not-observable (the implementation cannot see what the rule needs),

@@ -29,13 +29,13 @@ enum MatrixCommand {
         let out = args.options["--out"] ?? "opconform-findings"
         for path in [args.options["--markdown"], args.options["--json"]].compactMap({ $0 }) { try RunCommand.writable(file: path) }
         let seed = try args.seed("--seed", default: 1), count = try args.int("--count", default: 100, range: 1...100_000_000)
-        let generator = try args.generatorOptions(), rules = try args.rules(), jobs = try args.jobs()
+        let generator = try args.generatorOptions(), rules = try args.rules()
 
         var columns: [MatrixReport.Column] = []
         for impl in impls {
             var configuration = RunConfiguration(impl: impl, profile: profile, seed: seed, count: count, generator: generator, rules: rules,
                                                  shrink: !args.flags.contains("--no-shrink"))
-            configuration.jobs = jobs
+            configuration.jobs = try args.jobs(for: impl)
             configuration.replayProgram = CLI.replayProgram
             let dir = (out as NSString).appendingPathComponent(impl.name)
             if console.interactive { console.err("\(impl.name):\n") }

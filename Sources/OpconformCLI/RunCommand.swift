@@ -22,7 +22,7 @@ enum RunCommand {
             count: try args.int("--count", default: 100, range: 1...100_000_000), generator: try args.generatorOptions(),
             rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
-        configuration.jobs = try args.jobs()
+        configuration.jobs = try args.jobs(for: configuration.impl)
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         let out = args.options["--out"] ?? "opconform-findings"

@@ -71,6 +71,28 @@ struct RunnerTests {
         #expect(first.cases == firstMany.cases && first.cases < 120)
     }
 
+
+    /// A case of a real implementation blocks its job while its driver runs. With `--jobs 8`,
+    /// eight cases must be in flight at once however many cores there are (Dispatch's global
+    /// pool, which ran them before, kept 2 to 6 alive on 2 cores).
+    @Test("with N jobs, N cases are in flight at once, each blocking its job")
+    func jobsRunInParallel() {
+        let impl = BlockingImplementation(width: 8)
+        var c = RunConfiguration(impl: impl, seed: 3, count: 40, shrink: false)
+        c.jobs = 8
+        let result = Runner(c).run()
+        #expect(result.cases == 40)
+        #expect(impl.gauge.highest == 8, "at most \(impl.gauge.highest) cases were in flight at once with 8 jobs")
+        #expect(impl.gauge.timedOut == 0, "\(impl.gauge.timedOut) cases waited 2 s for company that never came")
+    }
+
+    @Test("a driver's run uses 8 jobs per core by default, the reference engine one")
+    func defaultJobs() throws {
+        #expect(RunConfiguration.defaultJobs(for: ReferenceImplementation(), cores: 2) == 2)
+        let driver = ChildProcessImplementation(name: "x", capabilities: [], command: ["/bin/true"])
+        #expect(RunConfiguration.defaultJobs(for: driver, cores: 2) == 16)
+        #expect(RunConfiguration.defaultJobs(for: driver, cores: 32) == 64)
+    }
     @Test("the shards of a run together are the run")
     func shards() {
         func records(_ shard: Shard) -> [CaseRecord] {
@@ -120,5 +142,38 @@ struct RunnerTests {
         #expect(xml.contains("<failure message="))
         #expect(xml.contains("replay: opconform replay --seed"))
         #expect(!xml.contains("<failure message=\"\"") )
+    }
+}
+
+/// The reference engine behind a gate that lets a case through only when `width` cases are in
+/// flight (or after 2 s), as a driver that blocks its job would; it counts the most in flight.
+struct BlockingImplementation: Implementation {
+    let width: Int
+    let gauge = Gauge()
+    var name: String { "blocking" }
+    var capabilities: [Observation] { ReferenceEngine.capabilities }
+    var isDeterministic: Bool { true }
+    func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
+        gauge.enter(width: width)
+        defer { gauge.leave() }
+        return ReferenceEngine().run(scenario, scheduleSeed: scheduleSeed)
+    }
+
+    /// In-flight count. `@unchecked Sendable` is sound: every `var` is used under `condition`.
+    final class Gauge: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var inFlight = 0, most = 0, late = 0, released = false
+        func enter(width: Int) {
+            condition.lock(); defer { condition.unlock() }
+            inFlight += 1
+            most = max(most, inFlight)
+            // Once `width` were seen together, the gate stays open (the run's last cases are fewer).
+            if inFlight >= width { released = true; condition.broadcast() }
+            let deadline = Date().addingTimeInterval(2)
+            while !released { if !condition.wait(until: deadline) { late += 1; break } }
+        }
+        func leave() { condition.lock(); inFlight -= 1; condition.unlock() }
+        var highest: Int { condition.lock(); defer { condition.unlock() }; return most }
+        var timedOut: Int { condition.lock(); defer { condition.unlock() }; return late }
     }
 }

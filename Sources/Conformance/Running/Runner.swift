@@ -20,6 +20,14 @@ public struct RunConfiguration: Sendable {
     /// Cases run at once. Cases are folded into the result in index order whatever finishes
     /// first, so the result (statistics, first failures, findings) does not depend on it.
     public var jobs = 1
+    /// The jobs a run of `impl` uses when none is asked for. The reference engine keeps a core
+    /// busy for the whole of a case: one job per core. A case in a child process mostly waits
+    /// (units of `work`, rendezvous, a stall window of half a second on a hang) and costs the
+    /// machine some 20 to 40 ms of CPU, so eight per core keep the cores busy: on 2 cores, 200
+    /// Foundation cases took 18.7 s with 2 jobs and 3.0 s with 16 (issue 16). At most 64.
+    public static func defaultJobs(for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+        impl is ChildProcessImplementation ? min(64, 8 * max(1, cores)) : max(1, cores)
+    }
     /// Run only the cases whose index is `shard.index` modulo `shard.count` (CI machines split a
     /// run; the shards' cases together are the whole run's).
     public var shard = Shard.whole
@@ -331,44 +339,64 @@ public struct Runner: Sendable {
 /// the fold sees the same sequence whatever finishes first, so results do not depend on `jobs`,
 /// and each case is reported as soon as every case before it is.
 ///
-/// `@unchecked Sendable` is sound: `slots` and `stopped` are read and written only while holding
-/// `condition`; `runner` and `shard` are immutable.
+/// Each job is a thread of its own that takes the next position and runs its case to the end.
+/// Not Dispatch's global queue: a case blocks its thread for as long as its driver runs (a hang
+/// for its whole stall window), and on Linux that queue's pool has about as many threads as
+/// cores, so `--jobs 8` kept 2 to 6 drivers alive on this 2-core machine and the rest of the
+/// cases waited for a thread (issue 16).
+///
+/// `@unchecked Sendable` is sound: `slots`, `next` and `stopped` are read and written only while
+/// holding `condition`; `runner`, `shard`, `total` and `ahead` are immutable.
 final class CasePipeline: @unchecked Sendable {
     private let runner: Runner
     private let shard: Shard
+    private let total: Int
     private let condition = NSCondition()
     private var slots: [Int: Runner.CaseOutcome] = [:]   // position -> outcome; looked up, never iterated
+    /// The next position a job takes, and the position the fold waits for.
+    private var next = 0, folded = 0
     private var stopped = false
-    private let group = DispatchGroup()
+    private let finished = DispatchGroup()
     private let inline: Bool
+    /// How far ahead of the fold a job may run: memory stays bounded however slow one case is.
+    private let ahead: Int
 
     init(runner: Runner, total: Int) {
         self.runner = runner
         self.shard = runner.configuration.shard
+        self.total = total
         let jobs = max(1, runner.configuration.jobs)
         inline = jobs == 1
+        ahead = jobs * 32
         guard !inline else { return }
-        // At most `jobs` cases run at once, and at most `ahead` wait to be folded, so memory
-        // stays bounded however slow one case is.
-        let running = DispatchSemaphore(value: jobs)
-        let ahead = jobs * 32
-        DispatchQueue.global().async(group: group) { [self] in
-            for position in 0..<total {
-                condition.lock()
-                while !stopped && slots.count >= ahead { condition.wait() }
-                let stop = stopped
-                condition.unlock()
-                if stop || runner.configuration.stop?.isRequested == true { return }
-                running.wait()
-                DispatchQueue.global().async(group: group) { [self] in
-                    let outcome = runner.evaluate(shard.caseIndex(position))
-                    running.signal()
-                    condition.lock()
-                    slots[position] = outcome
-                    condition.broadcast()
-                    condition.unlock()
-                }
+        for _ in 0..<min(jobs, max(total, 1)) {
+            finished.enter()
+            let thread = Thread { [self] in
+                work()
+                finished.leave()
             }
+            thread.name = "opconform case job"
+            thread.start()
+        }
+    }
+
+    /// One job: takes positions in order until none is left or the run stops.
+    private func work() {
+        while true {
+            condition.lock()
+            while !stopped && next < total && next >= folded + ahead { condition.wait() }
+            guard !stopped, next < total, runner.configuration.stop?.isRequested != true else {
+                condition.unlock()
+                return
+            }
+            let position = next
+            next += 1
+            condition.unlock()
+            let outcome = runner.evaluate(shard.caseIndex(position))
+            condition.lock()
+            slots[position] = outcome
+            condition.broadcast()
+            condition.unlock()
         }
     }
 
@@ -379,6 +407,7 @@ final class CasePipeline: @unchecked Sendable {
         defer { condition.unlock() }
         while slots[position] == nil { condition.wait() }
         let outcome = slots.removeValue(forKey: position)!
+        folded = position + 1
         condition.broadcast()
         return outcome
     }
@@ -389,7 +418,7 @@ final class CasePipeline: @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
-        group.wait()
+        finished.wait()
     }
 }
 
