@@ -154,7 +154,7 @@ struct Arguments {
     }
 
     /// The options that name and limit an implementation, for every command that runs one.
-    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events"]
+    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver"]
 
     /// `--timeout S`, `--case-deadline S`, `--unit-us N`, `--max-events N`: the limits of a case run in a child
     /// process (`DriverLimits`).
@@ -167,7 +167,8 @@ struct Arguments {
         let standard = DriverLimits.standard
         return DriverLimits(timeout: try seconds("--timeout", standard.timeout), caseDeadline: try seconds("--case-deadline", standard.caseDeadline),
                             unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000),
-                            maxEvents: try int("--max-events", default: standard.maxEvents, range: 100...100_000_000))
+                            maxEvents: try int("--max-events", default: standard.maxEvents, range: 100...100_000_000),
+                            casesPerDriver: try int("--cases-per-driver", default: standard.casesPerDriver, range: 1...1_000_000))
     }
 
     /// The implementation `name` names (a built-in, or `exec:PATH` with `--driver-arg`s), with

@@ -30,7 +30,7 @@ enum Help {
                    (Drivers/gnustep/, built on first use; needs: apt-get install gobjc
                    libgnustep-base-dev), each case in a child process; real KVO and exceptions
       exec:PATH    YOUR driver: any program, in any language, that speaks the driver protocol
-                   (Specs/driver-protocol.md), started once per case with its --driver-arg
+                   (Specs/driver-protocol.md), started with its --driver-arg
                    arguments; its name and capabilities come from its hello. PATH is relative
                    to this folder, or looked up on PATH when it has no slash.
 
@@ -44,6 +44,11 @@ enum Help {
                           its hang says the driver ran away. Output is also capped at 512 MB a
                           case and 1 MB a line. The timeouts count the driver's active time: a
                           driver stopped by a signal (SIGSTOP, a debugger) is not timed meanwhile.
+      --cases-per-driver N
+                          a driver of protocol 3 serves up to N cases in one process (default 100)
+                          before a fresh one is started; a case that may leave something behind
+                          ends its process anyway. 1: a process for every case. Drivers of
+                          protocol 2 always get one per case (Specs/driver-protocol.md, Sessions)
 
     REPLAY LINES
       Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
@@ -133,7 +138,7 @@ enum Help {
       --impl NAME        reference, foundation or gnustep (each case in a child process);
                          --fault NAME injects a bug into reference (opconform faults);
                          exec:PATH starts YOUR driver (with --driver-arg A, repeated) per case
-      --timeout S, --case-deadline S, --unit-us N
+      --timeout S, --case-deadline S, --unit-us N, --max-events N, --cases-per-driver N
                          a child-process case's limits (opconform --help, DRIVER LIMITS)
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)

@@ -71,13 +71,20 @@ public struct DriverLimits: Sendable, Equatable {
     /// harness keeps of a case, so this bounds its memory (about 100 MB at the standard
     /// million; the largest trace of the suite's runs is some thousands).
     public var maxEvents: Int
+    /// The most cases one driver process serves in a session (protocol 3, `--cases-per-driver`;
+    /// Specs/driver-protocol.md, "Sessions"): after that many the process is ended and the next
+    /// case gets a fresh one, so the implementation's own leaks do not pile up for ever. 1 gives
+    /// every case a process of its own, as protocol 2 does: how the two are compared. It changes
+    /// how a case is run, not what it means, so replay lines leave it out.
+    public var casesPerDriver: Int
     /// The most bytes one case may write on standard output, and one line may hold: a driver
     /// that writes more is stopped the same way (a line is never kept whole past `maxLine`).
     public static let maxBytes = 512 << 20, maxLine = 1 << 20
 
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 
-    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000) {
+    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000, casesPerDriver: Int = 100) {
+        self.casesPerDriver = max(1, casesPerDriver)
         self.timeout = timeout
         self.caseDeadline = caseDeadline
         self.unitMicroseconds = unitMicroseconds
