@@ -176,10 +176,12 @@ enum Help {
     static let driver = """
     opconform driver [--plain]
 
-    Driver-protocol mode (Specs/driver-protocol.md): reads one request line on standard input,
-    runs it on Foundation's Operation and OperationQueue in this process, and writes the trace as
-    JSON lines. 'run --impl foundation' starts it in a child process for every case, so that a
-    trap or a deadlock costs one case, not the run. A driver call that has not returned while
+    Driver-protocol mode (Specs/driver-protocol.md): reads request lines on standard input,
+    runs each on Foundation's Operation and OperationQueue in this process, and writes the trace
+    as JSON lines. A request of protocol 2 is one case, then the process exits; in protocol 3 the
+    process takes the next request after a case that left nothing behind (done says next: true).
+    'run --impl foundation' runs it in child processes, so that a trap or a deadlock costs one
+    case, not the run. A driver call that has not returned while
     nothing happened for its stall window (0.5 s, more for scenarios with long steps) ends the
     trace with a hang naming the call.
 
@@ -223,7 +225,8 @@ enum Help {
 
     static let bench = """
     opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--shapes S,...] [--impls NAME,...]
-                    [--no-shrink] [--json FILE]
+                    [--no-shrink] [--jobs-list N,N,...] [--jobs-cases N] [--no-detect] [--detect-seeds N]
+                    [--detect-cap N] [--detect-seconds S] [--json FILE]
 
     Measures, in one run and on the same generated scenarios: the reference engine end to end
     and generation, simulation and checking alone (scenarios, operations and trace events per
@@ -239,6 +242,30 @@ enum Help {
     --cases 1 --real 0 --no-shrink --shapes random-dag --scale 100000 the run is mostly that
     one scenario, which is what a profiler wants.
     An exec:PATH in --impls is measured like the real implementations.
+
+    JOBS SCALING (each real implementation): the first --jobs-cases generated cases (default 64;
+    --quick 16; 0 leaves the section out) run as 'run --no-shrink' runs them, at each jobs of
+    --jobs-list (default 1,2,4,8,16), then once more at the default jobs (8 a core for a child
+    process). A row per run: seconds and cases/s (scen/s) for the cases, run and checked; xK, the
+    speed-up over the smallest jobs (its seconds over this row's); and CPU per case, the harness's
+    own (this process: reading the driver's output, checking) and its drivers' (child processes,
+    counted when reaped), user plus system time from getrusage. Speed-up grows while cases mostly
+    wait (work units, stall windows) and stops once the cores are busy: CPU per case times cases/s
+    near the core count says the machine is full.
+
+    TIME TO DETECT (foundation with Fixtures/expectations/foundation-linux.json, gnustep with
+    gnustep.json; --no-detect leaves it out): for each seed 1..N (--detect-seeds, default 3), cases
+    run as 'gate' runs them (every rule, the file's profile, default jobs, no shrinking) until
+    every expected entry's rule broke in some case (RUN-CRASH, RUN-HANG included), or the cap:
+    --detect-cap cases (default 2000; --quick 100) or --detect-seconds (default 60; --quick 10). A
+    row per seed says how many entries it saw, how many cases it ran and why it stopped; a row
+    per entry gives, over the seeds, the median seconds from the run's start to the moment the
+    first breaking case was decided (the seconds column), the median cases run up to and
+    including it (its index plus one), "seen in k of N", and each seed's case and time. A seed
+    that did not see an entry counts as later than any that did; an entry seen in fewer than half
+    the seeds has no median ('-'): not seen within the cap. It is how many cases a gate needs to
+    see what it expects.
+
     No figure is asserted: compare ratios measured in one run.
     """
 

@@ -60,7 +60,7 @@ struct DecoderFuzzTests {
         out.append((expectationsKind, Array(JSONCodec.encode(expectations))))
         let scenario = DocumentSamples.all[2].scenario
         let trace = ReferenceEngine().run(scenario, scheduleSeed: 3)
-        var messages: [DriverProtocol.Message] = [.hello(protocol: 2, impl: "reference", capabilities: trace.capabilities, subclass: "MyOp"), .done, .error("no such step")]
+        var messages: [DriverProtocol.Message] = [.hello(protocol: 2, impl: "reference", capabilities: trace.capabilities, subclass: "MyOp"), .done(), .done(next: true), .error("no such step")]
         // Events of every shape the trace has: one of each kind's first occurrence.
         var seen = Set<String>()
         for e in trace.events where seen.insert(String(describing: e.kind).prefix { $0 != "(" }.description).inserted { messages.append(.event(e)) }

@@ -52,7 +52,7 @@ struct ExternalDriverTests {
         let old = Self.script(#"cat > /dev/null; printf '%s\n' '{"hello":{"capabilities":[],"impl":"old","protocol":1}}'"#)
         #expect(throws: InputError.self) { try Implementations.external(command: [old]) }
         do { _ = try Implementations.external(command: [old]) } catch {
-            #expect(error.message.contains("says hello in protocol 1; this harness speaks 2"), "\(error)")
+            #expect(error.message.contains("says hello in protocol 1 to a probe of protocol 3; this harness speaks 2 and 3"), "\(error)")
             #expect(error.message.contains("driver-check"), "it points at the tool that says more")
         }
         let mute = Self.script("cat > /dev/null; echo 'no such module' >&2; exit 3")

@@ -27,7 +27,7 @@ struct GNUstepDriverTests {
         return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), process.terminationStatus)
     }
 
-    static func request(_ scenario: String, impl: String = "gnustep", protocolVersion: Int = DriverProtocol.version) -> String {
+    static func request(_ scenario: String, impl: String = "gnustep", protocolVersion: Int = DriverProtocol.oneCaseVersion) -> String {
         #"{"impl":"\#(impl)","protocol":\#(protocolVersion),"scenario":\#(scenario),"scheduleSeed":1,"unitMicroseconds":1000}"#
     }
     static let oneOperation = #"{"format":1,"name":"t","operations":[{"kind":{"main":{"_0":[]}}}],"queues":[{"maxConcurrent":-1,"suspended":false}],"dependencies":[],"driver":[ACTION]}"#

@@ -86,11 +86,11 @@ struct RunnerTests {
         #expect(impl.gauge.timedOut == 0, "\(impl.gauge.timedOut) cases waited 2 s for company that never came")
     }
 
-    @Test("a driver's run uses 8 jobs per core by default, the reference engine one")
+    @Test("a driver's run uses 16 jobs per core by default (at most 64), the reference engine one")
     func defaultJobs() throws {
         #expect(RunConfiguration.defaultJobs(for: ReferenceImplementation(), cores: 2) == 2)
         let driver = ChildProcessImplementation(name: "x", capabilities: [], command: ["/bin/true"])
-        #expect(RunConfiguration.defaultJobs(for: driver, cores: 2) == 16)
+        #expect(RunConfiguration.defaultJobs(for: driver, cores: 2) == 32)
         #expect(RunConfiguration.defaultJobs(for: driver, cores: 32) == 64)
     }
     @Test("the shards of a run together are the run")

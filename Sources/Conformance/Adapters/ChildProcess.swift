@@ -27,6 +27,10 @@ enum ChildProcess {
         var unfinishedLine: String?
         var lines: Int
         var bytes: Int
+        /// The case ended with `done` saying `next` (protocol 3), the process is alive and
+        /// said nothing more: it waits for its next request (`DriverProcess`). Its status and
+        /// signal then mean nothing.
+        var reusable = false
     }
 
     /// How long a child may take to say anything at all. Starting a process from a cold disk
@@ -49,84 +53,12 @@ enum ChildProcess {
     /// second). A busy machine that stops a driver for seconds stretches its case; it does not
     /// turn it into a hang. The drivers' own windows measure active time the same way.
     static func run(_ command: [String], input: String, limits: DriverLimits, consume: @escaping @Sendable (Substring) -> Bool) -> Outcome {
-        // No backtraces in a driver: a trap is an expected outcome, reported by its message.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let child: SpawnedProcess
-        do { child = try SpawnedProcess.start(command, environment: environment) } catch {
+        let process: DriverProcess
+        do { process = try DriverProcess.start(command) } catch {
             return Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
                            stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
         }
-        let output = LineSplitter(consume: consume)
-        let errors = ErrorTail()
-        // Readers, writer and reaper each on a thread of their own, not on the global queues:
-        // those also run the cases, and their threads are limited. With `--jobs 16` the readers
-        // waited for a thread while the cases held them, the wait for them below timed out, and
-        // a case whose output had not been read yet was reported as a crash (5 of 40 cases). A
-        // child that never reads its input must not block the deadlines either.
-        let readers = DispatchGroup()
-        readers.enter()
-        Thread { SpawnedProcess.drain(child.output) { output.append($0) }; readers.leave() }.start()
-        readers.enter()
-        Thread { SpawnedProcess.drain(child.errors) { errors.append($0) }; readers.leave() }.start()
-        let request = Data(input.utf8)
-        Thread { child.send(request) }.start()
-        let reaped = Reaped()
-        Thread {
-            // Marked as ended before it is reaped, so that the watch loop never kills its group
-            // after that (`Reaped.stop`); `wait` kills what it left in the group, then reaps it.
-            waitForExit(child.pid)
-            reaped.exited()
-            reaped.set(child.wait())
-        }.start()
-
-        var killed: String?
-        var clock = ActiveClock(pid: child.pid)
-        var quietSince = 0.0, heardAt: Double?, lastBytes = 0
-        while !reaped.wait(seconds: 0.05) {
-            clock.tick()
-            let (bytes, stop, overflow) = output.progress
-            if stop { reaped.stop(child); break }
-            if bytes != lastBytes { lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active } }
-            if let overflow {
-                killed = overflow
-            } else if heardAt != nil {
-                if clock.active - quietSince > limits.timeout { killed = "no progress within \(DriverLimits.number(limits.timeout)) s" }
-            } else if clock.active > startupAllowance {
-                killed = "no output within \(Int(startupAllowance)) s of starting"
-            }
-            // A child that talks for ever (a livelock that keeps logging) is stopped too, from
-            // its first line on, or from the end of the startup allowance at the latest.
-            if killed == nil && clock.active - (heardAt ?? startupAllowance) > limits.caseDeadline {
-                killed = "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s while the driver was still writing (--case-deadline)"
-            }
-            // Stopped time does not count against the limits, but it is not free either: a
-            // driver left stopped (a debugger that went away) is given up on after the deadline.
-            if killed == nil && clock.stopped > limits.caseDeadline {
-                killed = "the driver was stopped by a signal (SIGSTOP, a debugger) for more than \(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
-            }
-            if killed != nil { reaped.stop(child); break }
-        }
-        _ = reaped.wait(seconds: .infinity)
-        let ending = reaped.ending
-        // The child has ended and its group is gone (`SpawnedProcess.wait` kills what it left
-        // behind), so the pipes reach their end; the wait is a backstop for a grandchild that
-        // left the group holding them.
-        _ = readers.wait(timeout: .now() + 5)
-        let (lines, bytes, unfinished, stopped, overflow) = output.summary
-        // A child that wrote a line over the limit (or too much) and ended before a tick of the
-        // loop saw it: reading stopped there all the same, so the case ends the same way as when
-        // the child was still running, not by what its ending says about an unread trace.
-        if killed == nil && !stopped, let overflow { killed = overflow }
-        let lastError = errors.lastWords
-        switch ending {
-        case .exited(let status):
-            return Outcome(status: status, signal: nil, killed: killed, lastError: lastError, stoppedByReader: stopped,
-                           unfinishedLine: unfinished, lines: lines, bytes: bytes)
-        case .signalled(let signal):
-            return Outcome(status: signal, signal: killed == nil && !stopped ? signal : nil, killed: killed, lastError: lastError,
-                           stoppedByReader: stopped, unfinishedLine: unfinished, lines: lines, bytes: bytes)
-        }
+        return process.serve(input, limits: limits, closingInput: true, consume: consume, next: { false })
     }
 
     /// The child's active time (see `run`), advanced by the watch loop's ticks.
@@ -167,27 +99,47 @@ enum ChildProcess {
     /// handed over as they complete. Reading stops for good at a line longer than
     /// `DriverLimits.maxLine` (which is never kept whole) and at `DriverLimits.maxBytes`: no line
     /// that ends past that byte is handed over, however soon the watch loop kills the child.
+    /// In a session (protocol 3) one splitter serves the process's cases one after another:
+    /// `reset` gives it the next case's reader, and counts start again.
     ///
     /// `@unchecked Sendable` is sound: every stored `var` is read and written only under `lock`
-    /// (`append` runs on the stdout reader thread; `progress` and `summary` on the case's, and
-    /// a reader may outlive the wait for it when a grandchild that left the group holds the
-    /// pipe). `consume`, a `let`, is called without the lock, only from the appending thread.
+    /// (`append` runs on the stdout reader thread; `progress`, `summary` and `reset` on the
+    /// case's, and a reader may outlive the wait for it when a grandchild that left the group
+    /// holds the pipe). `consume` is called without the lock, only from the appending thread.
     final class LineSplitter: @unchecked Sendable {
         private let lock = NSLock()
-        private let consume: @Sendable (Substring) -> Bool
+        private var consume: @Sendable (Substring) -> Bool
+        /// Called, without the lock, when reading stops (the reader has its case, or too much
+        /// was written): wakes the case's watch loop at once instead of at its next tick.
+        private var wake: @Sendable () -> Void = {}
         private var pending: [UInt8] = []
         private var bytes = 0, lines = 0
         private var stopped = false
         /// Why reading stopped for too much output (a line over 1 MB, over 512 MB in all).
         private var overflow: String?
+        /// Bytes arrived after the reader stopped: in a session, output between cases.
+        private var stray = false
         init(consume: @escaping @Sendable (Substring) -> Bool) { self.consume = consume }
+
+        /// The next case's reader (a session). False when the process wrote something since the
+        /// last case stopped reading (it cannot be trusted with another case).
+        func reset(consume: @escaping @Sendable (Substring) -> Bool, wake: @escaping @Sendable () -> Void) -> Bool {
+            lock.withLock {
+                guard !stray && pending.isEmpty && overflow == nil else { return false }
+                self.consume = consume
+                self.wake = wake
+                bytes = 0; lines = 0; stopped = false
+                return true
+            }
+        }
 
         func append(_ chunk: Data) {
             lock.lock()
-            defer { lock.unlock() }
+            var woken: (@Sendable () -> Void)?
+            defer { lock.unlock(); woken?() }
             let before = bytes
             bytes += chunk.count
-            guard !stopped && overflow == nil else { return }
+            guard !stopped && overflow == nil else { if !chunk.isEmpty { stray = true }; return }
             var end = chunk.endIndex
             if bytes > DriverLimits.maxBytes {
                 end = chunk.startIndex + max(0, DriverLimits.maxBytes - before)
@@ -205,17 +157,25 @@ enum ChildProcess {
                 }
                 start = chunk.index(after: newline)
                 if line.isEmpty { continue }
+                let consume = self.consume
                 lock.unlock()
                 let more = consume(line[...])
                 lock.lock()
                 lines += 1
-                if !more { stopped = true; pending = []; return }
+                if !more {
+                    stopped = true
+                    pending = []
+                    if start < chunk.endIndex { stray = true }
+                    woken = wake
+                    return
+                }
             }
-            if overflow != nil { pending = []; return }
+            if overflow != nil { pending = []; woken = wake; return }
             pending.append(contentsOf: chunk[start..<end])
             if pending.count > DriverLimits.maxLine {
                 pending = []
                 overflow = "the driver wrote a line of more than \(DriverLimits.maxLine >> 20) MB"
+                woken = wake
             }
         }
 
@@ -229,6 +189,8 @@ enum ChildProcess {
                 return (lines, bytes, tail, stopped, overflow)
             }
         }
+        /// Whether the process wrote anything after its reader stopped.
+        var wroteStray: Bool { lock.withLock { stray } }
     }
 
     /// What the harness keeps of a child's standard error: its last 64 KB, and its last line
@@ -290,6 +252,11 @@ enum ChildProcess {
         private var value: SpawnedProcess.Ending?
         /// The child has ended and is about to be reaped (by `SpawnedProcess.wait`).
         private var ended = false
+        /// Something the watch loop must look at now (reading stopped): ends its current wait.
+        private var poked = false
+        func poke() { condition.lock(); poked = true; condition.broadcast(); condition.unlock() }
+        /// Whether the child has ended (it may not be reaped yet).
+        var hasEnded: Bool { condition.lock(); defer { condition.unlock() }; return ended || value != nil }
         func set(_ ending: SpawnedProcess.Ending) { condition.lock(); value = ending; condition.broadcast(); condition.unlock() }
         func exited() { condition.lock(); ended = true; condition.unlock() }
         /// Kills the child's process group, unless the child has ended. The check and the kill
@@ -308,7 +275,8 @@ enum ChildProcess {
                 return true
             }
             let deadline = Date().addingTimeInterval(seconds)
-            while value == nil { if !condition.wait(until: deadline) { break } }
+            while value == nil && !poked { if !condition.wait(until: deadline) { break } }
+            poked = false
             return value != nil
         }
         var ending: SpawnedProcess.Ending { condition.lock(); defer { condition.unlock() }; return value! }

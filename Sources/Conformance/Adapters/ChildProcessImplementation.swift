@@ -17,13 +17,22 @@ public struct ChildProcessImplementation: Implementation {
     public var limits: DriverLimits
     /// The driver's own subclass, from its hello (`DriverProtocol.Message.hello`).
     public var subclass: String?
+    /// The protocol the driver speaks: 3 serves case after case in one process while each
+    /// case leaves nothing behind (Specs/driver-protocol.md, "Sessions"); 2 runs each case in
+    /// a process of its own. The probe finds it for a driver named by path.
+    public var protocolVersion: Int
+    /// Driver processes waiting for their next case (protocol 3), shared by the copies of this
+    /// value: a run's cases, its shrinker and its replays take turns on them.
+    let pool = DriverPool()
     /// Seconds the child may go without writing anything (once it has started) before it is
     /// killed and the case reported as a hang. Drivers declare their own hangs much sooner; this
     /// is the backstop for a driver whose watchdog is stuck too.
     public var timeout: TimeInterval { limits.timeout }
     public var unitMicroseconds: Int { limits.unitMicroseconds }
 
-    public init(name: String, capabilities: [Observation], command: [String], limits: DriverLimits, launch: DriverLaunch? = nil) {
+    public init(name: String, capabilities: [Observation], command: [String], limits: DriverLimits, launch: DriverLaunch? = nil,
+                protocolVersion: Int = DriverProtocol.oneCaseVersion) {
+        self.protocolVersion = protocolVersion
         self.name = name
         self.capabilities = capabilities
         self.command = command
@@ -33,7 +42,9 @@ public struct ChildProcessImplementation: Implementation {
 
     public init(name: String, capabilities: [Observation], command: [String], timeout: TimeInterval = DriverLimits.standard.timeout,
                 unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds,
-                caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline, launch: DriverLaunch? = nil) {
+                caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline, launch: DriverLaunch? = nil,
+                protocolVersion: Int = DriverProtocol.oneCaseVersion) {
+        self.protocolVersion = protocolVersion
         self.name = name
         self.capabilities = capabilities
         self.command = command
@@ -41,17 +52,39 @@ public struct ChildProcessImplementation: Implementation {
         self.launch = launch
     }
 
+    public func endSessions() { pool.retireAll() }
+
     public var replayArguments: [String] { (launch?.replayArguments ?? ["--impl", name]) + limits.replayArguments }
 
     /// Starts a driver known only by its command: sends the probe (an empty scenario and no
     /// `impl`) and takes the driver's name and capabilities from its `hello`. Every way the
     /// probe can go wrong is one sentence that says what the driver did and where to read more.
+    ///
+    /// The probe asks for protocol 3 first; a driver that refuses it with `error` (a driver of
+    /// protocol 2 must) is probed again with protocol 2, and then runs each case in a process
+    /// of its own.
     public static func probing(_ launch: DriverLaunch, limits: DriverLimits = .standard) throws(InputError) -> ChildProcessImplementation {
-        let request = DriverProtocol.Request(impl: nil, scenario: Scenario(name: "probe"), scheduleSeed: 0, unitMicroseconds: limits.unitMicroseconds)
+        if case .found(let impl) = try probe(launch, limits: limits, version: DriverProtocol.sessionVersion) { return impl }
+        switch try probe(launch, limits: limits, version: DriverProtocol.oneCaseVersion) {
+        case .found(let impl): return impl
+        case .refused(let why): throw InputError("\(who(launch)) refused the probe (an empty scenario, no impl): \(why)" + more(launch))
+        }
+    }
+
+    /// What a probe found: the driver, or its refusal (`error`) of the request.
+    private enum Probe { case found(ChildProcessImplementation), refused(String) }
+
+    private static func who(_ launch: DriverLaunch) -> String { "the driver \(ShellWords.join(launch.command))" }
+    private static func more(_ launch: DriverLaunch) -> String {
+        " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' checks a driver in detail)"
+    }
+
+    private static func probe(_ launch: DriverLaunch, limits: DriverLimits, version: Int) throws(InputError) -> Probe {
+        let request = DriverProtocol.Request(impl: nil, scenario: Scenario(name: "probe"), scheduleSeed: 0, unitMicroseconds: limits.unitMicroseconds,
+                                             protocol: version)
         let firstLine = FirstLine()
         let outcome = ChildProcess.run(launch.command, input: JSONCodec.line(request), limits: limits, consume: firstLine.take)
-        let who = "the driver \(ShellWords.join(launch.command))"
-        let more = " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' checks a driver in detail)"
+        let who = who(launch), more = more(launch)
         if outcome.status == -1, let why = outcome.lastError { throw InputError("\(who) could not be started: \(why)") }
         guard let first = firstLine.value else {
             let words = outcome.lastError.map { "; its last words on standard error: \($0)" } ?? ""
@@ -62,25 +95,63 @@ public struct ChildProcessImplementation: Implementation {
             throw InputError("\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
         }
         switch message {
-        case .hello(let version, let impl, let capabilities, let subclass):
-            guard version == DriverProtocol.version else {
-                throw InputError("\(who) says hello in protocol \(version); this harness speaks \(DriverProtocol.version)" + more)
+        case .hello(let said, let impl, let capabilities, let subclass):
+            // A driver of protocol 2 that answers a probe of 3 with its own hello is one of 2.
+            guard said == version || said == DriverProtocol.oneCaseVersion else {
+                throw InputError("\(who) says hello in protocol \(said) to a probe of protocol \(version); this harness speaks "
+                                 + DriverProtocol.versions.map(String.init).joined(separator: " and ") + more)
             }
             guard !impl.isEmpty else { throw InputError("\(who) gave an empty implementation name in its hello" + more) }
-            var found = ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, limits: limits, launch: launch)
+            var found = ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, limits: limits, launch: launch,
+                                                   protocolVersion: said)
             found.subclass = subclass
-            return found
+            return .found(found)
         case .error(let why):
-            throw InputError("\(who) refused the probe (an empty scenario, no impl): \(why)" + more)
+            return .refused(why)
         case .event, .done:
             throw InputError("\(who) answered the probe without a hello first" + more)
         }
     }
 
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
-        let request = DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds)
-        let reader = DriverTraceReader(name: name, capabilities: capabilities, maxEvents: limits.maxEvents)
-        let outcome = ChildProcess.run(command, input: JSONCodec.line(request), limits: limits, consume: reader.read)
+        let line = JSONCodec.line(DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
+                                                         protocol: protocolVersion))
+        // Protocol 3: the case goes to a process that served earlier ones when one waits, and
+        // the process waits for the next case if this one leaves nothing behind.
+        let session = protocolVersion == DriverProtocol.sessionVersion && limits.casesPerDriver > 1
+        var retried = false
+        while true {
+            let reader = DriverTraceReader(name: name, capabilities: capabilities, maxEvents: limits.maxEvents, version: protocolVersion, session: session)
+            let reused = session ? pool.take() : nil
+            let process: DriverProcess
+            if let reused {
+                process = reused
+            } else {
+                pool.countStart()
+                do { process = try DriverProcess.start(command) } catch {
+                    let outcome = ChildProcess.Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
+                                                       stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
+                    return trace(reader: reader, outcome: outcome, scenario: scenario, scheduleSeed: scheduleSeed)
+                }
+            }
+            // The last case a process is given closes its input: the driver exits after it.
+            let last = !session || process.cases + 1 >= limits.casesPerDriver
+            let outcome = process.serve(line, limits: limits, closingInput: last, consume: reader.read, next: { reader.next })
+            if outcome.reusable { pool.give(process) }
+            // A process that served an earlier case and ended without a word for this one was
+            // ended by what that case left (a late callback that trapped): this case is run
+            // again in a fresh process, once.
+            if reused != nil && !retried && outcome.lines == 0 && outcome.killed == nil && !outcome.reusable {
+                retried = true
+                continue
+            }
+            return trace(reader: reader, outcome: outcome, scenario: scenario, scheduleSeed: scheduleSeed)
+        }
+    }
+
+    /// The case's trace: the reader's events, ended by how the driver ended when it did not
+    /// write the trace's last event itself (Specs/driver-protocol.md, "When a driver misbehaves").
+    private func trace(reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         var (events, caps, problem, runaway) = reader.result
         func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
         // A trace that has its last event (`end`, `hang`, `crash`) is whole, whatever the driver

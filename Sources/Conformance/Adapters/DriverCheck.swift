@@ -129,7 +129,7 @@ public struct DriverCheck: Sendable {
     /// A request without a scenario (the rest as usual).
     private struct NoScenario: Encodable {
         var impl: String?
-        var `protocol` = DriverProtocol.version
+        var `protocol` = DriverProtocol.oneCaseVersion
         var scheduleSeed: UInt64 = 1
         var unitMicroseconds = 1000
     }
@@ -235,9 +235,9 @@ public struct DriverCheck: Sendable {
 
     private func probeFailure(_ run: DriverRun, _ c: Conversation) -> String? {
         shapeFailure(run, c, for: "the probe (an empty scenario, no impl)") { hello in
-            guard let version = hello.protocol else { return "the driver's hello gives no protocol version; the hello must say protocol \(DriverProtocol.version)" }
-            guard version == DriverProtocol.version else {
-                return "the driver's hello says protocol \(version); this harness speaks \(DriverProtocol.version), and the hello must say so"
+            guard let version = hello.protocol else { return "the driver's hello gives no protocol version; the hello must say protocol \(DriverProtocol.oneCaseVersion)" }
+            guard version == DriverProtocol.oneCaseVersion else {
+                return "the driver's hello says protocol \(version); this harness speaks \(DriverProtocol.oneCaseVersion), and the hello must say so"
             }
             guard let impl = hello.impl, !impl.trimmingCharacters(in: .whitespaces).isEmpty else {
                 return "the driver's hello gives no implementation name; the hello must name the implementation it runs (impl)"

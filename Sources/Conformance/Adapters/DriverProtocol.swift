@@ -3,9 +3,15 @@ import OperationSpec
 /// The driver protocol (`Specs/driver-protocol.md`): how a scenario reaches a driver process and
 /// how the trace comes back. JSON lines, one object per line, keys sorted.
 public enum DriverProtocol {
-    /// 2 since the harness can start any driver by command (`--impl exec:PATH`): `impl` may be
-    /// absent from a request (the probe that learns a driver's name from its `hello`).
-    public static let version = 2
+    /// Protocol 2: a driver process serves one case and exits. 2 since the harness can start
+    /// any driver by command (`--impl exec:PATH`): `impl` may be absent from a request (the
+    /// probe that learns a driver's name from its `hello`).
+    public static let oneCaseVersion = 2
+    /// Protocol 3: a driver process may serve case after case ("Sessions"): standard input
+    /// stays open, and `done` says whether the driver takes the next request.
+    public static let sessionVersion = 3
+    /// The versions this harness speaks, oldest first.
+    public static let versions = [oneCaseVersion, sessionVersion]
 
     /// The one line the harness writes to the driver's standard input.
     public struct Request: Codable, Sendable, Equatable {
@@ -17,8 +23,8 @@ public enum DriverProtocol {
         public var scheduleSeed: UInt64
         /// Microseconds per unit of `work`.
         public var unitMicroseconds: Int
-        public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int) {
-            self.protocol = DriverProtocol.version
+        public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int, protocol version: Int = DriverProtocol.oneCaseVersion) {
+            self.protocol = version
             self.impl = impl
             self.scenario = scenario
             self.scheduleSeed = scheduleSeed
@@ -28,13 +34,14 @@ public enum DriverProtocol {
 
     /// The lines a driver writes to standard output: `hello` first, then one `event` per trace
     /// event as it happens, then `done`. A driver that cannot run the request writes `error` and
-    /// exits with status 2.
+    /// exits with status 2. In protocol 3, `done(next: true)` says the case left nothing behind
+    /// and the driver reads its next request; otherwise it exits after `done`.
     public enum Message: Codable, Sendable, Equatable {
         /// `subclass`: the name of the implementation's own asynchronous `Operation` subclass,
         /// when the driver runs one: the harness then generates `subclass` operations for it.
         case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil)
         case event(TraceEvent)
-        case done
+        case done(next: Bool? = nil)
         case error(String)
     }
 }

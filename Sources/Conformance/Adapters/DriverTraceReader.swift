@@ -22,12 +22,24 @@ final class DriverTraceReader: @unchecked Sendable {
     private var problem: String?
     /// What ran away, if the driver wrote more events than allowed (the trace ends `hang`).
     private var runaway: String?
+    /// The protocol of the request: the `hello` must say the same.
+    private let version: Int
+    /// In a session (protocol 3) reading goes on past the trace's last event to `done`, which
+    /// says whether the process takes the next case.
+    private let session: Bool
+    /// `done` said `next: true` right after the trace's last event.
+    private var takesNext = false
 
-    init(name: String, capabilities: [Observation], maxEvents: Int) {
+    init(name: String, capabilities: [Observation], maxEvents: Int, version: Int = DriverProtocol.oneCaseVersion, session: Bool = false) {
         self.name = name
         self.capabilities = capabilities
         self.maxEvents = maxEvents
+        self.version = version
+        self.session = session
     }
+
+    /// Whether the case ended with `done` saying `next`: the process waits for its next request.
+    var next: Bool { lock.withLock { takesNext } }
 
     /// The events so far, the capabilities of the case's hello, the protocol breach and the
     /// runaway, if any.
@@ -44,6 +56,12 @@ final class DriverTraceReader: @unchecked Sendable {
     }
 
     private func take(_ line: Substring) -> Bool {
+        // A session's case is over at its last event; only `done` may follow, and anything else
+        // ends the process (the trace is whole, so it is not a breach; driver-check says so).
+        if session, events.last?.kind.endsTrace == true {
+            if case .done(let next)? = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) { takesNext = next == true }
+            return false
+        }
         guard let message = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) else {
             // What is wrong with it, as the strict reader says it (asked only on this path: a
             // breach ends the case, so its cost is paid once).
@@ -58,8 +76,8 @@ final class DriverTraceReader: @unchecked Sendable {
         switch message {
         case .hello(let version, let impl, let declared, _):
             guard !hello else { problem = "the driver said hello twice in one case"; return false }
-            guard version == DriverProtocol.version, impl == name else {
-                problem = "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol \(DriverProtocol.version)"
+            guard version == self.version, impl == name else {
+                problem = "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol \(self.version)"
                 return false
             }
             hello = true
@@ -85,7 +103,7 @@ final class DriverTraceReader: @unchecked Sendable {
             }
             if e.thread == threads { threads += 1 }
             events.append(e)
-            if e.kind.endsTrace { return false }
+            if e.kind.endsTrace { return session }
         case .done:
             problem = hello ? "the driver wrote done before the trace's last event (end, hang or crash)" : "the driver wrote done before its hello"
             return false

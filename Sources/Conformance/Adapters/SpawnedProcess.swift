@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,8 +20,9 @@ import Darwin
 ///
 /// The child gets its own process group, so `kill()` also stops what a driver started itself
 /// (an interpreter's helpers, a shell's children), and the default disposition of SIGPIPE.
-/// Every stored property is a `let` number, so the class is `Sendable` as it is; each pipe end
-/// is used by one thread only (the writer of the request, or one reader each).
+/// Every stored property is a `let` (numbers, and a `Mutex`), so the class is `Sendable` as it
+/// is; each pipe end is used by one thread at a time (the writer of a request, or one reader
+/// each).
 final class SpawnedProcess: Sendable {
     let pid: pid_t
     /// The parent's ends: write to `input`, read `output` and `errors`.
@@ -128,6 +130,27 @@ final class SpawnedProcess: Sendable {
     /// Writes `data` to the child's standard input and closes it. A child that exited first
     /// makes the write fail (EPIPE), which is not an error here: its ending tells.
     func send(_ data: Data) {
+        deliver(data)
+        closeInput()
+    }
+
+    /// Whether `input` was closed: closed once only, since a descriptor number closed twice may
+    /// by then be another thread's file.
+    private let inputClosed = Mutex(false)
+
+    /// Closes the child's standard input (once; later calls do nothing).
+    func closeInput() {
+        let first = inputClosed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if first { close(input) }
+    }
+
+    /// Writes `data` to the child's standard input, leaving it open (a session's next request
+    /// follows). A child that exited first makes the write fail (EPIPE): its ending tells.
+    func deliver(_ data: Data) {
+        guard !inputClosed.withLock({ $0 }) else { return }
         data.withUnsafeBytes { raw in
             guard var p = raw.baseAddress else { return }
             var left = raw.count
@@ -138,7 +161,6 @@ final class SpawnedProcess: Sendable {
                 left -= n
             }
         }
-        close(input)
     }
 
     /// Reads `fd` to its end, handing each chunk over as it comes; closes it.

@@ -10,7 +10,7 @@ public enum ConsoleReport {
         out += "\(c.impl.name): \(r.cases) cases from seed \(c.seed) (generator v\(ScenarioGenerator.version), size \(c.generator.size), misuse \(c.generator.misuseRate)%"
         out += c.generator.flawRate > 0 ? ", flawed subclasses \(c.generator.flawRate)%)" : ")"
         out += ", profile \(c.profile.rawValue)" + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
-        out += "  \(format(r.seconds)) s, \(rate >= 10 ? String(Int(rate)) : format(rate)) cases/s; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
+        out += "  \(format(r.seconds)) s, \(rate >= 10 ? String(Int(rate)) : format(rate)) cases/s" + cpuPerCase(r) + "; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
         let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
         out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
         for f in r.findings {
@@ -42,6 +42,15 @@ public enum ConsoleReport {
             out += "\nno violation\n"
         }
         return out
+    }
+
+    /// ", CPU 12 ms a case (harness 5, drivers 7)" for an implementation run in child processes,
+    /// where the drivers' part is what the machine spends outside the harness; nothing for one
+    /// run in this process (all of its CPU is the harness's, and seconds already say it).
+    static func cpuPerCase(_ r: RunResult) -> String {
+        guard r.configuration.impl is ChildProcessImplementation, let cpu = r.cpu, r.cases > 0 else { return "" }
+        let ms = cpu.millisecondsPerCase(r.cases)
+        return ", CPU \(ms.total) ms a case (harness \(ms.harness), drivers \(ms.drivers))"
     }
 
     /// One line per rule: id, status, hits, cases reached, violating cases.

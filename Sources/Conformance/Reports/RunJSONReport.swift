@@ -27,6 +27,13 @@ public struct RunJSONReport: Codable, Sendable {
     public var findings: [FindingEntry]
     public var seconds: Double
     public var shrinkSeconds: Double
+    /// CPU seconds of the case phase (not the shrinking), user plus system: the harness's
+    /// process and its reaped drivers (`CPUTime`). Absent when the run did not measure it.
+    public var cpuSeconds: CPUSeconds?
+    public struct CPUSeconds: Codable, Sendable, Equatable {
+        public var harness: Double
+        public var drivers: Double
+    }
     /// Why the run gave no verdict (exit 4), when it did not: absent otherwise.
     public var noVerdict: String?
     /// True when the run was interrupted (SIGINT, SIGTERM): `cases` were decided. Absent otherwise.
@@ -47,6 +54,7 @@ public struct RunJSONReport: Codable, Sendable {
         rules = r.statistics
         seconds = r.seconds
         shrinkSeconds = r.shrinkSeconds
+        cpuSeconds = r.cpu.map { CPUSeconds(harness: $0.harnessSeconds, drivers: $0.driversSeconds) }
         findings = r.findings.map { f in
             let file = files[f.rule]
             return FindingEntry(rule: f.rule, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,

@@ -19,12 +19,17 @@ public protocol Implementation: Sendable {
     /// The implementation's own asynchronous `Operation` subclass, by name, when it has one to
     /// test: generated asynchronous operations are then instances of it (`OperationKind.subclass`).
     var subclass: String? { get }
+    /// Ends what serves cases between them (driver processes waiting for their next case) and
+    /// returns when it is gone: a run calls it after its last case, so that its drivers' CPU
+    /// is counted and nothing of the run outlives it.
+    func endSessions()
 }
 
 extension Implementation {
     public var replayArguments: [String] { ["--impl", name] }
     public var launch: DriverLaunch? { nil }
     public var subclass: String? { nil }
+    public func endSessions() {}
 }
 
 /// The reference engine as an implementation under test, with any injected faults.
@@ -54,9 +59,11 @@ public enum Implementations {
         case "reference": return ReferenceImplementation(options: EngineOptions(profile: profile, faults: faults))
         case "foundation":
             guard let driver else { throw InputError("the foundation implementation needs the opconform executable to start its driver") }
-            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver, limits: limits)
+            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver, limits: limits,
+                                              protocolVersion: DriverProtocol.sessionVersion)
         case "gnustep":
-            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()], limits: limits)
+            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()], limits: limits,
+                                              protocolVersion: DriverProtocol.oneCaseVersion)
         default:
             throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", ")
                              + "; a driver of your own is named by path: --impl exec:PATH (Specs/driver-protocol.md)")

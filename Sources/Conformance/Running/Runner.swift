@@ -23,10 +23,12 @@ public struct RunConfiguration: Sendable {
     /// The jobs a run of `impl` uses when none is asked for. The reference engine keeps a core
     /// busy for the whole of a case: one job per core. A case in a child process mostly waits
     /// (units of `work`, rendezvous, a stall window of half a second on a hang) and costs the
-    /// machine some 20 to 40 ms of CPU, so eight per core keep the cores busy: on 2 cores, 200
-    /// Foundation cases took 18.7 s with 2 jobs and 3.0 s with 16 (issue 16). At most 64.
+    /// machine some 10 ms of CPU in a session (protocol 3), so sixteen per core keep the cores
+    /// busy: on 2 cores, 200 Foundation cases took 18.7 s with 2 jobs and 3.0 s with 16 (one
+    /// process per case); 400 in sessions took 6.1 s with 16 and 4.2 s with 32 (issue 16).
+    /// At most 64.
     public static func defaultJobs(for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
-        impl is ChildProcessImplementation ? min(64, 8 * max(1, cores)) : max(1, cores)
+        impl is ChildProcessImplementation ? min(64, 16 * max(1, cores)) : max(1, cores)
     }
     /// Run only the cases whose index is `shard.index` modulo `shard.count` (CI machines split a
     /// run; the shards' cases together are the whole run's).
@@ -113,6 +115,9 @@ public struct RunResult: Sendable {
     public var cases: Int
     public var seconds: Double
     public var shrinkSeconds: Double
+    /// The CPU the case phase used (not the shrinking): the harness's own and its reaped
+    /// drivers' (`CPUTime`).
+    public var cpu: CPUTime?
     /// The run was stopped early (`RunConfiguration.stop`): `cases` says how many were decided,
     /// and findings not fully shrunk say so (`Finding.interrupted`).
     public var interrupted = false
@@ -151,6 +156,7 @@ public struct Runner: Sendable {
         let c = configuration
         let clock = ContinuousClock()
         let start = clock.now
+        let cpuAtStart = CPUTime.now()
         var stats = c.rules.map { RuleStatistics(id: $0.rule.id) }
         var first: [FailingCase?] = Array(repeating: nil, count: c.rules.count)
         // The first case that crashed, hung, or whose driver broke the protocol: findings of
@@ -213,7 +219,11 @@ public struct Runner: Sendable {
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
             stats[n].status = stats[n].violations > 0 ? .fail : (stats[n].hits > 0 ? .pass : .notReached)
         }
+        // Drivers still waiting for a case are ended first: a child's CPU is counted once it is
+        // reaped. The shrinker starts its own.
+        c.impl.endSessions()
         let mid = clock.now
+        let cpu = CPUTime.now() - cpuAtStart
         var findings: [Finding] = []
         for (n, failing) in first.enumerated() {
             guard let f = failing else { continue }
@@ -229,6 +239,7 @@ public struct Runner: Sendable {
         var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                                seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
         result.interrupted = interrupted || c.stop?.isRequested == true
+        result.cpu = cpu
         return result
     }
 

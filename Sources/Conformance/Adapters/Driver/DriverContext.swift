@@ -59,6 +59,19 @@ final class DriverContext: @unchecked Sendable {
 
     func log(_ kind: EventKind) { recorder.record(kind) }
 
+    /// What the case left behind once its trace has ended, if anything: a queue that still
+    /// holds operations, an operation still executing, code of the case still running on some
+    /// thread (`DriverRecorder.stillRunning`). Nil means the process may serve the next case
+    /// (protocol 3, Specs/driver-protocol.md, "Sessions"); anything else ends the process, since
+    /// that code would run into the next case's time, threads and standard output.
+    func leftovers() -> String? {
+        if let q = queues.indices.first(where: { queues[$0].operationCount > 0 }) {
+            return "queue \(q) still holds \(queues[q].operationCount) operations"
+        }
+        if let op = ops.indices.first(where: { ops[$0].isExecuting }) { return "operation \(op) is still executing" }
+        return recorder.stillRunning { ops[$0].isFinished }
+    }
+
     /// Runs steps with `self` = operation `this`; returns true when a `return` ended the routine.
     @discardableResult
     func run(_ steps: [Step], this: Int) -> Bool {
@@ -101,8 +114,11 @@ final class DriverContext: @unchecked Sendable {
             log(.returned(.superStart(this)))
         case .spawn(let method, let ref):
             let target = ops[ref.resolve(this)]
+            let recorder = self.recorder
+            recorder.threadSpawned()
             let thread = Thread {
                 ThreadRole.with(.program) { if method == .start { target.start() } else { target.main() } }
+                recorder.spawnedThreadEnded()
             }
             thread.start()
         case .start(let ref):

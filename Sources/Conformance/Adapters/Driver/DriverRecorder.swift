@@ -27,6 +27,14 @@ final class DriverRecorder: @unchecked Sendable {
     /// `end` or `hang`.
     private var closed = false
     private var lastThread = 0
+    /// Code of the case running now, on any thread: calls not yet returned, `main`s, blocks and
+    /// completion blocks not yet ended, threads a `spawn` step started that have not ended.
+    /// Counted from every event, after the trace's end too: a session (protocol 3) takes the
+    /// next case in this process only when it is 0 (`DriverContext.leftovers`).
+    private var running = 0
+    /// Operations whose completion block was set, and those whose completion block ended: a
+    /// finished operation whose block has not run yet will still run code.
+    private var completionsSet: Set<Int> = [], completionsEnded: Set<Int> = []   // looked up only
     private let sink: (TraceEvent) -> Void
     /// Which queue the current thread works for, if any.
     private let queueOfCurrentThread: () -> Int?
@@ -45,6 +53,7 @@ final class DriverRecorder: @unchecked Sendable {
         guard recording else {
             condition.lock()
             defer { condition.unlock() }
+            count(kind)
             note(kind)
             condition.broadcast()
             return
@@ -53,6 +62,7 @@ final class DriverRecorder: @unchecked Sendable {
         let name = Thread.current.name ?? ""
         condition.lock()
         defer { condition.unlock() }
+        count(kind)
         guard !closed else { return }
         emit(kind, thread: currentThread(name: name, queue: queue))
         condition.broadcast()
@@ -74,6 +84,35 @@ final class DriverRecorder: @unchecked Sendable {
         count += 1
         lastThread = thread
         note(kind)
+    }
+
+    /// Keeps `running` and the completion blocks up to date. Called with `condition` held.
+    private func count(_ kind: EventKind) {
+        switch kind {
+        case .call, .mainBegan, .blockBegan, .completionBegan: running += 1
+        case .mainEnded, .blockEnded: running -= 1
+        case .returned(let call):
+            running -= 1
+            if case .setCompletionBlock(let op) = call { completionsSet.insert(op) }
+        case .completionEnded(let op): running -= 1; completionsEnded.insert(op)
+        default: break
+        }
+    }
+
+    /// A thread a `spawn` step starts: counted from before it starts to the end of its body.
+    func threadSpawned() { condition.lock(); running += 1; condition.unlock() }
+    func spawnedThreadEnded() { condition.lock(); running -= 1; condition.unlock() }
+
+    /// What of the case may still run code, as the events tell: nil when nothing.
+    /// `finished` says whether an operation finished (its completion block is then due).
+    /// `finished` is asked without the lock (a getter records an event).
+    func stillRunning(finished: (Int) -> Bool) -> String? {
+        condition.lock()
+        let (open, due) = (running, completionsSet.subtracting(completionsEnded).sorted())
+        condition.unlock()
+        if open != 0 { return "\(open) calls, bodies or spawned threads of the case have not ended" }
+        for op in due where finished(op) { return "operation \(op) finished, and its completion block has not run" }
+        return nil
     }
 
     /// What the run itself needs from an event: its time, and the triggers and tokens it moves.

@@ -60,93 +60,154 @@ public struct OperationDriver {
     /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call).
     var observations: [Observation] { makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart } }
 
-    /// Serves the request on standard input and exits with the protocol's status (0, or 2 for
-    /// a request it cannot run). `--plain` (the bench's) runs without recording.
+    /// Serves the requests on standard input and exits with the protocol's status (0, or 2
+    /// for a request it cannot run). A request of protocol 3 that leaves nothing behind is
+    /// followed by the next one in this process (Specs/driver-protocol.md, "Sessions"); the end
+    /// of standard input then ends the process. `--plain` (the bench's) runs without recording.
     public func main() -> Never {
         let plain = CommandLine.arguments.dropFirst().contains("--plain")
-        guard let line = readLine(strippingNewline: true) else {
-            FileHandle.standardOutput.write(Data(JSONCodec.line(DriverProtocol.Message.error("no request on standard input")).utf8))
+        // The harness, for the watchdog; taken first, because a harness that dies before this
+        // line goes unnoticed (the driver would take its new parent for the harness).
+        let watch = CaseWatch(parent: getppid())
+        let write: @Sendable (String) -> Void = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
+        guard var line = readLine(strippingNewline: true) else {
+            write(JSONCodec.line(DriverProtocol.Message.error("no request on standard input")))
             exit(2)
         }
-        exit(serve(requestLine: line, plain: plain) { text in FileHandle.standardOutput.write(Data(text.utf8)) })
+        while true {
+            let (status, next) = serve(requestLine: line, plain: plain, watch: watch, write: write)
+            guard status == 0, next else { exit(status) }
+            guard let request = readLine(strippingNewline: true) else { exit(0) }
+            line = request
+        }
     }
 
-    /// Runs the request; `write` receives each protocol line. Returns the exit status.
+    /// Runs one request; `write` receives each protocol line. Returns the exit status.
     /// When a driver call stalls, the watchdog ends the trace and exits the process (the stuck
     /// thread cannot be made to return): call it only in a driver process of its own, never in
     /// a test process or a harness.
     /// `plain`: run the same scenario without recording (no events but the last; the bench's
     /// measure of what the implementation costs without the harness).
     public func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
-        // The harness, for the watchdog; taken first, because a harness that dies before this
-        // line goes unnoticed (the driver would take its new parent for the harness).
-        let parent = getppid()
+        serve(requestLine: requestLine, plain: plain, watch: CaseWatch(parent: getppid()), write: write).status
+    }
+
+    /// Runs one request under `watch` (the process's one watchdog); returns the exit status,
+    /// and whether this process takes the next request (protocol 3, and the case left nothing
+    /// behind: `DriverContext.leftovers`).
+    func serve(requestLine: String, plain: Bool, watch: CaseWatch, write: @escaping @Sendable (String) -> Void) -> (status: Int32, next: Bool) {
         let request: DriverProtocol.Request
         do {
             request = try JSONCodec.decode(DriverProtocol.Request.self, from: Data(requestLine.utf8), source: "the request")
         } catch {
             write(JSONCodec.line(DriverProtocol.Message.error(error.message)))
-            return 2
+            return (2, false)
         }
-        guard request.protocol == DriverProtocol.version else {
-            write(JSONCodec.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks \(DriverProtocol.version)")))
-            return 2
+        guard DriverProtocol.versions.contains(request.protocol) else {
+            write(JSONCodec.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks "
+                                                               + DriverProtocol.versions.map(String.init).joined(separator: " and "))))
+            return (2, false)
         }
         // No impl: the probe of a driver known only by its command; it learns the name from hello.
         if let impl = request.impl, impl != name {
             write(JSONCodec.line(DriverProtocol.Message.error("this driver runs \(name), not '\(impl)'")))
-            return 2
+            return (2, false)
         }
         if let problem = request.scenario.problems().first {
             write(JSONCodec.line(DriverProtocol.Message.error(problem)))
-            return 2
+            return (2, false)
         }
         if makeSubclass == nil, let op = request.scenario.operations.firstIndex(where: { $0.kind.isSubclass }) {
             write(JSONCodec.line(DriverProtocol.Message.error("operation \(op) is an instance of the implementation's own subclass, and \(name) has none (OperationDriver(name:subclass:) makes a driver that has)")))
-            return 2
+            return (2, false)
         }
-        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: DriverProtocol.version, impl: name, capabilities: observations, subclass: subclassName)))
+        let session = request.protocol == DriverProtocol.sessionVersion
+        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: observations, subclass: subclassName)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
                                     queue: makeQueue, subclass: makeSubclass) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
-        Self.watch(context, parent: parent, write: write)
-        if context.recorder.close(with: context.drive(), onCallingThread: true) { write(JSONCodec.line(DriverProtocol.Message.done)) }
-        return 0
+        watch.begin(context, write: write)
+        let last = context.drive()
+        guard context.recorder.close(with: last, onCallingThread: true) else {
+            // The watchdog ended the trace first and is on its way out of the process.
+            while true { Thread.sleep(forTimeInterval: 1) }
+        }
+        // Protocol 3: the next case in this process only when this one is over in every way.
+        let next = session && last == .end && context.leftovers() == nil
+        watch.end(keeping: context)
+        write(JSONCodec.line(DriverProtocol.Message.done(next: next ? true : nil)))
+        return (0, next)
     }
 
-    /// The watchdog: a driver call that has not returned while nothing happened for the
-    /// context's stall window is stuck (a deadlock, or a wait for something that never comes),
-    /// and so is one still running after all the scenario's work could have been done four
-    /// times over (a livelock that keeps logging: the silence window never comes).
-    /// It ends the trace with a `hang` naming the call and exits, in a fraction of a second
-    /// instead of the harness's 5 s of silence. The driving thread is stuck and cannot end the
-    /// process itself; `_exit` skips exit handlers that could wait for it.
+    /// The process's watchdog, watching one case at a time: a driver call that has not returned
+    /// while nothing happened for the context's stall window is stuck (a deadlock, or a wait
+    /// for something that never comes), and so is one still running after all the scenario's
+    /// work could have been done four times over (a livelock that keeps logging: the silence
+    /// window never comes). It ends the trace with a `hang` naming the call and exits, in a
+    /// fraction of a second instead of the harness's 5 s of silence. The driving thread is
+    /// stuck and cannot end the process itself; `_exit` skips exit handlers that could wait
+    /// for it.
     ///
-    /// It also watches the harness (`parent`, the parent process when the request came): when
+    /// It also watches the harness (`parent`, the parent process when the driver started): when
     /// `getppid()` says another, the harness died (`kill -9`, a crash) and this process was
     /// re-parented to init or a subreaper. No one is left to read the trace, so the driver
-    /// leaves at once with `_exit`, without a word. The end of standard input cannot say so:
-    /// the harness closes it as soon as the request is written. Nor can Linux's
+    /// leaves at once with `_exit`, without a word. The end of standard input cannot say so in
+    /// protocol 2: the harness closes it as soon as the request is written. Nor can Linux's
     /// `PR_SET_PDEATHSIG`: it fires when the parent *thread* that spawned the driver ends,
     /// and the harness spawns each case from a worker thread that may end before the case does.
     /// Checked on every tick (20 ms; a system call that costs well under a microsecond).
-    private static func watch(_ context: DriverContext, parent: pid_t, write: @escaping @Sendable (String) -> Void) {
-        let quiet = context.stallQuiet, longest = context.callDeadline
-        let thread = Thread {
-            while true {
-                Thread.sleep(forTimeInterval: 0.02)
-                if getppid() != parent { _exit(orphanedStatus) }
-                guard let (call, why) = context.recorder.stalled(quiet: quiet, longest: longest) else { continue }
-                if context.recorder.close(with: .hang("\(call) never returned; \(why)"), onCallingThread: false) {
-                    write(JSONCodec.line(DriverProtocol.Message.done))
-                    _exit(0)
-                }
-                // The driving thread ended the trace first and is on its way out; `stalled` says
-                // nil from now on, and the loop keeps watching the parent until the process ends.
+    ///
+    /// One thread for the process, however many cases it serves (protocol 3).
+    /// `@unchecked Sendable` is sound: `current`, `write`, `previous` and `started` are read and
+    /// written only under `lock`; `parent` is a `let`.
+    final class CaseWatch: @unchecked Sendable {
+        private let lock = NSLock()
+        private let parent: pid_t
+        private var current: DriverContext?
+        private var write: (@Sendable (String) -> Void)?
+        /// The case before: kept alive until the next one ends, so that a late callback of its
+        /// operations (which hold their context `unowned`) finds it, and records nothing.
+        private var previous: DriverContext?
+        private var started = false
+
+        init(parent: pid_t) { self.parent = parent }
+
+        /// Watches `context` from now on.
+        func begin(_ context: DriverContext, write: @escaping @Sendable (String) -> Void) {
+            lock.withLock {
+                current = context
+                self.write = write
+                if !started { started = true; startThread() }
             }
         }
-        thread.start()
+
+        /// The case is over (its trace is closed): stop watching it.
+        func end(keeping context: DriverContext) {
+            lock.withLock {
+                current = nil
+                previous = context
+            }
+        }
+
+        private func startThread() {
+            let thread = Thread { [self] in
+                while true {
+                    Thread.sleep(forTimeInterval: 0.02)
+                    if getppid() != parent { _exit(OperationDriver.orphanedStatus) }
+                    guard let (context, write) = lock.withLock({ current.map { ($0, write) } }), let write else { continue }
+                    guard let (call, why) = context.recorder.stalled(quiet: context.stallQuiet, longest: context.callDeadline) else { continue }
+                    if context.recorder.close(with: .hang("\(call) never returned; \(why)"), onCallingThread: false) {
+                        write(JSONCodec.line(DriverProtocol.Message.done(next: nil)))
+                        _exit(0)
+                    }
+                    // The driving thread ended the trace first and is on its way out; `stalled` says
+                    // nil from now on, and the loop keeps watching the parent until the process ends.
+                }
+            }
+            thread.name = "opconform watchdog"
+            thread.start()
+        }
     }
 
     /// The exit status of a driver whose harness died: no one reads it (the driver's new parent

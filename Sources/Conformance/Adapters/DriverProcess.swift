@@ -1,0 +1,175 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A driver process and the threads that read it, serving one case at a time: one case and
+/// then its end (protocol 2, `ChildProcess.run`), or case after case while each ends with
+/// `done` saying `next` (protocol 3, Specs/driver-protocol.md, "Sessions"; `DriverPool`).
+///
+/// Its standard output and error are read by a thread each for the whole life of the process,
+/// and handed to the case being served; a third thread waits for the process to end. Nothing
+/// of a case's limits or clocks carries over to the next: each `serve` has its own.
+///
+/// `@unchecked Sendable` is sound: `errors` and `writer` are read and written only under
+/// `lock`; `cases` only by `serve`, which one thread calls at a time (the pool hands a process
+/// to one case at a time); the other stored properties are `let`s of Sendable or locked types.
+final class DriverProcess: @unchecked Sendable {
+    let child: SpawnedProcess
+    private let output: ChildProcess.LineSplitter
+    private let lock = NSLock()
+    private var errors = ChildProcess.ErrorTail()
+    private let reaped = ChildProcess.Reaped()
+    private let readers = DispatchGroup()
+    /// The thread writing the current request: waited for before standard input is closed.
+    private let writing = DispatchGroup()
+    /// Cases this process has been given.
+    private(set) var cases = 0
+
+    private init(child: SpawnedProcess) {
+        self.child = child
+        output = ChildProcess.LineSplitter { _ in true }
+    }
+
+    /// Starts `command` with the harness's environment and no backtraces (a trap is an expected
+    /// outcome, reported by its message).
+    static func start(_ command: [String]) throws(SpawnedProcess.StartError) -> DriverProcess {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let process = DriverProcess(child: try SpawnedProcess.start(command, environment: environment))
+        process.watch()
+        return process
+    }
+
+    /// Readers and reaper, each on a thread of its own, not on the global queues: those are
+    /// limited, and a reader that waited for a thread while the cases held them was read too
+    /// late (a case whose output had not been read yet was reported as a crash, 5 of 40 cases
+    /// at `--jobs 16`).
+    private func watch() {
+        let (child, output, reaped) = (self.child, self.output, self.reaped)
+        readers.enter()
+        Thread { [readers] in SpawnedProcess.drain(child.output) { output.append($0) }; readers.leave() }.start()
+        readers.enter()
+        Thread { [self] in SpawnedProcess.drain(child.errors) { chunk in lock.withLock { errors }.append(chunk) }; readers.leave() }.start()
+        Thread {
+            // Marked as ended before it is reaped, so that no kill reaches its group after that
+            // (`Reaped.stop`); `wait` kills what it left in the group, then reaps it.
+            ChildProcess.waitForExit(child.pid)
+            reaped.exited()
+            reaped.set(child.wait())
+        }.start()
+    }
+
+    /// Whether the process can be given another case: it is alive and wrote nothing since its
+    /// last case ended.
+    var isIdleAndClean: Bool { !reaped.hasEnded && !output.wroteStray }
+
+    /// Serves one request: writes `input`, hands each line of standard output to `consume`
+    /// until it returns false, under `limits` (see `ChildProcess.run`). `closingInput`: close
+    /// standard input after the request (protocol 2, and the last case of a session). `next`,
+    /// asked once reading stopped: whether the case ended with `done` saying `next`; the
+    /// process is then left running for the next case (`Outcome.reusable`). Otherwise the
+    /// process is stopped (its group killed) and reaped before this returns.
+    func serve(_ input: String, limits: DriverLimits, closingInput: Bool, consume: @escaping @Sendable (Substring) -> Bool,
+               next: () -> Bool) -> ChildProcess.Outcome {
+        let fresh = cases == 0
+        cases += 1
+        let tail = ChildProcess.ErrorTail()
+        lock.withLock { errors = tail }
+        let reaped = self.reaped
+        guard output.reset(consume: consume, wake: { reaped.poke() }) else {
+            // Not for a process that wrote between cases (`isIdleAndClean` is checked first).
+            return end(killed: nil, lastError: tail.lastWords)
+        }
+        let request = Data(input.utf8)
+        writing.enter()
+        Thread { [child, writing] in
+            if closingInput { child.send(request) } else { child.deliver(request) }
+            writing.leave()
+        }.start()
+
+        var killed: String?
+        var clock = ChildProcess.ActiveClock(pid: child.pid)
+        // A process that already served a case is running: it answers from the request on, and
+        // its silence counts from there. A new one is given the startup allowance first.
+        var quietSince = 0.0, heardAt: Double? = fresh ? nil : 0, lastBytes = 0
+        var stoppedReading = false
+        while !reaped.wait(seconds: 0.05) {
+            clock.tick()
+            let (bytes, stop, overflow) = output.progress
+            if stop { stoppedReading = true; break }
+            if bytes != lastBytes { lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active } }
+            if let overflow {
+                killed = overflow
+            } else if let heard = heardAt {
+                if clock.active - max(quietSince, heard) > limits.timeout { killed = "no progress within \(DriverLimits.number(limits.timeout)) s" }
+            } else if clock.active > ChildProcess.startupAllowance {
+                killed = "no output within \(Int(ChildProcess.startupAllowance)) s of starting"
+            }
+            // A child that talks for ever (a livelock that keeps logging) is stopped too, from
+            // its first line on, or from the end of the startup allowance at the latest.
+            if killed == nil && clock.active - (heardAt ?? ChildProcess.startupAllowance) > limits.caseDeadline {
+                killed = "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s while the driver was still writing (--case-deadline)"
+            }
+            // Stopped time does not count against the limits, but it is not free either: a
+            // driver left stopped (a debugger that went away) is given up on after the deadline.
+            if killed == nil && clock.stopped > limits.caseDeadline {
+                killed = "the driver was stopped by a signal (SIGSTOP, a debugger) for more than \(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
+            }
+            if killed != nil { break }
+        }
+        if stoppedReading && !closingInput && next() && !reaped.hasEnded {
+            let (lines, bytes, _, _, _) = output.summary
+            return ChildProcess.Outcome(status: 0, signal: nil, killed: nil, lastError: nil, stoppedByReader: true,
+                                        unfinishedLine: nil, lines: lines, bytes: bytes, reusable: true)
+        }
+        return end(killed: killed, lastError: nil)
+    }
+
+    /// Stops the process (unless it has ended), waits for it and its readers, and says how the
+    /// case ended.
+    private func end(killed: String?, lastError: String?) -> ChildProcess.Outcome {
+        var killed = killed
+        reaped.stop(child)
+        _ = reaped.wait(seconds: .infinity)
+        let ending = reaped.ending
+        // The child has ended and its group is gone (`SpawnedProcess.wait` kills what it left
+        // behind), so the pipes reach their end; the wait is a backstop for a grandchild that
+        // left the group holding them.
+        _ = readers.wait(timeout: .now() + 5)
+        let (lines, bytes, unfinished, stopped, overflow) = output.summary
+        // A child that wrote a line over the limit (or too much) and ended before a tick of the
+        // loop saw it: reading stopped there all the same, so the case ends the same way as when
+        // the child was still running, not by what its ending says about an unread trace.
+        if killed == nil && !stopped, let overflow { killed = overflow }
+        let words = lastError ?? lock.withLock { errors }.lastWords
+        switch ending {
+        case .exited(let status):
+            return ChildProcess.Outcome(status: status, signal: nil, killed: killed, lastError: words, stoppedByReader: stopped,
+                                        unfinishedLine: unfinished, lines: lines, bytes: bytes)
+        case .signalled(let signal):
+            return ChildProcess.Outcome(status: signal, signal: killed == nil && !stopped ? signal : nil, killed: killed, lastError: words,
+                                        stoppedByReader: stopped, unfinishedLine: unfinished, lines: lines, bytes: bytes)
+        }
+    }
+
+    /// Ends a process that waits for its next request: closes its standard input, which tells a
+    /// driver of protocol 3 to exit, and gives it `grace` seconds to do so before its group is
+    /// killed; then reaps it. On a thread of its own: nobody waits for a retiring driver, unless
+    /// `done` is given (a run that counts its drivers' CPU, which is counted once reaped).
+    func retire(grace: TimeInterval = 2, done: DispatchGroup? = nil) {
+        let (child, reaped, writing) = (self.child, self.reaped, self.writing)
+        done?.enter()
+        Thread {
+            defer { done?.leave() }
+            writing.wait()
+            child.closeInput()
+            let deadline = Date().addingTimeInterval(grace)
+            while !reaped.hasEnded && Date() < deadline { _ = reaped.wait(seconds: deadline.timeIntervalSinceNow) }
+            if !reaped.hasEnded { reaped.stop(child) }
+            _ = reaped.wait(seconds: .infinity)
+        }.start()
+    }
+}
