@@ -29,6 +29,11 @@ struct DriverCheckTests {
             asked = json.loads(request)
         except ValueError:
             asked = None
+        # A driver of protocol 2: it refuses a session, except in "one-case-session", which
+        # relays the first request of one and exits after its done, though that said next.
+        if isinstance(asked, dict) and asked.get("protocol") == 3 and mode != "one-case-session":
+            sys.stdout.write('{"error":{"_0":"protocol 3 requested; this driver speaks 2"}}\n')
+            sys.exit(2)
         child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         child.stdin.write(request.encode())
         child.stdin.close()
@@ -112,6 +117,7 @@ struct DriverCheckTests {
         Broken(mode: "skips-seq", fails: ["smoke"], says: "in the smoke trace, event 2 has seq 3; seq counts from 0 without gaps"),
         Broken(mode: "buffers", fails: ["streaming"], says: "the protocol requires it to write and flush every line as soon as it has it"),
         Broken(mode: "debug-line", fails: ["json-lines"], says: "in the probe run, line 2 of standard output is not a protocol message"),
+        Broken(mode: "one-case-session", fails: ["session"], says: "got 1 answers; after `done` with `next: true` a driver reads its next request"),
         // Hangs after answering the probe only, so that one run, not every one, waits out the limit.
         Broken(mode: "lingers", fails: ["probe", "exits"], says: "still running 4 s after the probe", timeLimit: 4),
     ]

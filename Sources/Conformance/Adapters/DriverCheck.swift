@@ -28,7 +28,7 @@ public struct DriverCheck: Sendable {
 
     /// Every check, in the order they run and are reported. `json-lines` and `exits` come last
     /// because they judge the output of every other check's run.
-    public static let checks = ["probe"] + refusals.map(\.check) + ["smoke", "streaming", "json-lines", "exits"]
+    public static let checks = ["probe"] + refusals.map(\.check) + ["smoke", "streaming", "session", "json-lines", "exits"]
 
     /// The driver executable and its arguments.
     public let command: [String]
@@ -82,6 +82,11 @@ public struct DriverCheck: Sendable {
         }
         judged("streaming", verdict.failure)
 
+        // Protocol 3: the probe and two smoke cases, one after another on one standard input.
+        let session = start(Self.sessionRequests(name))
+        runs.append(("session", session))
+        judged("session", sessionFailure(session))
+
         judged("json-lines", jsonLinesFailure(runs))
         judged("exits", exitsFailure(runs))
         return results
@@ -117,6 +122,58 @@ public struct DriverCheck: Sendable {
 
     static func streamingRequest(_ impl: String?) -> String {
         JSONCodec.line(DriverProtocol.Request(impl: impl, scenario: streamingScenario, scheduleSeed: 1, unitMicroseconds: 1000))
+    }
+
+    /// A session (protocol 3, Specs/driver-protocol.md, "Sessions"): the probe, then the smoke
+    /// case twice, the three lines at once (a driver reads the next one after its `done`).
+    static func sessionRequests(_ impl: String?) -> String {
+        let v = DriverProtocol.sessionVersion
+        return JSONCodec.line(DriverProtocol.Request(impl: nil, scenario: Scenario(name: "driver-check session"), scheduleSeed: 1, unitMicroseconds: 1000, protocol: v))
+            + String(repeating: JSONCodec.line(DriverProtocol.Request(impl: impl, scenario: smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000, protocol: v)), count: 2)
+    }
+
+    /// A driver of protocol 2 refuses the session's first request with `error` (then the check
+    /// passes: sessions are optional). One of protocol 3 answers all three: each case `hello`
+    /// in protocol 3, its events from seq 0, and `done`; the first two `done`s say `next` (the
+    /// smoke case leaves nothing behind), and the driver exits 0 at the end of its input.
+    func sessionFailure(_ run: DriverRun) -> String? {
+        if let why = run.startError { return "the driver could not be started: \(why)" }
+        let decoder = JSONDecoder()
+        var messages: [DriverProtocol.Message] = []
+        for line in run.lines where !line.bytes.isEmpty {
+            guard let m = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.bytes)) else {
+                return "in a session (protocol 3), the driver wrote a line that is not a protocol message: " + Conversation.quote(line.text ?? "(not UTF-8)")
+            }
+            messages.append(m)
+        }
+        if case .error? = messages.first, messages.count == 1 { return nil }   // protocol 2: one process per case
+        var cases: [[DriverProtocol.Message]] = []
+        for m in messages {
+            if case .hello = m { cases.append([]) }
+            guard !cases.isEmpty else { return "in a session (protocol 3), the driver's first line is not a hello" }
+            cases[cases.count - 1].append(m)
+        }
+        guard cases.count == 3 else {
+            return "a session of three requests (the probe, then the smoke case twice, protocol 3) got \(cases.count) answers; after `done` with `next: true` a driver reads its next request"
+                + (run.killed ? " (it was killed at the time limit: does it wait for the end of its input before answering?)" : "")
+        }
+        for (n, answer) in cases.enumerated() {
+            let which = ["the probe", "the first smoke case", "the second smoke case"][n]
+            guard case .hello(let version, _, _, _) = answer[0], version == DriverProtocol.sessionVersion else {
+                return "in a session, the hello for \(which) does not say protocol 3"
+            }
+            let events = answer.compactMap { if case .event(let e) = $0 { return e }; return nil }
+            guard events.first?.seq == 0, events.enumerated().allSatisfy({ $0.offset == $0.element.seq }) else {
+                return "in a session, the events for \(which) do not count seq from 0 without gaps: each case starts afresh"
+            }
+            guard case .done(let next)? = answer.last else { return "in a session, the answer to \(which) does not end with done" }
+            if n < 2 && next != true {
+                return "in a session, done after \(which) does not say next: true, though the case leaves nothing behind (then the driver must exit, and did it?)"
+            }
+        }
+        if run.killed { return "the driver did not exit when its input ended after a session" }
+        if run.signal != nil || run.status != 0 { return "the driver exited with status \(run.status) at the end of a session's input; it must exit 0" }
+        return nil
     }
 
     /// A request the driver must refuse, with what it is, for the sentence.
