@@ -7,7 +7,9 @@ import OperationSpec
 enum BenchCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--quick", "--no-shrink"], options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json"] + Arguments.implementationOptions)
+        let args = try input.parse(flags: ["--quick", "--no-shrink", "--no-detect"],
+                                   options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json", "--jobs-list", "--jobs-cases",
+                                             "--detect-seeds", "--detect-cap", "--detect-seconds"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
         let quick = args.flags.contains("--quick")
@@ -23,6 +25,17 @@ enum BenchCommand {
         } else if quick {
             options.scale = [200, 800]
         }
+        options.jobsCases = try args.int("--jobs-cases", default: quick ? 16 : 64, range: 0...100_000)
+        if let list = args.options["--jobs-list"] {
+            options.jobsList = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> Int in
+                guard let n = Int(part), (1...256).contains(n) else { throw InputError("bench: --jobs-list takes jobs from 1 to 256 separated by commas, not '\(list)'") }
+                return n
+            }
+        }
+        options.detectOptions.seeds = (1...UInt64(try args.int("--detect-seeds", default: 3, range: 1...100))).map { $0 }
+        options.detectOptions.capCases = try args.int("--detect-cap", default: quick ? 100 : 2000, range: 1...1_000_000)
+        let capSeconds = try args.int("--detect-seconds", default: quick ? 10 : 60, range: 1...86_400)
+        options.detectOptions.capSeconds = Double(capSeconds)
         if let list = args.options["--shapes"] {
             options.shapes = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> ScaleScenarios.Shape in
                 guard let shape = ScaleScenarios.Shape(rawValue: String(part)) else {
@@ -43,6 +56,16 @@ enum BenchCommand {
             }
         }
         if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
+        if !args.flags.contains("--no-detect") {
+            for impl in options.implementations where impl.launch == nil {
+                guard let file = expectationsFile[impl.name] else { continue }
+                guard let path = locate("Fixtures/expectations/" + file) else {
+                    console.err("bench: no time to detect on \(impl.name): Fixtures/expectations/\(file) is not found from here (run from the package)\n")
+                    continue
+                }
+                options.detect.append(try Expectations.load(path))
+            }
+        }
         if let path = args.options["--json"] { try RunCommand.writable(file: path) }
         let rows = Benchmark(options: options).run { step in
             // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.
@@ -52,5 +75,30 @@ enum BenchCommand {
         console.out(BenchReport.table(rows))
         if let path = args.options["--json"] { try RunCommand.write(BenchReport.json(rows), to: path) }
         return 0
+    }
+
+    /// The expectations file the time-to-detect rows read for each built-in implementation.
+    static var expectationsFile: [String: String] {
+        #if os(Linux)
+        ["foundation": "foundation-linux.json", "gnustep": "gnustep.json"]
+        #else
+        // Foundation's known divergences are Linux's: elsewhere none are written down yet.
+        ["gnustep": "gnustep.json"]
+        #endif
+    }
+
+    /// A file of the package, found by climbing from the current folder, then from this
+    /// executable's folder (`.build/debug/opconform` sits a few levels below the package).
+    static func locate(_ relative: String) -> String? {
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        for base in [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), me.deletingLastPathComponent()] {
+            var dir = base
+            for _ in 0..<6 {
+                let path = dir.appendingPathComponent(relative).path
+                if FileManager.default.fileExists(atPath: path) { return path }
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        return nil
     }
 }

@@ -245,26 +245,27 @@ enum Help {
 
     JOBS SCALING (each real implementation): the first --jobs-cases generated cases (default 64;
     --quick 16; 0 leaves the section out) run as 'run --no-shrink' runs them, at each jobs of
-    --jobs-list (default 1,2,4,8,16), then once more at the default jobs (8 a core for a child
-    process). A row per run: seconds and cases/s (scen/s) for the cases, run and checked; xK, the
-    speed-up over the smallest jobs (its seconds over this row's); and CPU per case, the harness's
-    own (this process: reading the driver's output, checking) and its drivers' (child processes,
-    counted when reaped), user plus system time from getrusage. Speed-up grows while cases mostly
-    wait (work units, stall windows) and stops once the cores are busy: CPU per case times cases/s
-    near the core count says the machine is full.
+    --jobs-list (default 1,2,4,8,16), then once more at the jobs 'run' takes when --jobs is left
+    out (for a driver, a multiple of the cores). A row per run: seconds and cases/s (scen/s) for
+    the cases, run and checked; xK, the speed-up over the smallest jobs (its seconds over this
+    row's); and CPU per case, user plus system time: the harness's own (this process: reading
+    the drivers' output, checking) and its drivers' (its child processes, reaped or still
+    waiting for a case), then how the cases ended. Speed-up grows while cases mostly wait (work
+    units, stall windows) and stops once the cores are busy: CPU per case times cases/s near the
+    core count says the machine is full.
 
     TIME TO DETECT (foundation with Fixtures/expectations/foundation-linux.json, gnustep with
-    gnustep.json; --no-detect leaves it out): for each seed 1..N (--detect-seeds, default 3), cases
-    run as 'gate' runs them (every rule, the file's profile, default jobs, no shrinking) until
-    every expected entry's rule broke in some case (RUN-CRASH, RUN-HANG included), or the cap:
-    --detect-cap cases (default 2000; --quick 100) or --detect-seconds (default 60; --quick 10). A
-    row per seed says how many entries it saw, how many cases it ran and why it stopped; a row
-    per entry gives, over the seeds, the median seconds from the run's start to the moment the
-    first breaking case was decided (the seconds column), the median cases run up to and
-    including it (its index plus one), "seen in k of N", and each seed's case and time. A seed
-    that did not see an entry counts as later than any that did; an entry seen in fewer than half
-    the seeds has no median ('-'): not seen within the cap. It is how many cases a gate needs to
-    see what it expects.
+    gnustep.json; --no-detect leaves it out): for each seed 1..N (--detect-seeds, default 3),
+    cases run as 'gate' runs them (every rule, the file's profile, default jobs, no shrinking)
+    until every expected entry's rule broke in some case (RUN-CRASH, RUN-HANG included), or the
+    cap: --detect-cap cases (default 2000; --quick 100) or --detect-seconds (default 60; --quick
+    10). A row per seed says how many entries it saw, how many cases it ran and why it stopped.
+    A row per entry gives, over the seeds: the median seconds from the run's start to the moment
+    the first case that broke the rule was decided (the seconds column); the median cases run
+    up to and including it (its index plus one); "seen in k of N"; and each seed's case and time.
+    A seed that did not see an entry counts as later than any that did, so an entry seen in half
+    the seeds or fewer has no median ('-'): not seen within the cap. It says how many cases a
+    gate needs to see what it expects.
 
     No figure is asserted: compare ratios measured in one run.
     """

@@ -23,6 +23,15 @@ public struct Benchmark {
         /// harness's overhead is a ratio.
         public var plainFoundation: [String]?
         public var shrinking = true
+        /// Jobs scaling: the first `jobsCases` generated cases run through `Runner` (checks, no
+        /// shrinking) on each real implementation at each of `jobsList`, and once more at the
+        /// default jobs. 0 leaves the section out.
+        public var jobsCases = 64
+        public var jobsList = [1, 2, 4, 8, 16]
+        /// Time to detect: for each expectations file, its implementation (one of
+        /// `implementations`, by name) is run until every entry's rule broke, or a cap.
+        public var detect: [Expectations] = []
+        public var detectOptions = TimeToDetect.Options()
         public init() {}
     }
 
@@ -37,6 +46,14 @@ public struct Benchmark {
         /// the scale rows are run smallest first.
         public var peakKB: Int?
         public var note: String?
+        /// The jobs the row's run used (jobs scaling, time to detect).
+        public var jobs: Int?
+        /// Jobs scaling: the smallest jobs' seconds over this row's.
+        public var speedUp: Double?
+        /// The CPU the row's run used (`RunResult.cpu`): divided by `scenarios`, what a case costs.
+        public var cpu: CPUTime?
+        /// Time to detect: one expectations entry's figures.
+        public var detect: TimeToDetect.Entry?
         public var scenariosPerSecond: Double { seconds > 0 ? Double(scenarios) / seconds : 0 }
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
         public var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
@@ -88,6 +105,38 @@ public struct Benchmark {
         ]
     }
 
+    /// The same cases through the runner at each jobs of `jobsList`, then at the default jobs:
+    /// wall clock, cases per second, speed-up over the smallest jobs, and CPU per case (the
+    /// harness's process and its drivers'). Shows where adding jobs stops paying on this machine.
+    func jobsScalingRows(_ impl: any Implementation, progress: (String) -> Void) -> [Row] {
+        let n = options.jobsCases
+        let generator = RunConfiguration(impl: impl, count: n).generator
+        let operations = (0..<n).reduce(0) { $0 + CaseIdentity.of(run: 1, index: $1, options: generator).scenario().operations.count }
+        let standard = RunConfiguration.defaultJobs(for: impl)
+        // Smallest first: the speed-up is over the first row.
+        let runs = Array(Set(options.jobsList)).sorted().map { ($0, false) } + [(standard, true)]
+        var rows: [Row] = []
+        var base: (jobs: Int, seconds: Double)?
+        for (jobs, isDefault) in runs {
+            progress("\(impl.name): \(n) cases at jobs \(jobs)" + (isDefault ? " (the default)" : ""))
+            var configuration = RunConfiguration(impl: impl, profile: .guide, seed: 1, count: n, shrink: false)
+            configuration.jobs = jobs
+            let result = Runner(configuration).run()
+            if base == nil { base = (jobs, result.seconds) }
+            let speedUp = base.map { result.seconds > 0 ? $0.seconds / result.seconds : 0 }
+            let cpu = result.cpu.map { cpu -> String in
+                let ms = cpu.millisecondsPerCase(result.cases)
+                return "CPU \(ms.total) ms a case (harness \(ms.harness), drivers \(ms.drivers))"
+            } ?? ""
+            let endings = result.endings.keys.sorted().map { "\($0) \(result.endings[$0]!)" }.joined(separator: ", ")
+            rows.append(Row(name: "\(impl.name): jobs \(jobs)" + (isDefault ? ", the default" : "") + " (runner, checks, no shrink)",
+                            seconds: result.seconds, scenarios: result.cases, operations: operations, events: 0,
+                            note: String(format: "x%.2f on jobs %d; ", speedUp ?? 0, base?.jobs ?? jobs) + cpu + "; " + endings,
+                            jobs: jobs, speedUp: speedUp, cpu: result.cpu))
+        }
+        return rows
+    }
+
     /// Where checking time goes on some traces: the shared facts pass, then the five slowest
     /// rules, each timed over all the traces (every rule sees the same contexts).
     static func slowestCheckers(label: String, pairs: [(Scenario, Trace)], operations: Int, events: Int) -> [Row] {
@@ -136,8 +185,17 @@ public struct Benchmark {
             let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
             rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
                             operations: sampleOps, events: realEvents))
-            guard impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation else { continue }
-            rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds, command: plain, progress: progress)
+            if impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation {
+                rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
+                                            command: plain, progress: progress)
+            }
+            if options.jobsCases > 0 && !options.jobsList.isEmpty { rows += jobsScalingRows(impl, progress: progress) }
+        }
+
+        let detector = TimeToDetect(options: options.detectOptions)
+        for expectations in options.detect {
+            guard let impl = options.implementations.first(where: { $0.name == expectations.impl }) else { continue }
+            rows += TimeToDetect.rows(detector.measure(impl, expectations: expectations, progress: progress))
         }
 
         for shape in options.shapes {

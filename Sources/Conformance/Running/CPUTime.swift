@@ -82,9 +82,12 @@ public struct CPUTime: Sendable, Equatable, Codable {
 
     /// The CPU time so far of this process's children that are not reaped yet (running, or
     /// ended and not yet waited for). Each thread lists the children it started in
-    /// `/proc/self/task/TID/children`; a child's `/proc/PID/stat` has its `utime` and `stime`
-    /// (fields 14 and 15, clock ticks, its threads together) after the `)` that ends its name.
-    /// A child that ends while this reads is left out of this reading; 0 where there is no /proc.
+    /// `/proc/self/task/TID/children`; a child's `/proc/PID/stat` has, after the `)` that ends
+    /// its name, its `utime` and `stime` (fields 14 and 15, clock ticks, its threads together)
+    /// and its own reaped children's `cutime` and `cstime` (16 and 17), all of which
+    /// `RUSAGE_CHILDREN` takes over when the child is reaped: a reaping moves time from this
+    /// sum to that counter, it neither adds nor loses any. A child that ends while this reads
+    /// is left out of this reading; 0 where there is no /proc.
     static func runningChildrenMicroseconds() -> Int64 {
         #if os(Linux)
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return 0 }
@@ -96,10 +99,10 @@ public struct CPUTime: Sendable, Equatable, Codable {
             for pid in children.split(separator: " ") {
                 guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                       let close = stat.lastIndex(of: ")") else { continue }
-                // After the name: state (field 3), ..., utime (14), stime (15).
+                // After the name: state (field 3), ..., utime (14), stime (15), cutime (16), cstime (17).
                 let fields = stat[stat.index(after: close)...].split(separator: " ")
-                guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { continue }
-                ticks += user + system
+                guard fields.count > 14 else { continue }
+                ticks += fields[11...14].reduce(0) { $0 + (Int64($1) ?? 0) }
             }
         }
         return ticks * 1_000_000 / tick
