@@ -37,8 +37,12 @@ enum GateCommand {
         let files = try RunCommand.writeFindings(result, to: out)
         let verdict = GateVerdict(result: result, expectations: expectations)
         console.out(ConsoleReport.text(result, files: files))
-        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.nowPassing.count) expected but not seen\n")
+        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
         for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
+        for rule in verdict.notSeenRare {
+            let why = expectations.expected.first { $0.rule == rule }?.rare ?? ""
+            console.out("  not seen, rare: \(rule) (\(why))\n")
+        }
         for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(args.flags.contains("--strict") ? "; --strict fails the gate" : ""))\n") }
         if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
