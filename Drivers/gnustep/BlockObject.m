@@ -65,9 +65,10 @@ BlockLayoutIsRight(void)
   b->op = anOp;
   b->number = aNumber;
   b->body = [aBody retain];
-  /* Never released: NSBlockOperation's -addExecutionBlock: releases the result of
+  /* Not released here: NSBlockOperation's -addExecutionBlock: releases the result of
    * Block_copy, which for an object that is not a stack block is the object itself,
-   * without having retained it. The extra reference keeps it alive for the run. */
+   * without having retained it. So this reference is the one the operation's list of blocks
+   * gives back when the operation is deallocated (its case torn down, Interpreter.m). */
   return b;
 }
 
@@ -76,6 +77,12 @@ BlockLayoutIsRight(void)
   Record(EvBlockBegan(op, number));
   [TheInterpreter() run: body this: op];
   Record(EvBlockEnded(op, number));
+}
+
+- (void) dealloc
+{
+  DESTROY(body);
+  [super dealloc];
 }
 @end
 
@@ -95,5 +102,11 @@ BlockLayoutIsRight(void)
   Record(EvCompletionBegan(op, [NSThread threadPriority]));
   [TheInterpreter() run: body this: op];
   Record(EvCompletionEnded(op));
+}
+
+- (void) dealloc
+{
+  DESTROY(body);
+  [super dealloc];
 }
 @end

@@ -7,6 +7,7 @@
 #import "Driver.h"
 #import "BlockObject.h"
 #import "JSON.h"
+#import "KVOObserver.h"
 #import "Operations.h"
 #import "Recorder.h"
 #include <unistd.h>
@@ -269,7 +270,7 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
         {
           DriverStep *d = setupStep(ActSetCompletionBlock, i, 0, 0);
 
-          d->steps = c->completion;
+          d->steps = [c->completion retain];      /* a DriverStep owns its ivars (Scenario.m) */
           [self perform: d as: what];
         }
     }
@@ -294,49 +295,175 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
   return [self drain];
 }
 
-/* The watchdog thread. The driving thread is stuck and cannot end the process itself;
- * _exit skips exit handlers that could wait for it.
+/* How long, at most, leaveNothingBehind waits for each of its two conditions: a thread of the
+ * case that is letting go of an operation (a queue's worker between an operation's start and
+ * its release) takes microseconds; a case that waits longer is taken to have left something,
+ * and costs only a fresh process for the next case. */
+static const double letGoTimeout = 0.1;
+
+/* Whether a queue holds operations it will never run by itself (suspended, or width 0). */
+static BOOL
+heldForEver(NSOperationQueue *q)
+{
+  return [q operationCount] > 0 && ([q isSuspended] || [q maxConcurrentOperationCount] == 0);
+}
+
+/* Whether code of the case may still run. The recorder's counts first: an open frame or a live
+ * spawned thread means code of the case is on some thread's stack (and may hold a lock GNUstep
+ * also takes: the queues are asked only once nothing of the case runs). Then every queue is
+ * empty, and no operation says it is executing (read quietly: the trace is closed, and these
+ * reads are the driver's, not the scenario's). */
+- (BOOL) atRest
+{
+  BOOL executing = NO;
+
+  if (![TheRecorder() nothingRunning])
+    return NO;
+  for (NSOperationQueue *q in queues)
+    {
+      if ([q operationCount] > 0)
+        return NO;
+    }
+  BeginQuiet();
+  @try
+    {
+      for (NSOperation *op in ops)
+        executing = executing || [op isExecuting];
+    }
+  @finally
+    {
+      EndQuiet();
+    }
+  return !executing;
+}
+
+/* Whether some thread besides this one holds an operation of the case. Once the KVO
+ * registrations and dependencies are gone, the interpreter's list is the only owner an
+ * operation of a case at rest has, so its retain count is 1. A queue's worker retains the
+ * operation it took from the queue from before it calls start until after its own call of
+ * the private _finish (GNUstep 1.28 NSOperation.m, -[NSOperationQueue _thread]); that tail
+ * runs no frame of ours and happens after the queue forgot the operation, but _finish can
+ * still send KVO and run the completion block. A count above 1 is that, or a holder this
+ * driver does not know: either way the case is not over. */
+- (BOOL) operationsReleased
+{
+  for (NSOperation *op in ops)
+    {
+      if ([op retainCount] != 1)
+        return NO;
+    }
+  return [TheRecorder() nothingRunning];
+}
+
+- (BOOL) leaveNothingBehind
+{
+  double deadline = Now() + letGoTimeout;
+  NSAutoreleasePool *pool;
+  BOOL ok = YES;
+
+  for (;;)
+    {
+      /* A queue that cannot run holds its operations for ever: no use waiting. Asked only
+       * while nothing of the case runs, as atRest asks. */
+      if ([TheRecorder() nothingRunning])
+        {
+          for (NSOperationQueue *q in queues)
+            {
+              if (heldForEver(q))
+                return NO;
+            }
+          if ([self atRest])
+            break;
+        }
+      if (Now() >= deadline)
+        return NO;
+      usleep(1000);
+    }
+
+  /* Tear down what ties the operations to each other and to the observer, so that releasing
+   * them frees them here, on this thread, while the trace is closed. Our KVO registrations
+   * first: GNUstep's KVO keeps the observer as a plain pointer and the last `dependencies`
+   * value it notified (an array of operations). Then every dependency, while this list still
+   * holds every operation: GNUstep 1.28's -[NSOperation dealloc] removes an operation's
+   * dependencies itself, and when the operation is not ready it looks at the removed
+   * dependency again after -removeObject: may have freed it (NSOperation.m, -removeDependency:
+   * then -observeValueForKeyPath:...). Removing a dependency sends KVO (to no one of ours now)
+   * and may read isFinished of the others (logged into the closed trace: dropped). The pool
+   * drops the autoreleased copies of dependency lists, which hold operations too. */
+  pool = [NSAutoreleasePool new];
+  @try
+    {
+      for (NSOperation *op in ops)
+        [observer forget: op];
+      for (NSOperation *op in ops)
+        {
+          for (NSOperation *dependency in [op dependencies])
+            [op removeDependency: dependency];
+        }
+    }
+  @catch (NSException *e)
+    {
+      ok = NO;
+    }
+  [pool release];
+  if (!ok)
+    return NO;
+
+  deadline = Now() + letGoTimeout;
+  while (![self operationsReleased])
+    {
+      if (Now() >= deadline)
+        return NO;
+      usleep(1000);
+    }
+  return YES;
+}
+@end
+
+/* The watchdog thread, one for the process. The driving thread is stuck and cannot end the
+ * process itself; _exit skips exit handlers that could wait for it. It watches the current
+ * case through the recorder, which closes a stalled case in one step under its lock
+ * (closeIfStalled): a case already over is never closed again, and a case begun since is not
+ * blamed for the stall of the one before.
  *
  * It also watches the harness. When getppid() is no longer the parent RememberParent saw, the
  * harness died (kill -9, a crash) and this process was re-parented to init or a subreaper: no
  * one is left to read the trace, so the driver leaves at once, without a word (status 3; no one
- * reads that either). The end of standard input cannot tell: the harness closes it as soon as
- * the request is written. Nor can Linux's PR_SET_PDEATHSIG: it fires when the parent *thread*
- * that spawned the driver ends, and the harness spawns each case from a worker thread that may
- * end before the case does. Checked on every tick (20 ms; a cheap system call). */
-- (void) watch: (id)unused
-{
-  double quiet = [self stallQuiet];
+ * reads that either). The end of standard input cannot tell while a case runs: a harness of
+ * protocol 2 closes it as soon as the request is written. Nor can Linux's PR_SET_PDEATHSIG: it
+ * fires when the parent *thread* that spawned the driver ends, and the harness spawns each case
+ * from a worker thread that may end before the case does. Checked on every tick (20 ms; a cheap
+ * system call), between cases as well. */
+@interface Watchdog : NSObject
++ (void) watch: (id)unused;
+@end
 
+@implementation Watchdog
++ (void) watch: (id)unused
+{
   for (;;)
     {
       NSAutoreleasePool *pool = [NSAutoreleasePool new];
-      NSString *call;
 
       usleep(20000);
       if (getppid() != parentAtStart)
         {
           _exit(3);
         }
-      call = [TheRecorder() stalledAfter: quiet];
-      if (call != nil)
+      if ([TheRecorder() closeIfStalled])
         {
-          NSString *what = [NSString stringWithFormat: @"%@ never returned; nothing happened for %.2f s", call, quiet];
-
-          if ([TheRecorder() closeWith: EvHang(what) onCallingThread: NO])
-            {
-              WriteMessage(JCase(@"done", nil));
-              _exit(0);
-            }
-          /* The driving thread ended the trace first and is on its way out; stalledAfter
-           * says nil from now on, and the loop keeps watching the parent till the end. */
+          /* The driving thread is stuck in the call: it never writes done (its closeWith:
+           * answers NO), so this line is the case's last. */
+          WriteMessage(JCase(@"done", nil));
+          _exit(0);
         }
       [pool release];
     }
 }
-
-- (void) startWatchdog
-{
-  [NSThread detachNewThreadSelector: @selector(watch:) toTarget: self withObject: nil];
-}
 @end
+
+void
+StartWatchdog(void)
+{
+  [NSThread detachNewThreadSelector: @selector(watch:) toTarget: [Watchdog class] withObject: nil];
+}

@@ -15,7 +15,10 @@ TheInterpreter(void)
   return current;
 }
 
-/* The body of a thread made by a spawn step: NSThread needs an object and a selector. */
+/* The body of a thread made by a spawn step: NSThread needs an object and a selector. The
+ * recorder counts it as live from before it is started (spawnBegan, in the spawn step) to its
+ * body's last act (spawnEnded), so a case whose spawned thread still runs is never followed by
+ * another case in the same process. */
 @interface Spawner : NSObject
 {
 @public
@@ -42,6 +45,7 @@ TheInterpreter(void)
       @catch (NSException *e) { }
     }
   [pool release];
+  [TheRecorder() spawnEnded];
 }
 @end
 
@@ -59,6 +63,21 @@ TheInterpreter(void)
       current = self;
     }
   return self;
+}
+
+/* Only once its case left nothing behind (Driver.m, leaveNothingBehind): the KVO registrations
+ * and dependencies are gone by then, and no thread holds an operation. */
+- (void) dealloc
+{
+  if (current == self)
+    {
+      current = nil;
+    }
+  DESTROY(ops);
+  DESTROY(queues);
+  DESTROY(observer);
+  DESTROY(scenario);
+  [super dealloc];
 }
 
 - (void) prepare
@@ -270,7 +289,17 @@ TheInterpreter(void)
 
           sp->op = target;
           sp->start = s->flag;
-          [NSThread detachNewThreadSelector: @selector(run:) toTarget: sp withObject: nil];
+          [TheRecorder() spawnBegan];
+          @try
+            {
+              [NSThread detachNewThreadSelector: @selector(run:) toTarget: sp withObject: nil];
+            }
+          @catch (NSException *e)
+            {
+              /* No thread was made: nothing will end it. */
+              [TheRecorder() spawnEnded];
+              @throw;
+            }
         }
         break;
       case StepStart:

@@ -12,4 +12,7 @@
 @interface KVOObserver : NSObject
 /* Observes every KVO key of the operation (the eight of StateKey.observable). */
 - (void) observe: (NSOperation *)op;
+/* Removes what observe: registered: before a clean case's operations are released
+ * (Interpreter.m, tearDown). */
+- (void) forget: (NSOperation *)op;
 @end

@@ -34,10 +34,23 @@ observedKeys(void)
     | NSKeyValueObservingOptionNew | NSKeyValueObservingOptionOld;
 
   /* Adding an observer makes GNUstep's KVO fetch nothing yet (no Initial option); no read
-   * is logged. Observers are never removed: the process ends with _exit after `done`. */
+   * is logged. The registrations are removed (forget:) only when the case left nothing
+   * behind and its operations are about to be released; otherwise the process ends with
+   * _exit after `done`, and nothing is torn down. */
   for (NSString *key in observedKeys())
     {
       [op addObserver: self forKeyPath: key options: options context: NULL];
+    }
+}
+
+/* Removing is what makes releasing the operations safe: GNUstep's KVO keeps the observer as
+ * a plain pointer, and the last value of `dependencies` it notified (an array of operations)
+ * in its change dictionary, which would keep those operations alive. */
+- (void) forget: (NSOperation *)op
+{
+  for (NSString *key in observedKeys())
+    {
+      [op removeObserver: self forKeyPath: key];
     }
 }
 

@@ -122,6 +122,14 @@ threw(id call, NSException *e)
   Record(EvMainEnded(index));
 }
 
+/* Ivars are released and set to nil before NSOperation's dealloc, which may still call this
+ * object's methods (DESTROY sets nil, and a message to nil does nothing). */
+- (void) dealloc
+{
+  DESTROY(body);
+  [super dealloc];
+}
+
 LOGGED_OPERATION_OVERRIDES
 @end
 
@@ -156,6 +164,12 @@ LOGGED_OPERATION_OVERRIDES
 {
   [TheInterpreter() run: body this: index];
   return @"result";
+}
+
+- (void) dealloc
+{
+  DESTROY(body);
+  [super dealloc];
 }
 @end
 
@@ -193,6 +207,13 @@ LOGGED_OPERATION_OVERRIDES
 
 - (NSInteger) opIndex { return index; }
 - (OperationConfig *) program { return program; }
+
+- (void) dealloc
+{
+  DESTROY(program);
+  DESTROY(lock);
+  [super dealloc];
+}
 
 /* The store and its event happen under the lock the getters read and log under, so the
  * trace orders stores and reads as they happened (a store logged before it was made would

@@ -4,6 +4,10 @@
  * written at once, one protocol line each, with write(2) on standard output: a run that dies
  * loses nothing it had already seen. One NSCondition guards everything, and also lets the
  * driving thread sleep until a trigger, a rendezvous token or a quiet spell arrives.
+ *
+ * One recorder serves every case of the process (a session, protocol 3): beginCase: starts
+ * each case afresh. It also counts what of the case may still be running (open frames, live
+ * spawned threads), which decides whether the process can take another case.
  */
 #import <Foundation/Foundation.h>
 #import "Scenario.h"
@@ -23,7 +27,15 @@ void WriteMessage(id message);
   BOOL closed;
   NSInteger lastThread;
   NSArray *queues;                      /* the run's NSOperationQueues, for threadStarted */
+  double stallQuiet;                    /* the case's stall window (Driver.h) */
+  NSInteger openFrames;                 /* begun and not yet ended: see record: */
+  NSInteger liveSpawned;                /* threads of spawn steps whose body has not ended */
 }
+/* Starts a case: seq and thread numbers from 0, no triggers, tokens or pending call, not
+ * closed, the last event now; `quiet` is the case's stall window, for closeIfStalled. Called
+ * on the thread that reads the request (thread 0 of the case) before the case records
+ * anything, and only when nothing of the previous case runs any more (main.m). */
+- (void) beginCaseWithStallQuiet: (double)quiet;
 /* The queues whose worker threads threadStarted names. Set once, before any operation runs. */
 - (void) setQueues: (NSArray *)q;
 /* Records one event (an EventKind from Events.h) on the calling thread. */
@@ -35,8 +47,11 @@ void WriteMessage(id message);
 - (double) silence;
 /* Marks a driver call as in progress (nil: none is): what a stall is blamed on. */
 - (void) setPending: (NSString *)call;
-/* The driver call in progress while nothing was recorded for `quiet` seconds, or nil. */
-- (NSString *) stalledAfter: (double)quiet;
+/* When a driver call is in progress and nothing was recorded for the case's stall window,
+ * ends the trace with a hang naming the call and answers YES (the caller writes done and
+ * exits); otherwise NO. One step under the lock: a case that ended, or a case that began
+ * since, is never closed for a stall it did not have. */
+- (BOOL) closeIfStalled;
 /* Ends the trace with `last` (end or hang) and drops everything after it. onCallingThread NO:
  * on the thread of the last event (a watchdog speaking for a stuck thread). NO if it was
  * already closed. */
@@ -45,6 +60,12 @@ void WriteMessage(id message);
 - (BOOL) awaitToken: (NSInteger)t timeout: (double)timeout;
 /* Waits until nothing was recorded for `quiet` seconds, at most `timeout`. */
 - (BOOL) settleQuiet: (double)quiet timeout: (double)timeout;
+/* A thread of a spawn step: spawnBegan before it is started, spawnEnded as its body's last act. */
+- (void) spawnBegan;
+- (void) spawnEnded;
+/* YES when no frame is open (every call has returned or thrown; every mainBegan, blockBegan
+ * and completionBegan has its end) and no spawned thread is alive. */
+- (BOOL) nothingRunning;
 @end
 
 /* The one recorder of this process. */

@@ -120,6 +120,21 @@ isTrueValue(id value)
     && [JCaseName(value) isEqual: @"bool"];
 }
 
+/* How an event changes the number of open frames: +1 when it begins something that must end
+ * (a call, a main, a block, a completion block), -1 when it ends one, 0 otherwise. */
+static int
+frameDelta(NSString *name)
+{
+  if ([name isEqualToString: @"call"] || [name isEqualToString: @"mainBegan"]
+    || [name isEqualToString: @"blockBegan"] || [name isEqualToString: @"completionBegan"])
+    return 1;
+  if ([name isEqualToString: @"returned"] || [name isEqualToString: @"threw"]
+    || [name isEqualToString: @"mainEnded"] || [name isEqualToString: @"blockEnded"]
+    || [name isEqualToString: @"completionEnded"])
+    return -1;
+  return 0;
+}
+
 static Recorder *shared = nil;
 
 Recorder *
@@ -167,6 +182,25 @@ queueOfCurrentThread(NSArray *queues)
       lastEventTime = Now();
     }
   return self;
+}
+
+/* openFrames and liveSpawned are not reset: a case is begun only after one that left them both
+ * at 0 (main.m asks nothingRunning before it answers next), and a count set back to 0 would
+ * hide a thread of the last case that is still running. */
+- (void) beginCaseWithStallQuiet: (double)quiet
+{
+  [condition lock];
+  count = 0;
+  [threadNumbers removeAllObjects];
+  [occurred removeAllObjects];
+  [tokens removeAllObjects];
+  lastEventTime = Now();
+  DESTROY(pendingCall);
+  closed = NO;
+  lastThread = 0;
+  DESTROY(queues);
+  stallQuiet = quiet;
+  [condition unlock];
 }
 
 - (void) setQueues: (NSArray *)q
@@ -236,12 +270,16 @@ queueOfCurrentThread(NSArray *queues)
   return thread;
 }
 
+/* Frames are counted even after the trace is closed: an event dropped because it came after
+ * `end` (a late completion block) still says that code of the case is running. */
 - (void) record: (id)kind
 {
   NSString *name = [[NSThread currentThread] name];
   NSInteger queue = queueOfCurrentThread(queues);
+  int delta = frameDelta(JCaseName(kind));
 
   [condition lock];
+  openFrames += delta;
   if (!closed)
     {
       [self emit: kind thread: [self currentThreadNamed: (name ? name : @"") queue: queue]];
@@ -299,17 +337,24 @@ queueOfCurrentThread(NSArray *queues)
   [condition unlock];
 }
 
-- (NSString *) stalledAfter: (double)quiet
+- (BOOL) closeIfStalled
 {
-  NSString *call = nil;
+  BOOL done = NO;
 
   [condition lock];
-  if (!closed && pendingCall != nil && Now() - lastEventTime >= quiet)
+  if (!closed && pendingCall != nil && Now() - lastEventTime >= stallQuiet)
     {
-      call = AUTORELEASE(RETAIN(pendingCall));
+      NSString *what = [NSString stringWithFormat: @"%@ never returned; nothing happened for %.2f s",
+        pendingCall, stallQuiet];
+
+      /* On the thread of the last event: the watchdog speaks for a stuck thread. */
+      [self emit: EvHang(what) thread: lastThread];
+      closed = YES;
+      done = YES;
+      [condition broadcast];
     }
   [condition unlock];
-  return call;
+  return done;
 }
 
 - (BOOL) closeWith: (id)last onCallingThread: (BOOL)onCallingThread
@@ -345,6 +390,30 @@ queueOfCurrentThread(NSArray *queues)
   ok = [tokens containsObject: key];
   [condition unlock];
   return ok;
+}
+
+- (void) spawnBegan
+{
+  [condition lock];
+  liveSpawned++;
+  [condition unlock];
+}
+
+- (void) spawnEnded
+{
+  [condition lock];
+  liveSpawned--;
+  [condition unlock];
+}
+
+- (BOOL) nothingRunning
+{
+  BOOL quiet;
+
+  [condition lock];
+  quiet = openFrames == 0 && liveSpawned == 0;
+  [condition unlock];
+  return quiet;
 }
 
 - (BOOL) settleQuiet: (double)quiet timeout: (double)timeout

@@ -9,13 +9,48 @@
 #import "JSON.h"
 #include <math.h>
 
+/* Ownership: every object of a scenario retains what its ivars point to and releases it in
+ * dealloc, and the reader releases each object it made once a list holds it. So a scenario,
+ * released with its case, frees all of itself: a driver process serves many cases in a
+ * session (protocol 3), and a leak per case would pile up. */
+
 @implementation Condition
+- (void) dealloc
+{
+  [a release];
+  [b release];
+  [super dealloc];
+}
 @end
 
 @implementation Step
+- (void) dealloc
+{
+  [key release];
+  [name release];
+  [cond release];
+  [then release];
+  [otherwise release];
+  [body release];
+  [super dealloc];
+}
 @end
 
 @implementation OperationConfig
+- (void) dealloc
+{
+  [body release];
+  [blocks release];
+  [start release];
+  [main release];
+  [routineNames release];
+  [routineBodies release];
+  [queuePriority release];
+  [threadPriority release];
+  [completion release];
+  [super dealloc];
+}
+
 - (NSArray *) routineNamed: (NSString *)aName
 {
   NSUInteger i = [routineNames indexOfObject: aName];
@@ -38,6 +73,14 @@
 @end
 
 @implementation DriverStep
+- (void) dealloc
+{
+  [ops release];
+  [key release];
+  [steps release];
+  [text release];
+  [super dealloc];
+}
 @end
 
 @implementation Edge
@@ -250,8 +293,15 @@ IsStateKey(NSString *key)
       if (s == nil)
         return nil;
       [sink addObject: s];
+      [s release];                      /* step: returns an object it made (new) */
     }
   return sink;
+}
+
+/* steps:, retained: for an ivar, which owns what it points to. */
+- (NSArray *) ownSteps: (id)v in: (NSString *)place
+{
+  return [[self steps: v in: place] retain];
 }
 
 - (Step *) step: (id)v in: (NSString *)place
@@ -276,33 +326,33 @@ IsStateKey(NSString *key)
     {
       s->type = StepIf;
       if ((s->cond = [self condition: [self field: @"_0" of: p in: place] in: place]) == nil
-        || (s->then = [self steps: [self field: @"then" of: p in: place] in: place]) == nil
-        || (s->otherwise = [self steps: [self field: @"else" of: p in: place] in: place]) == nil)
+        || (s->then = [self ownSteps: [self field: @"then" of: p in: place] in: place]) == nil
+        || (s->otherwise = [self ownSteps: [self field: @"else" of: p in: place] in: place]) == nil)
         return nil;
     }
   else if ([c isEqual: @"repeat"])
     {
       s->type = StepRepeat;
       if (![self intField: @"_0" of: p into: &s->n in: place]
-        || (s->body = [self steps: [self field: @"_1" of: p in: place] in: place]) == nil)
+        || (s->body = [self ownSteps: [self field: @"_1" of: p in: place] in: place]) == nil)
         return nil;
     }
   else if ([c isEqual: @"willChange"] || [c isEqual: @"didChange"])
     {
       s->type = [c isEqual: @"willChange"] ? StepWillChange : StepDidChange;
-      if ((s->key = [self keyField: @"_0" of: p in: place]) == nil) return nil;
+      if ((s->key = [[self keyField: @"_0" of: p in: place] retain]) == nil) return nil;
     }
   else if ([c isEqual: @"set"])
     {
       s->type = StepSet;
-      if ((s->key = [self keyField: @"_0" of: p in: place]) == nil
+      if ((s->key = [[self keyField: @"_0" of: p in: place] retain]) == nil
         || ![self boolField: @"_1" of: p into: &s->flag in: place])
         return nil;
     }
   else if ([c isEqual: @"call"])
     {
       s->type = StepCall;
-      s->name = [self field: @"_0" of: p in: place];
+      s->name = [[self field: @"_0" of: p in: place] retain];
       if (![s->name isKindOfClass: [NSString class]])
         {
           [self fail: [NSString stringWithFormat: @"%@ calls a routine without a name", place]];
@@ -330,7 +380,7 @@ IsStateKey(NSString *key)
   else if ([c isEqual: @"read"])
     {
       s->type = StepRead;
-      if ((s->key = [self keyField: @"_0" of: p in: place]) == nil
+      if ((s->key = [[self keyField: @"_0" of: p in: place] retain]) == nil
         || ![self ref: [self field: @"_1" of: p in: place] into: &s->ref in: place])
         return nil;
     }
@@ -373,7 +423,7 @@ IsStateKey(NSString *key)
   if ([c isEqual: @"main"] || [c isEqual: @"invocation"])
     {
       o->kind = [c isEqual: @"main"] ? KindMain : KindInvocation;
-      if ((o->body = [self steps: [self field: @"_0" of: p in: place] in: place]) == nil)
+      if ((o->body = [self ownSteps: [self field: @"_0" of: p in: place] in: place]) == nil)
         return nil;
     }
   else if ([c isEqual: @"block"])
@@ -403,8 +453,8 @@ IsStateKey(NSString *key)
       o->kind = KindConcurrent;
       if (prog == nil
         || ![self boolField: @"overridesIsConcurrent" of: prog into: &o->overridesIsConcurrent in: place]
-        || (o->start = [self steps: [self field: @"start" of: prog in: place] in: [place stringByAppendingString: @" start"]]) == nil
-        || (o->main = [self steps: [self field: @"main" of: prog in: place] in: [place stringByAppendingString: @" main"]]) == nil
+        || (o->start = [self ownSteps: [self field: @"start" of: prog in: place] in: [place stringByAppendingString: @" start"]]) == nil
+        || (o->main = [self ownSteps: [self field: @"main" of: prog in: place] in: [place stringByAppendingString: @" main"]]) == nil
         || (routines = [self arrayField: @"routines" of: prog in: place]) == nil)
         return nil;
       for (id r in routines)
@@ -451,7 +501,7 @@ IsStateKey(NSString *key)
     }
   if ((x = [v objectForKey: @"completion"]) != nil && ![x isKindOfClass: [NSNull class]])
     {
-      if ((o->completion = [self steps: x in: [place stringByAppendingString: @" completion block"]]) == nil)
+      if ((o->completion = [self ownSteps: x in: [place stringByAppendingString: @" completion block"]]) == nil)
         return nil;
     }
   return o;
@@ -581,7 +631,7 @@ describeAction(NSString *name, NSDictionary *payload)
         break;
       case ActPerform: case ActSetCompletionBlock: case ActAddExecutionBlock:
         if (![self intField: @"op" of: p into: &d->op in: place]
-          || (d->steps = [self steps: [self field: @"_1" of: p in: place] in: place]) == nil) return nil;
+          || (d->steps = [self ownSteps: [self field: @"_1" of: p in: place] in: place]) == nil) return nil;
         break;
       case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
       case ActReadOperationCount:
@@ -614,7 +664,7 @@ describeAction(NSString *name, NSDictionary *payload)
         }
         break;
       case ActRead:
-        if ((d->key = [self keyField: @"_0" of: p in: place]) == nil
+        if ((d->key = [[self keyField: @"_0" of: p in: place] retain]) == nil
           || ![self intField: @"op" of: p into: &d->op in: place]) return nil;
         break;
     }
@@ -649,6 +699,7 @@ describeAction(NSString *name, NSDictionary *payload)
         || ![self boolField: @"suspended" of: [list objectAtIndex: i] into: &q->suspended in: place])
         return nil;
       [sink addObject: q];
+      [q release];
     }
   s->queues = [sink copy];
 
@@ -663,6 +714,7 @@ describeAction(NSString *name, NSDictionary *payload)
       if (o == nil)
         return nil;
       [sink addObject: o];
+      [o release];                      /* operation:in: returns an object it made (new) */
     }
   s->operations = [sink copy];
 
@@ -678,6 +730,7 @@ describeAction(NSString *name, NSDictionary *payload)
         || ![self intField: @"on" of: [list objectAtIndex: i] into: &e->on in: place])
         return nil;
       [sink addObject: e];
+      [e release];
     }
   s->dependencies = [sink copy];
 
@@ -692,6 +745,7 @@ describeAction(NSString *name, NSDictionary *payload)
       if (d == nil)
         return nil;
       [sink addObject: d];
+      [d release];                      /* driverStep:in: returns an object it made (new) */
     }
   s->driver = [sink copy];
   return s;
@@ -706,6 +760,16 @@ describeAction(NSString *name, NSDictionary *payload)
 
 @implementation Scenario
 
+- (void) dealloc
+{
+  [name release];
+  [queues release];
+  [operations release];
+  [dependencies release];
+  [driver release];
+  [super dealloc];
+}
+
 + (Scenario *) scenarioFromJSON: (id)json error: (NSString **)error
 {
   ScenarioReader *r = [[ScenarioReader new] autorelease];
@@ -715,7 +779,7 @@ describeAction(NSString *name, NSDictionary *payload)
     {
       *error = r->error ? r->error : @"the scenario cannot be read";
     }
-  return s;
+  return [s autorelease];               /* scenario: made it (new); whoever runs it retains it */
 }
 
 - (void) op: (NSInteger)i place: (NSString *)place into: (NSMutableArray *)sink

@@ -1,15 +1,23 @@
 /* main.m: the gnustep driver's entry point (Specs/driver-protocol.md).
  *
- * Reads one request line from standard input, checks it, answers hello, runs the scenario
- * (Driver.m) while streaming the trace, writes done and leaves with _exit: the run's threads
- * and KVO registrations are never torn down, so nothing can crash or wait at exit.
- * A request that cannot be run is answered with one error sentence and exit status 2.
+ * Reads request lines from standard input, one case each: checks the request, answers hello,
+ * runs the scenario (Driver.m) while streaming the trace, and writes done. A request of
+ * protocol 2 is the process's only case: done, then _exit. In protocol 3 (a session) the
+ * process reads the next request when the case left nothing behind (done says "next": true;
+ * Driver.m, leaveNothingBehind, says what that takes), and otherwise, or after a hang, leaves
+ * with _exit after done as in protocol 2: the run's threads and KVO registrations are never
+ * torn down then, so nothing can crash or wait at exit. The end of standard input between
+ * cases ends the process with status 0, writing nothing. A request that cannot be run is
+ * answered with one error sentence and exit status 2.
  */
 #import <Foundation/Foundation.h>
 #import "BlockObject.h"
 #import "Driver.h"
 #import "JSON.h"
 #import "Recorder.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* What this driver really observes (Specs/implementations/gnustep.md says how). */
@@ -27,23 +35,52 @@ refuse(NSString *sentence)
   _exit(2);
 }
 
-/* The first line of standard input (the harness writes one and closes it). */
+/* Standard input, read a line at a time. Bytes after a newline are kept for the next line:
+ * in a session (protocol 3) the harness writes the next request only after `done`, but a
+ * file piped in holds them all at once. */
+static char *inputBuffer = NULL;
+static size_t inputLength = 0, inputCapacity = 0;
+
+/* The next line of standard input, without its newline; at the end of input, what is left
+ * of an unfinished last line; nil when standard input ended with nothing left. */
 static NSData *
-readRequest(void)
+readLine(void)
 {
-  NSMutableData *data = [NSMutableData data];
-  char buf[4096];
-  ssize_t n;
-
-  while ((n = read(0, buf, sizeof buf)) > 0)
+  for (;;)
     {
-      char *nl = memchr(buf, '\n', (size_t)n);
+      char *nl = inputLength > 0 ? memchr(inputBuffer, '\n', inputLength) : NULL;
+      ssize_t n;
 
-      [data appendBytes: buf length: nl ? (NSUInteger)(nl - buf) : (NSUInteger)n];
-      if (nl)
-        break;
+      if (nl != NULL)
+        {
+          size_t used = (size_t)(nl - inputBuffer) + 1;
+          NSData *line = [NSData dataWithBytes: inputBuffer length: used - 1];
+
+          memmove(inputBuffer, inputBuffer + used, inputLength - used);
+          inputLength -= used;
+          return line;
+        }
+      if (inputCapacity - inputLength < 4096)
+        {
+          inputCapacity = inputCapacity * 2 + 4096;
+          inputBuffer = realloc(inputBuffer, inputCapacity);
+          if (inputBuffer == NULL)
+            {
+              refuse(@"the driver ran out of memory reading its request");
+            }
+        }
+      n = read(0, inputBuffer + inputLength, inputCapacity - inputLength);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          NSData *rest = inputLength > 0 ? [NSData dataWithBytes: inputBuffer length: inputLength] : nil;
+
+          inputLength = 0;
+          return rest;
+        }
+      inputLength += (size_t)n;
     }
-  return data;
 }
 
 static NSInteger
@@ -58,11 +95,14 @@ integerField(NSDictionary *request, NSString *key)
   return [v integerValue];
 }
 
-int
-main(void)
+/* Serves one request: refuses it (exit 2), or answers hello, runs the case and ends its trace.
+ * Answers YES when the process takes another case: protocol 3, the case ended with `end`, and
+ * it left nothing behind (Driver.h, leaveNothingBehind); its interpreter is released by then.
+ * Otherwise writes done and leaves with _exit: the run's threads and KVO registrations are
+ * never torn down, so nothing can crash or wait at exit. */
+static BOOL
+serveCase(NSData *data)
 {
-  NSAutoreleasePool *pool = [NSAutoreleasePool new];
-  NSData *data;
   NSDictionary *request;
   NSError *error = nil;
   NSString *problem = nil;
@@ -70,17 +110,9 @@ main(void)
   NSArray *problems;
   NSInteger protocol, unitMicroseconds;
   Interpreter *run;
+  id last;
 
-  RememberParent();     /* the harness, watched by the watchdog (Driver.m) */
-  (void)JTrue();        /* the JSON booleans, made before any other thread exists */
-  (void)TheRecorder();
-  if (!BlockLayoutIsRight())
-    {
-      refuse(@"this build of the driver lays out its block objects differently from GNUstep's block header, so GNUstep cannot call them");
-    }
-
-  data = readRequest();
-  if ([data length] == 0)
+  if (data == nil || [data length] == 0)
     {
       refuse(@"the request is empty: the driver expects one JSON line on standard input");
     }
@@ -95,9 +127,9 @@ main(void)
       refuse(@"the request is not a JSON object");
     }
   protocol = integerField(request, @"protocol");
-  if (protocol != 2)
+  if (protocol != 2 && protocol != 3)
     {
-      refuse([NSString stringWithFormat: @"protocol %ld requested; this driver speaks 2", (long)protocol]);
+      refuse([NSString stringWithFormat: @"protocol %ld requested; this driver speaks 2 and 3", (long)protocol]);
     }
   /* impl is absent in the harness's probe, which asks for the hello of a driver it knows only by
    * its command; when present it must be ours. */
@@ -131,19 +163,68 @@ main(void)
       refuse([problems objectAtIndex: 0]);
     }
 
-  WriteMessage(JCase(@"hello", JObj(@"protocol", JInt(2), @"impl", @"gnustep",
+  /* hello says the request's protocol: 2 for a case served alone, 3 within a session. */
+  WriteMessage(JCase(@"hello", JObj(@"protocol", JInt(protocol), @"impl", @"gnustep",
     @"capabilities", capabilities(), nil)));
   run = [[Interpreter alloc] initWithScenario: scenario unit: unitMicroseconds / 1e6];
-  [run startWatchdog];
-  if ([TheRecorder() closeWith: [run drive] onCallingThread: YES])
+  [TheRecorder() beginCaseWithStallQuiet: [run stallQuiet]];
+  last = [run drive];
+  if (![TheRecorder() closeWith: last onCallingThread: YES])
     {
-      WriteMessage(JCase(@"done", nil));
-      _exit(0);
+      /* The watchdog closed the trace first; it writes done and exits. */
+      for (;;)
+        {
+          sleep(1);
+        }
     }
-  /* The watchdog closed the trace first; it writes done and exits. */
+  /* After a hang something is stuck for good: the process ends, whatever the protocol. */
+  if (protocol == 3 && [JCaseName(last) isEqual: @"end"] && [run leaveNothingBehind])
+    {
+      [run release];
+      return YES;
+    }
+  WriteMessage(JCase(@"done", nil));
+  _exit(0);
+}
+
+int
+main(void)
+{
+  NSAutoreleasePool *pool = [NSAutoreleasePool new];
+  BOOL inSession = NO;
+
+  RememberParent();     /* the harness, watched by the watchdog (Driver.m) */
+  (void)JTrue();        /* the JSON booleans, made before any other thread exists */
+  (void)TheRecorder();
+  if (!BlockLayoutIsRight())
+    {
+      refuse(@"this build of the driver lays out its block objects differently from GNUstep's block header, so GNUstep cannot call them");
+    }
+  StartWatchdog();
+
   for (;;)
     {
-      sleep(1);
+      /* Everything a case autoreleases on this thread, its request and scenario included,
+       * goes when the case is over: memory stays flat over a session's cases. */
+      NSAutoreleasePool *casePool = [NSAutoreleasePool new];
+      NSData *line = readLine();
+
+      if (line == nil && inSession)
+        {
+          /* The harness closed standard input after a done with next: the session is over. */
+          _exit(0);
+        }
+      if (!serveCase(line))
+        {
+          break;        /* not reached: serveCase exits unless the process goes on */
+        }
+      [casePool release];
+      /* Written only now, with the case's objects freed: nothing of the case is left to write,
+       * and between cases the process writes nothing. */
+      casePool = [NSAutoreleasePool new];
+      WriteMessage(JCase(@"done", JObj(@"next", JTrue(), nil)));
+      [casePool release];
+      inSession = YES;
     }
   [pool release];
   return 0;

@@ -63,7 +63,7 @@ public enum Implementations {
                                               protocolVersion: DriverProtocol.sessionVersion)
         case "gnustep":
             return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()], limits: limits,
-                                              protocolVersion: DriverProtocol.oneCaseVersion)
+                                              protocolVersion: DriverProtocol.sessionVersion)
         default:
             throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", ")
                              + "; a driver of your own is named by path: --impl exec:PATH (Specs/driver-protocol.md)")
