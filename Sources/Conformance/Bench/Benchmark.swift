@@ -79,14 +79,26 @@ public struct Benchmark {
     /// scenarios run by `driver --plain` (same operations and queues, no events made, no quiet
     /// window at the end), both in child processes; and process start alone, to say how much of
     /// the difference is isolation.
-    func plainFoundationRows(_ sample: [(UInt64, Scenario)], traces: [Trace], recorded: Double, command: [String],
+    ///
+    /// Also in CPU (`CPUTime`, harness and drivers): what recording, reading and checking add to a
+    /// case beyond the implementation's own work, both run in sessions (protocol 3) as `run`
+    /// runs them. Process start alone is measured a process per case, since that is its point.
+    func plainFoundationRows(_ sample: [(UInt64, Scenario)], traces: [Trace], recorded: Double, recordedCPU: CPUTime, command: [String],
                              progress: (String) -> Void) -> [Row] {
         let ops = sample.reduce(0) { $0 + $1.1.operations.count }
         progress("foundation: checks of its traces")
-        let (_, checks) = Self.time { zip(sample, traces).reduce(0) { $0 + RuleBook.violations(scenario: $1.0.1, trace: $1.1, profile: .guide).count } }
+        let ((_, checks), checksCPU) = CPUTime.measure {
+            Self.time { zip(sample, traces).reduce(0) { $0 + RuleBook.violations(scenario: $1.0.1, trace: $1.1, profile: .guide).count } }
+        }
         progress("foundation: plain, no recording")
+        let plainSession = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: command,
+                                                      limits: .standard, protocolVersion: DriverProtocol.sessionVersion)
+        let ((endings, plain), plainCPU) = CPUTime.measure {
+            let timed = Self.time { sample.map { plainSession.run($0.1, scheduleSeed: $0.0).ending } }
+            plainSession.endSessions()
+            return timed
+        }
         let plainImpl = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: command)
-        let (endings, plain) = Self.time { sample.map { plainImpl.run($0.1, scheduleSeed: $0.0).ending } }
         progress("foundation: process start alone")
         let empty = Scenario(name: "empty", queues: [], operations: [], dependencies: [], driver: [])
         let (_, start) = Self.time { for _ in sample { _ = plainImpl.run(empty, scheduleSeed: 1) } }
@@ -102,6 +114,12 @@ public struct Benchmark {
             Row(name: "foundation: process start alone (empty scenario)", seconds: start, scenarios: sample.count, operations: 0, events: 0),
             Row(name: "foundation: harness overhead", seconds: harness - plain, scenarios: sample.count, operations: ops, events: 0,
                 note: String(format: "%+.0f%% on plain in a child; %+.0f%% on the run alone (start and exit left out of both)", overhead, overheadRun)),
+            Row(name: "foundation: CPU overhead a case (sessions)", seconds: (recordedCPU + checksCPU - plainCPU).totalSeconds,
+                scenarios: sample.count, operations: ops, events: 0,
+                note: String(format: "%.1f ms a case: recorded and checked %.1f ms, plain %.1f ms (harness and drivers)",
+                              (recordedCPU + checksCPU - plainCPU).totalSeconds * 1000 / Double(max(1, sample.count)),
+                              (recordedCPU + checksCPU).totalSeconds * 1000 / Double(max(1, sample.count)),
+                              plainCPU.totalSeconds * 1000 / Double(max(1, sample.count)))),
         ]
     }
 
@@ -181,13 +199,15 @@ public struct Benchmark {
             progress("\(impl.name): \(options.realCases) scenarios")
             let sample = Array(zip(identities, scenarios).prefix(options.realCases))
             let sampleOps = sample.reduce(0) { $0 + $1.1.operations.count }
-            let (realTraces, seconds) = Self.time { sample.map { id, scenario in impl.run(scenario, scheduleSeed: id.scheduleSeed) } }
+            let ((realTraces, seconds), recordedCPU) = CPUTime.measure {
+                Self.time { sample.map { id, scenario in impl.run(scenario, scheduleSeed: id.scheduleSeed) } }
+            }
             let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
             rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
                             operations: sampleOps, events: realEvents))
             if impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation {
                 rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
-                                            command: plain, progress: progress)
+                                            recordedCPU: recordedCPU, command: plain, progress: progress)
             }
             if options.jobsCases > 0 && !options.jobsList.isEmpty { rows += jobsScalingRows(impl, progress: progress) }
         }

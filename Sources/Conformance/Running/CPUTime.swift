@@ -45,6 +45,11 @@ public struct CPUTime: Sendable, Equatable, Codable {
         CPUTime(harnessMicroseconds: microseconds(selfWho), driversMicroseconds: microseconds(childrenWho) + runningChildrenMicroseconds())
     }
 
+    /// Two spans together.
+    public static func + (a: CPUTime, b: CPUTime) -> CPUTime {
+        CPUTime(harnessMicroseconds: a.harnessMicroseconds + b.harnessMicroseconds, driversMicroseconds: a.driversMicroseconds + b.driversMicroseconds)
+    }
+
     /// What was used between `earlier` and `self`.
     public static func - (later: CPUTime, earlier: CPUTime) -> CPUTime {
         CPUTime(harnessMicroseconds: later.harnessMicroseconds - earlier.harnessMicroseconds,
