@@ -30,5 +30,5 @@
 - (void) start: (NSInteger)op as: (Caller)role;
 @end
 
-/* The run of this process. */
+/* The run of the current case (one at a time; nil between cases of a session). */
 Interpreter *TheInterpreter(void);

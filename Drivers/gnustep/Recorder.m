@@ -185,8 +185,8 @@ queueOfCurrentThread(NSArray *queues)
 }
 
 /* openFrames and liveSpawned are not reset: a case is begun only after one that left them both
- * at 0 (main.m asks nothingRunning before it answers next), and a count set back to 0 would
- * hide a thread of the last case that is still running. */
+ * at 0 (leaveNothingBehind, Driver.m, asks nothingRunning before main.m answers next), and a
+ * count set back to 0 would hide a thread of the last case that is still running. */
 - (void) beginCaseWithStallQuiet: (double)quiet
 {
   [condition lock];

@@ -39,7 +39,7 @@ public struct ShrinkTarget: Sendable {
             return [Violation(rule: Finding.hangRule, observed: last.kind.description, expected: "every call returns and the run ends", witnesses: [last])]
         case .breach:
             return [Violation(rule: Finding.protocolRule, observed: last.kind.description,
-                              expected: "the driver speaks protocol \(DriverProtocol.oneCaseVersion) (Specs/driver-protocol.md; opconform driver-check checks a driver)",
+                              expected: "the driver keeps the protocol it said hello in (Specs/driver-protocol.md; opconform driver-check checks a driver)",
                               witnesses: [last])]
         default:
             return []
