@@ -31,6 +31,12 @@ enum ChildProcess {
         /// said nothing more: it waits for its next request (`DriverProcess`). Its status and
         /// signal then mean nothing.
         var reusable = false
+
+        /// A driver that could not be started (status -1, the reason as its last words).
+        static func cannotStart(_ command: [String], _ error: SpawnedProcess.StartError) -> Outcome {
+            Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
+                    stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
+        }
     }
 
     /// How long a child may take to say anything at all. Starting a process from a cold disk
@@ -55,8 +61,7 @@ enum ChildProcess {
     static func run(_ command: [String], input: String, limits: DriverLimits, consume: @escaping @Sendable (Substring) -> Bool) -> Outcome {
         let process: DriverProcess
         do { process = try DriverProcess.start(command) } catch {
-            return Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
-                           stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
+            return .cannotStart(command, error)
         }
         return process.serve(input, limits: limits, closingInput: true, consume: consume, next: { false })
     }

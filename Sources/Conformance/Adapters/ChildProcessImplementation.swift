@@ -129,9 +129,7 @@ public struct ChildProcessImplementation: Implementation {
             } else {
                 pool.countStart()
                 do { process = try DriverProcess.start(command) } catch {
-                    let outcome = ChildProcess.Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
-                                                       stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
-                    return trace(reader: reader, outcome: outcome, scenario: scenario, scheduleSeed: scheduleSeed)
+                    return trace(reader: reader, outcome: .cannotStart(command, error), scenario: scenario, scheduleSeed: scheduleSeed)
                 }
             }
             // The last case a process is given closes its input: the driver exits after it.
