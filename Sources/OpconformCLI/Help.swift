@@ -154,8 +154,9 @@ enum Help {
                          a killed run keeps every case it finished, each broken one with its replay
                          line; a run that ends with no finding removes the default log (and the
                          folders it made), so a passing run leaves nothing behind
-      --jobs N           cases at once (default: a job per core for reference, 8 per core for a
-                         driver, whose cases mostly wait); results do not depend on it
+      --jobs N           cases at once (default: 16 per core for foundation and gnustep, whose
+                         cases mostly wait; one per core for reference and for exec: drivers,
+                         whose cost is unknown); results do not depend on it
       --shard I/N        run only cases k with k mod N = I-1, to split a run across N machines
 
     Statuses: pass, fail, not-observable (the implementation cannot see what the rule needs),
@@ -246,7 +247,7 @@ enum Help {
     JOBS SCALING (each real implementation): the first --jobs-cases generated cases (default 64;
     --quick 16; 0 leaves the section out) run as 'run --no-shrink' runs them, at each jobs of
     --jobs-list (default 1,2,4,8,16), then once more at the jobs 'run' takes when --jobs is left
-    out (for a driver, a multiple of the cores). A row per run: seconds and cases/s (scen/s) for
+    out (16 a core for foundation and gnustep). A row per run: seconds and cases/s (scen/s) for
     the cases, run and checked; xK, the speed-up over the smallest jobs (its seconds over this
     row's); and CPU per case, user plus system time: the harness's own (this process: reading
     the drivers' output, checking) and its drivers' (its child processes, reaped or still

@@ -86,12 +86,16 @@ struct RunnerTests {
         #expect(impl.gauge.timedOut == 0, "\(impl.gauge.timedOut) cases waited 2 s for company that never came")
     }
 
-    @Test("a driver's run uses 16 jobs per core by default (at most 64), the reference engine one")
+    @Test("a built-in driver's run uses 16 jobs per core by default (at most 64); the reference engine and a driver named by path one")
     func defaultJobs() throws {
         #expect(RunConfiguration.defaultJobs(for: ReferenceImplementation(), cores: 2) == 2)
         let driver = ChildProcessImplementation(name: "x", capabilities: [], command: ["/bin/true"])
         #expect(RunConfiguration.defaultJobs(for: driver, cores: 2) == 32)
         #expect(RunConfiguration.defaultJobs(for: driver, cores: 32) == 64)
+        // A driver named by path, whose cost per case is unknown: one per core.
+        let named = ChildProcessImplementation(name: "x", capabilities: [], command: ["/bin/true"], limits: .standard,
+                                               launch: DriverLaunch(executable: "/bin/true"))
+        #expect(RunConfiguration.defaultJobs(for: named, cores: 2) == 2)
     }
     @Test("the shards of a run together are the run")
     func shards() {

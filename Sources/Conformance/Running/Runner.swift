@@ -21,14 +21,18 @@ public struct RunConfiguration: Sendable {
     /// first, so the result (statistics, first failures, findings) does not depend on it.
     public var jobs = 1
     /// The jobs a run of `impl` uses when none is asked for. The reference engine keeps a core
-    /// busy for the whole of a case: one job per core. A case in a child process mostly waits
-    /// (units of `work`, rendezvous, a stall window of half a second on a hang) and costs the
-    /// machine some 10 ms of CPU in a session (protocol 3), so sixteen per core keep the cores
-    /// busy: on 2 cores, 200 Foundation cases took 18.7 s with 2 jobs and 3.0 s with 16 (one
-    /// process per case); 400 in sessions took 6.1 s with 16 and 4.2 s with 32 (issue 16).
-    /// At most 64.
+    /// busy for the whole of a case: one job per core. A case of the built-in drivers (Foundation,
+    /// GNUstep) mostly waits (units of `work`, rendezvous, a stall window of half a second on a
+    /// hang) and costs the machine some 14 ms of CPU in a session (protocol 3), so sixteen per
+    /// core keep the cores busy: on 2 cores, 200 Foundation cases took 18.7 s with 2 jobs and
+    /// 3.0 s with 16 (one process per case); 400 in sessions took 6.1 s with 16 and 4.2 s with 32
+    /// (issue 16). At most 64.
+    /// A driver named by path costs what it costs: the Python example takes 110 ms of CPU a
+    /// case, and 32 of its cases at once on 2 cores starved its rendezvous windows (a false
+    /// BLOCK-CONCURRENT in a gate of 100 cases). It gets one job per core, as before issue 16;
+    /// `--jobs` raises it for a driver known to be light.
     public static func defaultJobs(for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
-        impl is ChildProcessImplementation ? min(64, 16 * max(1, cores)) : max(1, cores)
+        impl is ChildProcessImplementation && impl.launch == nil ? min(64, 16 * max(1, cores)) : max(1, cores)
     }
     /// Run only the cases whose index is `shard.index` modulo `shard.count` (CI machines split a
     /// run; the shards' cases together are the whole run's).
