@@ -106,17 +106,25 @@ struct DriverSessionTests {
         """#)
     }
 
-    @Test("a driver that writes between cases is not given another case")
+    /// The stray line races the next request: seen before it (the process is not reused) or
+    /// after it, as the first line of the next case (that case is run again in a fresh
+    /// process). The late talker always loses the race, so both ways are exercised; either way
+    /// every case is complete and each runs in a process of its own.
+    @Test("a driver that writes between cases is not given another case, whether its line comes before or after the next request")
     func strayOutput() throws {
         let good = try #require(try Implementations.external(command: [Self.sessionDriver()]) as? ChildProcessImplementation)
         let chatty = try #require(try Implementations.external(command: [Self.sessionDriver(after: "echo 'still here'")]) as? ChildProcessImplementation)
-        #expect(good.protocolVersion == 3 && chatty.protocolVersion == 3)
+        let late = try #require(try Implementations.external(command: [Self.sessionDriver(after: "sleep 0.3; echo 'still here'")]) as? ChildProcessImplementation)
+        #expect(good.protocolVersion == 3 && chatty.protocolVersion == 3 && late.protocolVersion == 3)
         for _ in 0..<4 {
             #expect(good.run(Scenario(name: "empty"), scheduleSeed: 1).ending == .complete)
             #expect(chatty.run(Scenario(name: "empty"), scheduleSeed: 1).ending == .complete)
+            #expect(late.run(Scenario(name: "empty"), scheduleSeed: 1).ending == .complete)
         }
         #expect(good.pool.started == 1, "\(good.pool.started)")
         #expect(chatty.pool.started == 4, "\(chatty.pool.started)")
+        // Cases 2 to 4 each start in the reused process, read its stray line, and run again.
+        #expect(late.pool.started == 4, "\(late.pool.started)")
     }
 
     @Test("a reused process that dies before its hello costs nothing: the case runs again in a fresh one")

@@ -136,10 +136,11 @@ public struct ChildProcessImplementation: Implementation {
             let last = !session || process.cases + 1 >= limits.casesPerDriver
             let outcome = process.serve(line, limits: limits, closingInput: last, consume: reader.read, next: { reader.next })
             if outcome.reusable { pool.give(process) }
-            // A process that served an earlier case and ended without a word for this one was
-            // ended by what that case left (a late callback that trapped): this case is run
-            // again in a fresh process, once.
-            if reused != nil && !retried && outcome.lines == 0 && outcome.killed == nil && !outcome.reusable {
+            // A process that served an earlier case and did not begin this one with its hello
+            // cannot be judged by it: what the earlier case left ended it (a late callback that
+            // trapped), or it wrote between cases and that output reached the reader only after
+            // the request was sent. This case is run again in a fresh process, once.
+            if reused != nil && !retried && !reader.saidHello && outcome.killed == nil && !outcome.reusable {
                 retried = true
                 continue
             }
