@@ -38,6 +38,8 @@ import Testing
 ///     (Foundation on Linux follows the class reference), else the guide.
 ///   - minimumStrength: only rules at least this strong (`Strength` goes from documented must
 ///     to observed only; the default checks every rule).
+///   - strict: a broken rule that only warns (a documented example, advice, observed only) is
+///     an error; by default it is an issue of severity `.warning`, which does not fail the test.
 ///   - jobs: cases run side by side (each is mostly waiting: real threads and real time).
 ///   - limits: how long a case may stay silent or run, and the length of a unit of work (a
 ///     slow queue, or a debug build of a heavy one, may need longer units).
@@ -48,7 +50,7 @@ import Testing
 @discardableResult
 public func expectConformance(driver: String, arguments: [String] = [], count: Int = 100, seed: UInt64 = 1,
                               expectations: KnownDivergences = .platform, profile: Profile? = nil,
-                              minimumStrength: Strength = .observedOnly, shrink: Bool = true,
+                              minimumStrength: Strength = .observedOnly, strict: Bool = false, shrink: Bool = true,
                               jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                               generator: GeneratorOptions = GeneratorOptions(), limits: DriverLimits = .standard,
                               findings folder: String? = nil,
@@ -69,6 +71,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
                                          generator: generator, rules: RuleBook.all.filter { $0.rule.strength.isAtLeast(minimumStrength) },
                                          shrink: false)
     configuration.jobs = max(1, jobs)
+    configuration.strict = strict
     let program = ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)
     configuration.replayProgram = program
     let result = Runner(configuration).run()
@@ -102,7 +105,9 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
                 Issue.record(Comment(rawValue: seen), sourceLocation: sourceLocation)
             }
         } else {
-            Issue.record(Comment(rawValue: report.description(in: result)), sourceLocation: sourceLocation)
+            let warns = report.finding.severity == .warning && !strict
+            Issue.record(Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result)),
+                         severity: warns ? .warning : .error, sourceLocation: sourceLocation)
             Attachment.record(Array(JSONCodec.encode(report.finding)), named: report.finding.fileName, sourceLocation: sourceLocation)
         }
     }
@@ -129,7 +134,7 @@ public struct DriverConformance: Sendable {
                 ?? Finding.pseudoEnding(finding.rule).flatMap { result.endings[$0.rawValue] } ?? 1
             let shrunk = finding.shrinkSteps > 0 ? "; minimised from \(finding.originalOperations) to \(finding.operations) operations" : ""
             return """
-                \(finding.rule): \(finding.message)
+                \(finding.rule) [\(finding.strengthLabel)]: \(finding.message)
                 \(rule?.statement ?? DriverConformance.pseudoStatement(finding.rule))
                 broken in \(cases) of \(result.cases) cases; first: case \(finding.caseIndex) of seed \(finding.runSeed), case seed \(finding.identity.caseSeed)\(shrunk)
                 finding: \(file ?? "(not written)")

@@ -12,25 +12,31 @@ import Testing
 /// ```
 ///
 /// Generated cases run on the implementation and every rule is checked. Each broken rule
-/// becomes one `Issue` saying which rule, what happened against what was required, the case
-/// seed, and the line that replays it; the minimised scenario is attached as JSON. Returns the
+/// becomes one `Issue` saying which rule and its strength, what happened against what was
+/// required, the case seed, and the line that replays it; the minimised scenario is attached as
+/// JSON. A broken must-rule, a crash or a hang is an error; a broken documented example, piece
+/// of advice or observed-only rule is an issue of severity `.warning`, which does not fail the
+/// test unless `strict` is true. Returns the
 /// run's result for further assertions. A queue of your own, run through a driver executable
 /// of your package, is checked by `expectConformance(driver:)`.
 @discardableResult
 public func expectConformance(of impl: any Implementation, count: Int = 200, seed: UInt64 = 1,
                               generator: GeneratorOptions = GeneratorOptions(), profile: Profile = .guide,
-                              faults: [Fault] = [], rules: [RuleCheck] = RuleBook.all,
+                              faults: [Fault] = [], rules: [RuleCheck] = RuleBook.all, strict: Bool = false,
                               sourceLocation: SourceLocation = #_sourceLocation) -> RunResult {
-    let result = Runner(RunConfiguration(impl: impl, profile: profile, faults: faults, seed: seed, count: count,
-                                         generator: generator, rules: rules)).run()
-    for finding in result.findings {
+    var configuration = RunConfiguration(impl: impl, profile: profile, faults: faults, seed: seed, count: count,
+                                         generator: generator, rules: rules)
+    configuration.strict = strict
+    let result = Runner(configuration).run()
+    for finding in result.failures + result.warnings {
         let rule = RuleBook.check(id: finding.rule)?.rule
+        let warns = finding.severity == .warning && !strict
         Issue.record(Comment(rawValue: """
-            \(finding.rule): \(finding.message)
+            \(warns ? "warning: " : "")\(finding.rule) [\(finding.strengthLabel)]: \(finding.message)
             \(rule?.statement ?? "")
             case \(finding.caseIndex) of seed \(seed), case seed \(finding.identity.caseSeed); minimised to \(finding.operations) operations
             replay: \(finding.replayLine(file: nil, program: ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)))
-            """), sourceLocation: sourceLocation)
+            """), severity: warns ? .warning : .error, sourceLocation: sourceLocation)
         Attachment.record(Array(JSONCodec.encode(finding).map { $0 }), named: finding.fileName, sourceLocation: sourceLocation)
     }
     return result

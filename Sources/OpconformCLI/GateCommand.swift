@@ -31,14 +31,19 @@ enum GateCommand {
                                              generator: try args.generatorOptions(), rules: try args.rules(),
                                              shrink: !args.flags.contains("--no-shrink"))
         configuration.jobs = try args.jobs(for: configuration.impl)
+        configuration.strict = args.flags.contains("--strict")
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         let result = try RunCommand.execute(configuration, args, console, out: out)
         let files = try RunCommand.writeFindings(result, to: out)
         let verdict = GateVerdict(result: result, expectations: expectations)
         console.out(ConsoleReport.text(result, files: files))
-        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
+        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
         for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
+        for rule in verdict.unexpectedWarnings {
+            let strength = RuleBook.check(id: rule)?.rule.strength.rawValue ?? ""
+            console.out("  unexpected warning: \(rule) [\(strength)]\(args.flags.contains("--strict") ? " (--strict fails the gate)" : "")\n")
+        }
         for rule in verdict.notSeenRare {
             let why = expectations.expected.first { $0.rule == rule }?.rare ?? ""
             console.out("  not seen, rare: \(rule) (\(why))\n")

@@ -8,7 +8,7 @@ import ReferenceEngine
 enum RunCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--no-shrink", "--table"],
+        let args = try input.parse(flags: ["--no-shrink", "--table", "--strict"],
                                    options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
                                              "--out", "--misuse-rate", "--flaw-rate", "--attempts", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
@@ -23,6 +23,7 @@ enum RunCommand {
             rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
         configuration.jobs = try args.jobs(for: configuration.impl)
+        configuration.strict = args.flags.contains("--strict")
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         let out = args.options["--out"] ?? "opconform-findings"

@@ -67,7 +67,7 @@ struct DriverSessionTests {
         }
         let (session, processes) = run(100), (alone, _) = run(1)
         #expect(session.endings == alone.endings)
-        #expect(session.statistics.filter { $0.status == .fail }.map(\.id) == alone.statistics.filter { $0.status == .fail }.map(\.id))
+        #expect(session.statistics.filter(\.broken).map(\.id) == alone.statistics.filter(\.broken).map(\.id))
         #expect(processes < 60, "100 cases took \(processes) processes in sessions")
     }
 

@@ -15,7 +15,7 @@ struct GateTests {
     @Test("passes when every failure is expected, fails on a new one, reports what now passes")
     func verdicts() {
         let result = FaultProbe.run(.priorityNotNormalised)
-        let failing = result.statistics.filter { $0.status == .fail }.map(\.id)
+        let failing = result.statistics.filter(\.broken).map(\.id)
         #expect(failing == ["PRIORITY-NORMALIZE"])
         #expect(GateVerdict(result: result, expectations: Self.expectations(failing)).passes(strict: true))
         let missing = GateVerdict(result: result, expectations: Self.expectations([]))

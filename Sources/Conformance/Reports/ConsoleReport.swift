@@ -12,9 +12,11 @@ public enum ConsoleReport {
         out += ", profile \(c.profile.rawValue)" + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
         out += "  \(format(r.seconds)) s, \(rate >= 10 ? String(Int(rate)) : format(rate)) cases/s" + cpuPerCase(r) + "; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
         let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
-        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
-        for f in r.findings {
-            out += "\nFAIL \(f.rule): \(f.message)\n"
+        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
+        // Failures first: they decide the exit status. A warning fails it only under --strict.
+        for f in r.failures + r.warnings {
+            let head = f.severity == .failure ? "FAIL" : c.strict ? "FAIL (--strict)" : "WARN"
+            out += "\n\(head) \(f.rule) [\(f.strengthLabel)]: \(f.message)\n"
             if let s = r.statistics.first(where: { $0.id == f.rule }) {
                 out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {
@@ -40,6 +42,9 @@ public enum ConsoleReport {
             out += "\nNO VERDICT: \(why)\n"
         } else if r.findings.isEmpty {
             out += "\nno violation\n"
+        } else if !r.failed {
+            out += "\nno failure; \(r.warnings.count) \(r.warnings.count == 1 ? "warning" : "warnings"): "
+                + "a documented example, a piece of advice or observed behaviour was not followed (--strict fails on warnings)\n"
         }
         return out
     }

@@ -1,28 +1,37 @@
 import OperationSpec
 
-/// `run --junit FILE`: one test case per rule; a failing rule carries its finding and replay
-/// line; not-observable, not-applicable and not-reached rules are skipped with the reason.
+/// `run --junit FILE`: one test case per rule, with the rule's strength as a property; a failing
+/// rule carries its finding and replay line; a broken rule that only warns (a documented
+/// example, advice, observed only) passes with the finding in its `system-out`, marked WARNING,
+/// unless `--strict` makes it a failure (JUnit has no warning status that CI tools agree on);
+/// not-observable, not-applicable and not-reached rules are skipped with the reason.
 public enum JUnitReport {
     public static func xml(_ r: RunResult, files: [String: String]) -> String {
-        let failures = r.statistics.filter { $0.status == .fail }.count
-        let skipped = r.statistics.filter { $0.status != .fail && $0.status != .pass }.count
+        let strict = r.configuration.strict
+        let failures = r.statistics.filter { $0.status == .fail || (strict && $0.status == .warn) }.count
+        let skipped = r.statistics.filter { !$0.broken && $0.status != .pass }.count
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"opconform\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
         out += "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
         for s in r.statistics {
             let family = s.id.split(separator: "-").first.map(String.init) ?? s.id
+            let strength = RuleBook.check(id: s.id)?.rule.strength.rawValue ?? "run"
             out += "    <testcase classname=\"\(family)\" name=\"\(s.id)\">"
+            out += "\n      <properties><property name=\"strength\" value=\"\(escape(strength))\"/></properties>\n    "
             switch s.status {
             case .pass: break
-            case .fail:
+            case .fail, .warn:
                 let f = r.findings.first { $0.rule == s.id }
                 let message = f?.message ?? "\(s.violations) violating cases"
-                out += "\n      <failure message=\"\(escape(message))\">"
-                out += escape("\(s.violations) of \(r.cases) cases broke \(s.id)\n")
-                if let f { out += escape("replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n") }
-                out += "</failure>\n    "
+                var body = "\(s.violations) of \(r.cases) cases broke \(s.id) [\(strength)]\n"
+                if let f { body += "replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n" }
+                if s.status == .fail || strict {
+                    out += "  <failure message=\"\(escape(message))\">" + escape(body) + "</failure>\n    "
+                } else {
+                    out += "  <system-out>" + escape("WARNING: " + message + "\n" + body) + "</system-out>\n    "
+                }
             case .notObservable, .notApplicable, .notReached:
-                out += "\n      <skipped message=\"\(escape(s.status.rawValue + (s.reason.map { ": " + $0 } ?? "")))\"/>\n    "
+                out += "  <skipped message=\"\(escape(s.status.rawValue + (s.reason.map { ": " + $0 } ?? "")))\"/>\n    "
             }
             out += "</testcase>\n"
         }

@@ -50,6 +50,7 @@ public struct MatrixReport {
         guard let s = r.statistics.first(where: { $0.id == rule }) else { return "" }
         switch s.status {
         case .fail: return "fail \(s.violations)/\(r.cases)"
+        case .warn: return "warn \(s.violations)/\(r.cases)"
         case .pass: return "pass"
         case .notObservable: return "not observable"
         case .notApplicable: return "not applicable"
@@ -58,10 +59,10 @@ public struct MatrixReport {
     }
 
     /// Per implementation: how many rules have each status (the README's summary).
-    public func summary() -> [(impl: String, pass: Int, fail: Int, notObservable: Int, notReached: Int, notApplicable: Int, crashes: Int, hangs: Int)] {
+    public func summary() -> [(impl: String, pass: Int, fail: Int, warn: Int, notObservable: Int, notReached: Int, notApplicable: Int, crashes: Int, hangs: Int)] {
         columns.map { c in
             let count = { (s: RuleStatistics.Status) in c.result.statistics.filter { $0.status == s }.count }
-            return (c.name, count(.pass), count(.fail), count(.notObservable), count(.notReached), count(.notApplicable),
+            return (c.name, count(.pass), count(.fail), count(.warn), count(.notObservable), count(.notReached), count(.notApplicable),
                     c.result.endings["crash"] ?? 0, c.result.endings["hang"] ?? 0)
         }
     }
@@ -80,6 +81,7 @@ public struct MatrixReport {
         func line(_ label: String, _ value: (Int) -> Int) { out += "| \(label) | " + sums.indices.map { String(value($0)) }.joined(separator: " | ") + " |\n" }
         line("pass") { sums[$0].pass }
         line("fail") { sums[$0].fail }
+        line("warn (examples, advice, observed only)") { sums[$0].warn }
         line("not observable") { sums[$0].notObservable }
         line("not reached") { sums[$0].notReached }
         line("not applicable") { sums[$0].notApplicable }
@@ -100,7 +102,7 @@ public struct MatrixReport {
             out += "directory), the second regenerates the original case from its seed anywhere.\n"
             for f in failures {
                 let finding = f.finding, column = columns[f.column]
-                out += "\n<a id=\"f\(f.number)\"></a>**F\(f.number). \(f.rule) on \(column.name)** (\(f.text)): \(finding.message)\n\n"
+                out += "\n<a id=\"f\(f.number)\"></a>**F\(f.number). \(f.rule) on \(column.name)** (\(f.text); \(finding.strengthLabel)): \(finding.message)\n\n"
                 out += "```\n\(finding.replayLine(file: column.files[f.rule]))\n\(finding.replayLine(file: nil))\n```\n"
             }
         }
@@ -119,9 +121,9 @@ public struct MatrixReport {
     /// The console's version: the summary and the rules whose status differs between
     /// implementations (the ones that tell them apart).
     public func text() -> String {
-        var out = "impl".padding(14) + "pass  fail  not-obs  not-reached  not-appl  crashed  hung\n"
+        var out = "impl".padding(14) + "pass  fail  warn  not-obs  not-reached  not-appl  crashed  hung\n"
         for s in summary() {
-            out += s.impl.padding(14) + String(s.pass).leftPadded(4) + String(s.fail).leftPadded(6) + String(s.notObservable).leftPadded(9)
+            out += s.impl.padding(14) + String(s.pass).leftPadded(4) + String(s.fail).leftPadded(6) + String(s.warn).leftPadded(6) + String(s.notObservable).leftPadded(9)
                 + String(s.notReached).leftPadded(13) + String(s.notApplicable).leftPadded(10) + String(s.crashes).leftPadded(9) + String(s.hangs).leftPadded(6) + "\n"
         }
         let differing = rows.filter { rule in Set(columns.map { cell(rule, $0).split(separator: " ").first.map(String.init) ?? "" }).count > 1 }
@@ -129,7 +131,7 @@ public struct MatrixReport {
             out += "\nrules that differ:\n" + "rule".padding(36) + columns.map { $0.name.padding(20) }.joined() + "\n"
             for rule in differing { out += rule.padding(36) + columns.map { cell(rule, $0).padding(20) }.joined() + "\n" }
         }
-        for f in failures { out += "\nF\(f.number) \(f.rule) on \(columns[f.column].name): \(f.finding.message)\n  replay: \(f.finding.replayLine(file: columns[f.column].files[f.rule], program: columns[f.column].result.configuration.replayProgram))\n" }
+        for f in failures { out += "\nF\(f.number) \(f.rule) [\(f.finding.strengthLabel)] on \(columns[f.column].name): \(f.finding.message)\n  replay: \(f.finding.replayLine(file: columns[f.column].files[f.rule], program: columns[f.column].result.configuration.replayProgram))\n" }
         return out
     }
 }

@@ -4,6 +4,11 @@ import OperationSpec
 public struct RunJSONReport: Codable, Sendable {
     public struct FindingEntry: Codable, Sendable {
         public var rule: String
+        /// "failure" or "warning" (`Severity`): whether the finding fails the run without `--strict`.
+        public var severity: String
+        /// The rule's strength ("documented must", "documented example", …), or "run" for
+        /// RUN-CRASH, RUN-HANG and DRIVER-PROTOCOL.
+        public var strength: String
         public var message: String
         public var caseSeed: UInt64
         public var caseIndex: Int
@@ -38,11 +43,17 @@ public struct RunJSONReport: Codable, Sendable {
     public var noVerdict: String?
     /// True when the run was interrupted (SIGINT, SIGTERM): `cases` were decided. Absent otherwise.
     public var interrupted: Bool?
+    /// True when warnings fail the run (`--strict`). Absent otherwise.
+    public var strict: Bool?
+    /// Whether the run failed (exit 1): a failure, or under `--strict` any finding.
+    public var failed: Bool
 
     public init(_ r: RunResult, files: [String: String]) {
         let c = r.configuration
         noVerdict = r.noVerdict
         interrupted = r.interrupted ? true : nil
+        strict = c.strict ? true : nil
+        failed = r.failed
         impl = c.impl.name
         profile = c.profile.rawValue
         faults = c.faults.map(\.rawValue)
@@ -57,7 +68,7 @@ public struct RunJSONReport: Codable, Sendable {
         cpuSeconds = r.cpu.map { CPUSeconds(harness: $0.harnessSeconds, drivers: $0.driversSeconds) }
         findings = r.findings.map { f in
             let file = files[f.rule]
-            return FindingEntry(rule: f.rule, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
+            return FindingEntry(rule: f.rule, severity: f.severity.rawValue, strength: f.strengthLabel, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
                                 replay: f.replayLine(file: file, program: r.configuration.replayProgram), scenarioFile: file, operations: f.operations,
                                 originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
                                 shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)

@@ -106,28 +106,3 @@ extension Expectations: CheckedInput {
         return nil
     }
 }
-
-/// What a gate decided.
-public struct GateVerdict: Sendable {
-    /// Failing rules with no expectation: the gate fails.
-    public var unexpected: [String]
-    /// Expected failures that this run did not show (rare ones left out: `notSeenRare`).
-    public var nowPassing: [String]
-    /// Expected failures marked rare (`Entry.rare`) that this run did not show: said, not failed.
-    public var notSeenRare: [String]
-    /// Expected failures this run showed.
-    public var confirmed: [String]
-
-    public init(result: RunResult, expectations: Expectations) {
-        var failing = result.statistics.filter { $0.status == .fail }.map(\.id)
-        failing += result.findings.map(\.rule).filter { $0 == Finding.crashRule || $0 == Finding.hangRule }
-        let expected = expectations.expected.map(\.rule)
-        unexpected = failing.filter { !expected.contains($0) }
-        confirmed = failing.filter { expected.contains($0) }
-        let rare = expectations.expected.filter { $0.rare != nil }.map(\.rule)
-        nowPassing = expected.filter { !failing.contains($0) && !rare.contains($0) }
-        notSeenRare = expected.filter { !failing.contains($0) && rare.contains($0) }
-    }
-
-    public func passes(strict: Bool) -> Bool { unexpected.isEmpty && (!strict || nowPassing.isEmpty) }
-}

@@ -15,8 +15,12 @@ public struct RunConfiguration: Sendable {
     public var shrink: Bool
     /// Attempts per shrink candidate on a nondeterministic implementation.
     public var attempts: Int?
-    /// Stop at the first case that breaks a rule (for "is this bug caught, and how soon").
+    /// Stop at the first case that breaks a rule whose breaking fails the run (for "is this bug
+    /// caught, and how soon").
     public var stopAtFirstFailure = false
+    /// Warnings fail the run too (`--strict`): a broken documented example, piece of advice or
+    /// observed-only rule (`Severity.warning`) counts as a failure.
+    public var strict = false
     /// Cases run at once. Cases are folded into the result in index order whatever finishes
     /// first, so the result (statistics, first failures, findings) does not depend on it.
     public var jobs = 1
@@ -98,7 +102,12 @@ public struct RuleStatistics: Sendable, Codable, Equatable {
     /// Why, for not-observable and not-applicable.
     public var reason: String?
 
-    public enum Status: String, Sendable, Codable { case pass, fail, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached" }
+    /// `fail`: a rule whose breaking fails the run (a documented must) was broken; `warn`: a rule
+    /// whose breaking is a warning (`Severity.warning`) was broken.
+    public enum Status: String, Sendable, Codable { case pass, fail, warn, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached" }
+
+    /// Whether the rule was broken in some case, whatever its severity.
+    public var broken: Bool { status == .fail || status == .warn }
 }
 
 /// The first failing case of a rule, before shrinking.
@@ -125,9 +134,14 @@ public struct RunResult: Sendable {
     /// The run was stopped early (`RunConfiguration.stop`): `cases` says how many were decided,
     /// and findings not fully shrunk say so (`Finding.interrupted`).
     public var interrupted = false
-    /// Whether the run found something: a rule broken, a crash, a hang, or a driver that broke
-    /// the protocol.
-    public var failed: Bool { !findings.isEmpty }
+    /// Whether the run fails: a must-rule broken, a crash, a hang, or a driver that broke the
+    /// protocol; under `--strict` (`RunConfiguration.strict`) a warning too.
+    public var failed: Bool { configuration.strict ? !findings.isEmpty : !failures.isEmpty }
+    /// Findings that fail the run whatever `--strict` says.
+    public var failures: [Finding] { findings.filter { $0.severity == .failure } }
+    /// Findings of rules that are documented examples, advice or observed only: reported, and
+    /// failing the run only under `--strict`.
+    public var warnings: [Finding] { findings.filter { $0.severity == .warning } }
 
     /// Why the run gives no verdict on the implementation, if it does not: its driver broke the
     /// protocol in some case (those cases were not judged, and the driver's account of the
@@ -140,7 +154,7 @@ public struct RunResult: Sendable {
                 + (first.map { "; first in case \($0.caseIndex): " + ($0.message.components(separatedBy: "; required: ").first ?? $0.message) } ?? "")
                 + (configuration.impl.launch.map { "; 'opconform driver-check \(ShellWords.quote($0.executable))' checks the driver" } ?? "")
         }
-        if findings.isEmpty && !statistics.contains(where: { $0.status == .pass || $0.status == .fail }) {
+        if findings.isEmpty && !statistics.contains(where: { $0.status == .pass || $0.broken }) {
             return "no rule was reached in \(cases) cases: nothing was checked"
                 + (statistics.count < RuleBook.all.count ? " (--rules chose \(statistics.count); try more cases or other rules)" : "")
         }
@@ -217,11 +231,12 @@ public struct Runner: Sendable {
                               replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
                                                                                      profile: c.profile, faults: c.faults, program: c.replayProgram)))
             progress(done, total, broken)
-            if !brokenRules.isEmpty && c.stopAtFirstFailure { casesRun = done; break folding }
+            if c.stopAtFirstFailure && brokenRules.contains(where: { c.strict || Finding.severity(of: $0) == .failure }) { casesRun = done; break folding }
         }
         pipeline.finish()
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
-            stats[n].status = stats[n].violations > 0 ? .fail : (stats[n].hits > 0 ? .pass : .notReached)
+            let broken: RuleStatistics.Status = c.rules[n].rule.severity == .failure ? .fail : .warn
+            stats[n].status = stats[n].violations > 0 ? broken : (stats[n].hits > 0 ? .pass : .notReached)
         }
         // Drivers still waiting for a case are ended first: a child's CPU is counted once it is
         // reaped. The shrinker starts its own.

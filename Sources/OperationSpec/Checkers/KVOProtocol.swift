@@ -38,16 +38,23 @@ extension RuleBook {
                 guard let did = c.facts.notifiedFinishedAt[op], let exec = c.facts.executingAt[op], exec < did else { continue }
                 let t = c.event(did).thread
                 let keyed = c.facts.opEvents[op].filter { j in
-                    j <= did && c.event(j).thread == t && {
+                    c.event(j).thread == t && {
                         switch c.event(j).kind {
                         case .willChange(_, .isFinished, _), .willChange(_, .isExecuting, _), .didChange(_, .isFinished, _), .didChange(_, .isExecuting, _): return true
                         default: return false
                         }
                     }()
                 }
-                guard let from = keyed.lastIndex(where: { c.event($0).kind.isWill(.isFinished) }) else { continue }
+                guard let at = keyed.firstIndex(of: did),
+                      var from = keyed[...at].lastIndex(where: { c.event($0).kind.isWill(.isFinished) }) else { continue }
+                // The completion's notifications, whole: the will isExecuting written just before
+                // the will isFinished (the nested order) and the did isExecuting just after the
+                // did isFinished belong to it, so the message quotes what really happened.
+                var to = at
+                while from > keyed.startIndex, c.event(keyed[from - 1]).kind.isWill(.isExecuting) { from -= 1 }
+                while to + 1 < keyed.endIndex, case .didChange(_, .isExecuting, _) = c.event(keyed[to + 1]).kind { to += 1 }
                 r.hits += 1
-                let seq = keyed[from...].map { j -> String in
+                let seq = keyed[from...to].map { j -> String in
                     switch c.event(j).kind {
                     case .willChange(_, let k, _): return "will " + k.rawValue
                     case .didChange(_, let k, _): return "did " + k.rawValue
@@ -57,7 +64,7 @@ extension RuleBook {
                 let expected = ["will isFinished", "will isExecuting", "did isExecuting", "did isFinished"]
                 if seq != expected {
                     r.violations.append(c.violation("KVO-COMPLETION-ORDER", "op \(op) finished with notifications " + seq.joined(separator: ", "),
-                                                    expected.joined(separator: ", "), Array(keyed[from...])))
+                                                    expected.joined(separator: ", "), Array(keyed[from...to])))
                 }
             }
             return r

@@ -1,0 +1,37 @@
+import OperationSpec
+
+/// What a gate decided: the rules this run broke, held against the expected divergences.
+/// A broken rule that only warns (`Severity.warning`) is told apart from one that fails: with no
+/// expectation it is an unexpected warning, which fails the gate only under `--strict`.
+public struct GateVerdict: Sendable {
+    /// Rules that fail the run (must-rules, crashes, hangs) broken with no expectation: the gate
+    /// fails.
+    public var unexpected: [String]
+    /// Rules that warn broken with no expectation: said; the gate fails on them under `--strict`.
+    public var unexpectedWarnings: [String]
+    /// Expected divergences that this run did not show (rare ones left out: `notSeenRare`).
+    public var nowPassing: [String]
+    /// Expected divergences marked rare (`Entry.rare`) that this run did not show: said, not failed.
+    public var notSeenRare: [String]
+    /// Expected divergences this run showed.
+    public var confirmed: [String]
+
+    public init(result: RunResult, expectations: Expectations) {
+        var broken = result.statistics.filter(\.broken).map(\.id)
+        broken += result.findings.map(\.rule).filter { $0 == Finding.crashRule || $0 == Finding.hangRule }
+        let expected = expectations.expected.map(\.rule)
+        let surprising = broken.filter { !expected.contains($0) }
+        unexpected = surprising.filter { Finding.severity(of: $0) == .failure }
+        unexpectedWarnings = surprising.filter { Finding.severity(of: $0) == .warning }
+        confirmed = broken.filter { expected.contains($0) }
+        let rare = expectations.expected.filter { $0.rare != nil }.map(\.rule)
+        nowPassing = expected.filter { !broken.contains($0) && !rare.contains($0) }
+        notSeenRare = expected.filter { !broken.contains($0) && rare.contains($0) }
+    }
+
+    /// `strict`: nothing is let go: unexpected warnings and expected divergences no longer
+    /// seen fail the gate too.
+    public func passes(strict: Bool) -> Bool {
+        unexpected.isEmpty && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty))
+    }
+}
