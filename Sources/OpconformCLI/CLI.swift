@@ -60,6 +60,7 @@ public enum CLI {
             return 0
         case "rules": return try RulesCommand.run(Arguments(rest, command: "rules"), console)
         case "samples": return try SamplesCommand.run(Arguments(rest, command: "samples"), console)
+        case "sweep": return try SweepCommand.run(Arguments(rest, command: "sweep"), console)
         case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)

@@ -20,6 +20,8 @@ enum Help {
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
+      sweep FILE One scenario file (yours, a finding's, a sample) under many schedule seeds,
+                 every rule checked on every run, on any implementation.
       driver-check PATH  Test a driver you wrote against the driver protocol, one check per line.
       help CMD   Help for one command.
 
@@ -55,8 +57,15 @@ enum Help {
       it, else its absolute path, so they run from any folder. To put it on PATH:
         swift build -c release && cp .build/release/opconform /usr/local/bin/
 
+    VERDICTS
+      A broken rule that the documents state as a must (strength "documented must"), a crash
+      and a hang FAIL. A broken documented example (a listing's order), documented advice or
+      observed-only rule WARNs: it is reported, with its strength, everywhere (console, JSON,
+      JUnit, Swift Testing), and fails the run only with --strict (run, gate, sweep).
+
     EXIT STATUS
-      0 conformant   1 violations found   2 bad usage or input   3 internal error
+      0 conformant (warnings allowed)   1 failures found (or warnings, with --strict)
+      2 bad usage or input   3 internal error
       4 no verdict: the driver broke the protocol (DRIVER-PROTOCOL; those cases were not
         judged), or no rule was reached
 
@@ -67,6 +76,7 @@ enum Help {
       swift run opconform rules
       swift run opconform rules --json --rules 'KVO-*'
       swift run opconform samples --schedules 10000
+      swift run opconform sweep my-scenario.json --schedules 5000
       swift run opconform replay Fixtures/samples/guide-listings-2-5-to-2-7.json --schedule-seed 8
       opconform run --impl exec:./my-driver --count 200
       opconform run --impl exec:python3 --driver-arg driver.py --unit-us 5000
@@ -99,6 +109,27 @@ enum Help {
     Exit status 1 when any sample breaks a rule (several do: that is a finding about the documents).
     """
 
+    static let sweep = """
+    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--profile P] [--rules GLOB] [--strict]
+    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
+
+    Runs one scenario (a scenario file you wrote, a finding file, a sample from Fixtures/samples/)
+    under N schedule seeds (S, S+1, ...; default 1000 from 1 on the reference engine, 100 on any
+    other implementation) and checks every rule on every run. Prints the endings, then each rule
+    broken (FAIL for a documented must, WARN for an example, advice or observed-only rule) with
+    its strength, how many schedules broke it, the first schedule seed that did, the violation
+    with its witnessing events, and the replay line for that schedule. On the reference engine a
+    schedule seed fixes every interleaving; on a real implementation it names the run, and the
+    count says how often the scenario breaks the rule there.
+
+      --strict   warnings fail the sweep too
+
+    Exit status 0 when no rule failed, 1 when one did (or warned, with --strict), or a run crashed
+    or hung; 2 for bad usage or input; 4 when the driver broke the protocol.
+
+    Example: opconform sweep Fixtures/samples/guide-listings-2-5-to-2-7.json --schedules 5000
+    """
+
     static let replay = """
     opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--json]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
@@ -126,7 +157,7 @@ enum Help {
     static let run = """
     opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
                   [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--json FILE] [--junit FILE]
-                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table]
+                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict]
                   [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N]
 
     Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
@@ -150,6 +181,8 @@ enum Help {
       --junit FILE       one test case per rule
       --attempts N       tries per shrink candidate (nondeterministic implementations)
       --table            print hits and violations per rule
+      --strict           warnings fail the run too (broken documented examples, advice and
+                         observed-only rules; by default they are reported as WARN, exit 0)
       --log FILE         one JSON line per case as soon as it is decided (default DIR/cases.jsonl):
                          a killed run keeps every case it finished, each broken one with its replay
                          line; a run that ends with no finding removes the default log (and the
@@ -159,9 +192,11 @@ enum Help {
                          whose cost is unknown); results do not depend on it
       --shard I/N        run only cases k with k mod N = I-1, to split a run across N machines
 
-    Statuses: pass, fail, not-observable (the implementation cannot see what the rule needs),
-    not-applicable (the rule belongs to another profile), not-reached (no case reached it).
-    Exit status 0 when no rule was broken, 1 otherwise, 2 for bad usage, 4 for no verdict: the
+    Statuses: pass, fail (a documented must broken), warn (a documented example, advice or
+    observed-only rule broken), not-observable (the implementation cannot see what the rule
+    needs), not-applicable (the rule belongs to another profile), not-reached (no case reached it).
+    Exit status 0 when no rule failed (warnings allowed), 1 when one did (or a rule warned, with
+    --strict), 2 for bad usage, 4 for no verdict: the
     driver broke the protocol in some case (DRIVER-PROTOCOL; those cases are not judged), or no
     rule was reached at all.
     """
@@ -201,7 +236,10 @@ enum Help {
     rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences
     (Specs/expectations-format.md). Passes (exit 0) when every failure is expected; fails (exit 1)
     on any unexpected one, printed with its replay line. Expected failures the run did not show
-    are reported as now passing; --strict fails the gate on them too. Exits 4 (no verdict), whatever
+    are reported as now passing. An unexpected broken rule that only warns (a documented example,
+    advice, observed only) is reported as an unexpected warning and does not fail the gate.
+    --strict lets nothing go: unexpected warnings and expected failures no longer seen fail the
+    gate too. Exits 4 (no verdict), whatever
     FILE says, when the driver broke the protocol or no rule was reached: DRIVER-PROTOCOL cannot
     be an expected divergence.
     """
@@ -275,6 +313,7 @@ enum Help {
         switch name {
         case "rules": return rules
         case "samples": return samples
+        case "sweep": return sweep
         case "replay": return replay
         case "run": return run
         case "faults": return faults

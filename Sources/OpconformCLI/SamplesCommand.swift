@@ -10,6 +10,10 @@ enum SamplesCommand {
         var input = input
         let args = try input.parse(flags: [], options: ["--schedules", "--profile", "--write", "--seed"])
         if args.flags.contains("--help") { print(Help.samples); return 0 }
+        // `samples FILE` once ran the built-in samples and ignored FILE without a word.
+        if let stray = args.positionals.first {
+            throw InputError("samples runs the documents' own samples and takes no file, but was given '\(stray)'; for a scenario file of your own: opconform sweep \(ShellWords.quote(stray))")
+        }
         let schedules = try args.int("--schedules", default: 1000, range: 1...10_000_000)
         let seed = try args.seed("--seed", default: 1)
         let profile = try args.profile()
@@ -29,13 +33,8 @@ enum SamplesCommand {
             if interactive { console.err("running \(sample.scenario.name) under \(schedules) schedules...\r") }
             let sweep = ScheduleSweep(scenario: sample.scenario, schedules: schedules, firstSeed: seed, profile: profile)
             print("\(sample.scenario.name)  (\(sample.source))")
-            print("  \(schedules) schedules from seed \(seed); endings: " + sweep.endings.keys.sorted().map { "\($0) \(sweep.endings[$0]!)" }.joined(separator: ", "))
-            if sweep.violated.isEmpty { print("  no violation") }
-            for t in sweep.violated {
-                anyViolation = true
-                print("  \(t.id): broken under \(t.violatingSeeds) of \(schedules) schedules; first at schedule seed \(t.firstSeed!)")
-                if let v = t.firstViolation { print("    " + v.description.replacingOccurrences(of: "\n", with: "\n    ")) }
-            }
+            print(SweepReport.text(sweep, firstSeed: seed, strict: false, replay: nil), terminator: "")
+            if !sweep.violated.isEmpty || !sweep.deaths.isEmpty { anyViolation = true }
         }
         return anyViolation ? 1 : 0
     }
