@@ -1,9 +1,10 @@
 import OperationSpec
 
 /// The documents' own sample operations, written as step programs, each inside a scenario that
-/// drives it the way its document does. `Fixtures/samples/` holds their JSON (a test keeps the
-/// two identical). Where a listing leaves something out (how long "the work" takes), the sample
-/// says what it chose.
+/// drives it the way its document does. `Fixtures/samples/` holds their JSON in scenario format
+/// 2 (`ScenarioFormat.encode`; a test keeps the two identical), the examples a person writing a
+/// scenario by hand starts from. Where a listing leaves something out (how long "the work"
+/// takes), the sample says what it chose.
 public enum DocumentSamples {
     public struct Sample: Sendable {
         public let scenario: Scenario

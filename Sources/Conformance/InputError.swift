@@ -35,6 +35,16 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
         return InputError(JSONDiagnosis.oneLine("\(JSONDiagnosis.oneLine(source)): \(sentence)", limit: 1000))
     }
 
+    /// A key that has no meaning where it stands, refused rather than passed over (a misspelt
+    /// "queuePriorty" would otherwise run and quietly mean something else): the place, the key
+    /// and where it is, the nearest key that does mean something there, and `clause`, the keys
+    /// allowed there. `source` is already on one line.
+    static func unknownKey(_ key: String, in path: [JSONPathSegment], at position: String, allowed: [String], clause: String, source: String) -> InputError {
+        let sentence = "\(source): \(JSONPathSegment.render(path)) has an unknown key \(JSONDiagnosis.quoted(key)) at \(position)"
+            + KeySuggestion.clause(for: key, among: allowed) + " (\(clause))"
+        return InputError(JSONDiagnosis.oneLine(sentence, limit: 1000))
+    }
+
     /// Turns a decoding failure into one sentence naming the source, the field, what is there
     /// (with its line and column) and what is allowed. With `data`, the document that failed,
     /// the sentence can say where; with `retry`, which decodes data the same way, a number the
@@ -96,7 +106,7 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
 
     /// The sentence for a document the decoder could not read at all: not JSON (where, and a
     /// hint), empty, nested too deep, or holding a number that does not fit its field.
-    private static func unreadable(source: String, _ diagnosis: JSONDiagnosis?, retry: ((Data) -> Error?)?) -> InputError {
+    static func unreadable(source: String, _ diagnosis: JSONDiagnosis?, retry: ((Data) -> Error?)?) -> InputError {
         guard let diagnosis else { return InputError("\(source) is not valid JSON, or holds a number that does not fit its field") }
         switch diagnosis.outcome {
         case .empty(let whiteSpaceOnly):

@@ -3,6 +3,9 @@ import OperationSpec
 
 /// The one place JSON is written and read. Keys are sorted and output is pretty-printed, so the
 /// same value is the same bytes in every process: scenarios and traces can be diffed and hashed.
+/// Scenario and finding FILES have formats of their own, for people (`ScenarioFormat`,
+/// `FindingFile`); `encode` of a scenario is its synthesized form, what drivers receive and
+/// what `ScenarioHash` hashes.
 public enum JSONCodec {
     public static func encode<T: Encodable>(_ value: T) -> Data {
         let encoder = JSONEncoder()
@@ -38,7 +41,17 @@ public enum JSONCodec {
         if let checked = value as? any CheckedInput, let problem = checked.inputProblem() {
             throw InputError.field(problem, source: source, data: data)
         }
+        // After the checks of its values: a file of a format this build does not read is told
+        // so, not that its new keys are unknown.
+        if let keyed = value as? any StrictlyKeyed, let unknown = keyed.unknownKey(in: data, source: source) { throw unknown }
         return value
+    }
+
+    /// A finding file, of any format this build reads (`FindingFile`: the scenario inside a
+    /// format-3 finding is format 2, which Foundation's decoder cannot read). More specific than
+    /// the generic `decode`, so `decode(Finding.self, ...)` comes here.
+    public static func decode(_ type: Finding.Type, from data: Data, source: String) throws(InputError) -> Finding {
+        try FindingFile.decode(data, source: source)
     }
 
     /// The largest file the harness reads as input. Scenarios, findings and expectations are
@@ -92,23 +105,18 @@ public enum JSONCodec {
         }
     }
 
-    /// Reads a scenario file and checks it can be run; every problem is one sentence.
+    /// Reads a scenario file, format 1 or 2 (`ScenarioFormat`), and checks it can be run; every
+    /// problem is one sentence.
     public static func loadScenario(at path: String) throws(InputError) -> Scenario {
         let data = try readFile(at: path)
-        let scenario: Scenario
         do {
-            scenario = try decode(Scenario.self, from: data, source: path)
+            return try ScenarioFormat.decode(data, source: path)
         } catch {
-            // A finding that `replay` took for a scenario (its quick look uses another JSON
-            // reader, which refuses what does not fit its own number types): say what is wrong
-            // with it as a finding, not that a scenario field is missing.
-            if looksLikeFinding(data) { _ = try decode(Finding.self, from: data, source: path) }
+            // A finding that `replay` took for a scenario: say what is wrong with it as a
+            // finding, not that a scenario field is missing.
+            if looksLikeFinding(data) { _ = try FindingFile.decode(data, source: path) }
             throw error
         }
-        if let problem = scenario.problems().first {
-            throw InputError(JSONDiagnosis.oneLine("\(path): \(problem)", limit: 1000))
-        }
-        return scenario
     }
 
     /// Whether `data` is a JSON object with the fields only a finding has (`rule`, `identity`).
@@ -116,6 +124,14 @@ public enum JSONCodec {
         guard case .object(let members)? = JSONDiagnosis(data).root?.value else { return false }
         let keys = Set(members.map(\.key))
         return keys.contains("rule") && keys.contains("identity")
+    }
+
+    /// Whether `data` is a JSON object with the fields an expectations file has (`expected`,
+    /// `impl`), so a command that takes scenarios and findings can say what it was given instead.
+    public static func looksLikeExpectations(_ data: Data) -> Bool {
+        guard case .object(let members)? = JSONDiagnosis(data).root?.value else { return false }
+        let keys = Set(members.map(\.key))
+        return keys.contains("expected") && keys.contains("impl") && !keys.contains("identity")
     }
 }
 

@@ -27,20 +27,25 @@ public enum JSONPathSegment: Sendable, Hashable {
 /// own (RFC 8259 and the decoder's nesting limit; like the decoder, it lets a comma end a list
 /// or an object) that says where the text stops being JSON, and a
 /// tree of what was read with each value's position, to say what stands at a field and where.
-/// It reads only documents the decoder refused, so its cost is never paid on good input.
+/// Scenario files of format 2 and finding files are read with it (`ScenarioFormat`, `FindingFile`),
+/// since their strict reading needs every key and where it stands; other documents are read with
+/// it only when the decoder refused them, or to look for keys the decoder passed over.
 struct JSONDiagnosis {
     /// The deepest nesting of objects and lists Foundation's JSONDecoder reads (513 fails).
     static let depthLimit = 512
 
     struct Node: Sendable {
         enum Value: Sendable {
-            case object([(key: String, node: Node)])
+            /// Members in the order of the text; `keyOffset` is where the key's opening quote is,
+            /// so that a sentence about a key it does not know points at the key itself.
+            case object([Member])
             case array([Node])
             case string(String)
             case number(String)
             case bool(Bool)
             case null
         }
+        typealias Member = (key: String, keyOffset: Int, node: Node)
         /// The byte offset of the value's first character.
         var offset: Int
         var value: Value
@@ -181,7 +186,7 @@ extension JSONDiagnosis {
 
         private enum Frame {
             case array(offset: Int, items: [Node])
-            case object(offset: Int, members: [(key: String, node: Node)], key: String)
+            case object(offset: Int, members: [Node.Member], key: (text: String, offset: Int))
         }
 
         private struct Stop: Error { var outcome: Outcome }
@@ -225,7 +230,7 @@ extension JSONDiagnosis {
                     skipSpace()
                     if c == UInt8(ascii: "{") {
                         if peek == UInt8(ascii: "}") { i += 1; done = Node(offset: start, value: .object([])) } else {
-                            let key = try memberKey(stack + [.object(offset: start, members: [], key: "")], afterComma: false)
+                            let key = try memberKey(stack + [.object(offset: start, members: [], key: ("", start))], afterComma: false)
                             stack.append(.object(offset: start, members: [], key: key))
                             continue
                         }
@@ -275,7 +280,7 @@ extension JSONDiagnosis {
                         stack.append(.array(offset: offset, items: items))
                         throw separatorExpected(stack, closer: "]")
                     case .object(let offset, var members, let key):
-                        members.append((key, done))
+                        members.append((key.text, key.offset, done))
                         if peek == UInt8(ascii: ",") {
                             i += 1
                             skipSpace()
@@ -292,8 +297,8 @@ extension JSONDiagnosis {
             }
         }
 
-        /// A key, its colon and the space after; i is then at the member's value.
-        private mutating func memberKey(_ open: [Frame], afterComma: Bool) throws -> String {
+        /// A key (with where it begins), its colon and the space after; i is then at the member's value.
+        private mutating func memberKey(_ open: [Frame], afterComma: Bool) throws -> (text: String, offset: Int) {
             guard let c = peek else { throw endInside(open, expecting: "a key") }
             guard c == UInt8(ascii: "\"") else {
                 let hint: String
@@ -305,6 +310,7 @@ extension JSONDiagnosis {
                 }
                 throw invalid("at \(at(i)) there is \(found(i)) where a key in double quotes should begin (\(hint))")
             }
+            let keyOffset = i
             let key = try string()
             skipSpace()
             guard peek == UInt8(ascii: ":") else {
@@ -313,7 +319,7 @@ extension JSONDiagnosis {
             }
             i += 1
             skipSpace()
-            return key
+            return (key, keyOffset)
         }
 
         private mutating func matches(_ word: String) -> Bool {

@@ -85,7 +85,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
         let entry = known?.expected.first { $0.rule == unshrunk.rule }
         let finding = shrink && entry == nil ? Runner(configuration).shrunk(unshrunk) : unshrunk
         let path = (directory as NSString).appendingPathComponent(finding.fileName)
-        let file = (try? JSONCodec.encode(finding).write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
+        let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
         outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
                                                         expectation: entry))
     }
@@ -108,7 +108,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
             let warns = report.finding.severity == .warning && !strict
             Issue.record(Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result)),
                          severity: warns ? .warning : .error, sourceLocation: sourceLocation)
-            Attachment.record(Array(JSONCodec.encode(report.finding)), named: report.finding.fileName, sourceLocation: sourceLocation)
+            Attachment.record(Array(report.finding.fileData), named: report.finding.fileName, sourceLocation: sourceLocation)
         }
     }
     return outcome

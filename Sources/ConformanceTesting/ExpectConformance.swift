@@ -37,7 +37,7 @@ public func expectConformance(of impl: any Implementation, count: Int = 200, see
             case \(finding.caseIndex) of seed \(seed), case seed \(finding.identity.caseSeed); minimised to \(finding.operations) operations
             replay: \(finding.replayLine(file: nil, program: ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)))
             """), severity: warns ? .warning : .error, sourceLocation: sourceLocation)
-        Attachment.record(Array(JSONCodec.encode(finding).map { $0 }), named: finding.fileName, sourceLocation: sourceLocation)
+        Attachment.record(Array(finding.fileData.map { $0 }), named: finding.fileName, sourceLocation: sourceLocation)
     }
     return result
 }

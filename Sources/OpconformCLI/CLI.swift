@@ -61,6 +61,7 @@ public enum CLI {
         case "rules": return try RulesCommand.run(Arguments(rest, command: "rules"), console)
         case "samples": return try SamplesCommand.run(Arguments(rest, command: "samples"), console)
         case "sweep": return try SweepCommand.run(Arguments(rest, command: "sweep"), console)
+        case "convert": return try ConvertCommand.run(Arguments(rest, command: "convert"), console)
         case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
@@ -70,7 +71,7 @@ public enum CLI {
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, bench, faults, samples, driver, driver-check")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, bench, faults, samples, sweep, convert, driver, driver-check")
         }
     }
 }

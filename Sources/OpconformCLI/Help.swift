@@ -22,6 +22,8 @@ enum Help {
                  schedule seeds on the reference engine, and report what they break.
       sweep FILE One scenario file (yours, a finding's, a sample) under many schedule seeds,
                  every rule checked on every run, on any implementation.
+      convert    Rewrite scenario files of format 1 in format 2 and findings of format 1 or 2
+                 in format 3, in place; --check lists files not in the newest format (exit 1).
       driver-check PATH  Test a driver you wrote against the driver protocol, one check per line.
       help CMD   Help for one command.
 
@@ -131,7 +133,7 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--json]
+    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
 
@@ -314,6 +316,7 @@ enum Help {
         case "rules": return rules
         case "samples": return samples
         case "sweep": return sweep
+        case "convert": return ConvertCommand.help
         case "replay": return replay
         case "run": return run
         case "faults": return faults

@@ -14,7 +14,7 @@ enum ReplayCommand {
         // What replay has to say about a finding goes to standard output, or to standard error
         // when standard output carries JSON.
         var note: (String) -> Void = print
-        let args = try input.parse(flags: ["--json", "--original", "--no-faults"],
+        let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict"],
                                    options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault"]
                                             + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
@@ -102,7 +102,11 @@ enum ReplayCommand {
             print("\(scenario.name): \(impl.name), schedule seed \(seed), profile \(profile.rawValue)" + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ",")) + ", \(scenario.operations.count) operations, \(trace.events.count) events, ended \(trace.ending.rawValue)")
             let reached = verdicts.filter { if case .checked(let r) = $0.verdict { return r.hits > 0 }; return false }.count
             print("\(checks.count) rules checked, \(reached) reached, \(violations.count) violations")
-            for v in violations { print(v.description) }
+            for v in violations {
+                let rule = RuleBook.check(id: v.rule)?.rule
+                let head = rule?.severity == .warning && !args.flags.contains("--strict") ? "WARN" : "FAIL"
+                print("\(head) [\(rule?.strength.rawValue ?? "run")] " + v.description)
+            }
             if case .hang(let what)? = trace.events.last?.kind { print("the run hung: \(what)") }
             if case .breach(let what)? = trace.events.last?.kind { print("NO VERDICT: the driver broke the protocol: \(what)") }
         }
@@ -113,18 +117,18 @@ enum ReplayCommand {
         // A crash or a hang is a failure as `run` counts it (RUN-CRASH, RUN-HANG), though no
         // rule of the catalog says so.
         if trace.ending == .breach { return 4 }
-        return violations.isEmpty && ShrinkTarget.death(of: trace).isEmpty ? 0 : 1
+        // A broken rule that only warns (a documented example, advice, observed only) fails the
+        // replay only under --strict, as it fails a run.
+        let failing = violations.filter { args.flags.contains("--strict") || Finding.severity(of: $0.rule) == .failure }
+        return failing.isEmpty && ShrinkTarget.death(of: trace).isEmpty ? 0 : 1
     }
 
-    /// The finding in `path`, or nil when the file is a plain scenario.
+    /// The finding in `path` (format 1 to 3, `FindingFile`), or nil when the file is a plain
+    /// scenario.
     static func loadFinding(_ path: String) throws(InputError) -> Finding? {
         let data = try JSONCodec.readFile(at: path)
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["rule"] != nil, object["identity"] != nil else { return nil }
-        let finding = try JSONCodec.decode(Finding.self, from: data, source: path)
-        guard (1...Finding.newestFormat).contains(finding.format) else {
-            throw InputError("\(path): finding format \(finding.format); this build reads 1 to \(Finding.newestFormat)")
-        }
-        if finding.format == 1 && finding.driver != nil { throw InputError("\(path): a finding that names a driver is format 2, not 1") }
+        guard JSONCodec.looksLikeFinding(data) else { return nil }
+        let finding = try FindingFile.decode(data, source: path)
         if let problem = finding.scenario.problems().first { throw InputError("\(path): \(problem)") }
         return finding
     }

@@ -84,7 +84,7 @@ enum RunCommand {
         var files: [String: String] = [:]
         for f in result.findings {
             let path = (dir as NSString).appendingPathComponent(f.fileName)
-            guard FileManager.default.createFile(atPath: path, contents: JSONCodec.encode(f)) else { throw InputError("cannot write \(path)") }
+            guard FileManager.default.createFile(atPath: path, contents: f.fileData) else { throw InputError("cannot write \(path)") }
             files[f.rule] = path
         }
         return files

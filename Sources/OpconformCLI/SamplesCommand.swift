@@ -20,7 +20,7 @@ enum SamplesCommand {
         if let dir = args.options["--write"] {
             for sample in DocumentSamples.all {
                 let path = (dir as NSString).appendingPathComponent(sample.scenario.name + ".json")
-                guard FileManager.default.createFile(atPath: path, contents: JSONCodec.encode(sample.scenario)) else {
+                guard FileManager.default.createFile(atPath: path, contents: ScenarioFormat.encode(sample.scenario)) else {
                     throw InputError("cannot write \(path)")
                 }
             }

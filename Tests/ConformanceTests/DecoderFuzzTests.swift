@@ -22,8 +22,10 @@ struct DecoderFuzzTests {
         var command: (@Sendable (String) -> [String])?
     }
 
+    /// A scenario file, format 1 or 2: `ScenarioFormat.decode` refuses one that cannot run as
+    /// it refuses one it cannot read, so a validation problem here is a refusal too.
     static let scenarioKind = Kind(name: "scenario", read: { data, source throws(InputError) in
-        try JSONCodec.decode(Scenario.self, from: data, source: source).problems().first
+        try ScenarioFormat.decode(data, source: source).problems().first
     }, command: { ["replay", $0] })
     static let findingKind = Kind(name: "finding", read: { data, source throws(InputError) in
         try JSONCodec.decode(Finding.self, from: data, source: source).scenario.problems().first
@@ -44,12 +46,14 @@ struct DecoderFuzzTests {
     static func samples() throws -> [(kind: Kind, text: [UInt8])] {
         var out: [(kind: Kind, text: [UInt8])] = []
         let generator = ScenarioGenerator(options: GeneratorOptions(size: 4, misuseRate: 40, flawRate: 30))
-        for seed: UInt64 in [1, 2, 3] { out.append((scenarioKind, Array(JSONCodec.encode(generator.generate(seed: seed))))) }
-        for sample in DocumentSamples.all.prefix(4) { out.append((scenarioKind, Array(JSONCodec.encode(sample.scenario)))) }
+        // Scenario files in format 2, as files are written, and in format 1, which is still read.
+        for seed: UInt64 in [1, 2, 3] { out.append((scenarioKind, Array(ScenarioFormat.encode(generator.generate(seed: seed))))) }
+        for sample in DocumentSamples.all.prefix(4) { out.append((scenarioKind, Array(ScenarioFormat.encode(sample.scenario)))) }
+        out.append((scenarioKind, Array(JSONCodec.encode(generator.generate(seed: 4)))))
+        out.append((scenarioKind, Array(JSONCodec.encode(DocumentSamples.all[4].scenario))))
         let finding = try #require(FaultProbe.firstFinding(.oneTooMany))
-        out.append((findingKind, Array(JSONCodec.encode(finding))))
+        out.append((findingKind, Array(finding.fileData)))
         var withDriver = finding
-        withDriver.format = Finding.newestFormat
         withDriver.driver = DriverLaunch(executable: "/usr/local/bin/my-driver", arguments: ["--fast", "é"])
         out.append((findingKind, Array(JSONCodec.line(withDriver).utf8)))
         var expectations = Expectations(format: 2, impl: "my-queue", profile: .classReference, expected: [
@@ -111,7 +115,8 @@ struct DecoderFuzzTests {
                                  "1E2", "2.5e-3", "0x10", "+1", "01", "1.", ".5", "1e", "-", "1000000", "1000001", "10001", "-2", "65",
                                  "\"7\"", "4.9e-324", "1.7976931348623157e309", "0e0", "-0.0"]
     static let otherValues = ["\"x\"", "\"\"", "0", "true", "false", "null", "[]", "{}", "{\"a\":1}", "[1,2]", "{\"_0\":1}", "[[]]",
-                              "\"isFinished\"", "\"queue\"", "{\"work\":{\"_0\":1}}", "{\"this\":{}}"]
+                              "\"isFinished\"", "\"queue\"", "{\"work\":{\"_0\":1}}", "{\"this\":{}}", "\"self\"", "{\"work\":1}",
+                              "{\"return\":{}}", "{\"isReady\":\"self\"}"]
     static let insertions: [[UInt8]] = [
         Array("é".utf8), Array("😀".utf8), Array("\u{2028}".utf8), Array("\u{FEFF}".utf8), Array("\u{0}".utf8), Array("\u{85}".utf8),
         [0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80],

@@ -26,7 +26,7 @@ struct SpecsDriftTests {
         let sample = try #require(DocumentSamples.all.first { $0.scenario.name == name })
         let path = Self.root.appendingPathComponent("Fixtures/samples/\(name).json").path
         let data = try #require(FileManager.default.contents(atPath: path), "missing \(path); write with: swift run opconform samples --write Fixtures/samples")
-        #expect(data == JSONCodec.encode(sample.scenario))
+        #expect(data == ScenarioFormat.encode(sample.scenario))
         #expect(try JSONCodec.loadScenario(at: path) == sample.scenario)
     }
 

@@ -76,8 +76,12 @@ final class DriverProcess: @unchecked Sendable {
                next: () -> Bool) -> ChildProcess.Outcome {
         let fresh = cases == 0
         cases += 1
-        let tail = ChildProcess.ErrorTail()
-        lock.withLock { errors = tail }
+        // A case's last words are what it wrote to standard error. A new process may write
+        // before it reads its first request (a library that fails to load), and its reader may
+        // already have kept that: its tail is the case's. A process that served a case gets a
+        // fresh tail, so the earlier case's words are not quoted as this one's.
+        let tail = fresh ? lock.withLock { errors } : ChildProcess.ErrorTail()
+        if !fresh { lock.withLock { errors = tail } }
         let reaped = self.reaped
         guard output.reset(consume: consume, wake: { reaped.poke() }) else {
             // Not for a process that wrote between cases (`isIdleAndClean` is checked first).

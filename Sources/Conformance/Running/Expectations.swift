@@ -74,7 +74,8 @@ public struct Expectations: Codable, Sendable, Equatable {
     }
 
     /// Reads an expectations file; its format, driver entry and rule ids are checked as it is
-    /// decoded (`inputProblem`), and every problem is one sentence naming the field.
+    /// decoded (`inputProblem`), so are its keys (`StrictlyKeyed`), and every problem is one
+    /// sentence naming the field.
     public static func load(_ path: String) throws(InputError) -> Expectations {
         try JSONCodec.decode(Expectations.self, from: try JSONCodec.readFile(at: path), source: path)
     }
@@ -104,5 +105,19 @@ extension Expectations: CheckedInput {
             if let problem = Finding.ruleProblem(entry.rule, at: path) { return problem }
         }
         return nil
+    }
+}
+
+/// A key an expectations file does not have is refused with the nearest one it does (a
+/// misspelt "rare" would otherwise leave an entry not rare, and the gate failing for it).
+extension Expectations: StrictlyKeyed {
+    func optionalKeys(at path: [JSONPathSegment]) -> [String] {
+        switch path {
+        case []: return ["driver"]
+        case [.key("driver")]: return ["arguments"]
+        default:
+            if path.count == 2, path[0] == .key("expected"), case .index = path[1] { return ["rare"] }
+            return []
+        }
     }
 }

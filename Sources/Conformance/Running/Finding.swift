@@ -1,14 +1,20 @@
+import Foundation
 import OperationSpec
 import ReferenceEngine
 
 /// A rule broken by a generated case, minimised, with everything needed to reproduce it months
-/// later on another machine. Written as JSON next to the run (`--out`), read by `replay FILE`.
-public struct Finding: Sendable, Codable, Equatable {
+/// later on another machine. Written as JSON next to the run (`--out`), read by `replay FILE`
+/// (`FindingFile`: `fileData` writes one, `JSONCodec.decode(Finding.self, ...)` reads one).
+///
+/// Encodable only: a finding of format 3 holds its scenario in format 2, which the synthesized
+/// decoder cannot read, so reading goes through `FindingFile`, never through `Decodable`.
+public struct Finding: Sendable, Encodable, Equatable {
     /// 1: a built-in implementation. 2: adds `driver`, the command of a driver the harness
-    /// started by path (`--impl exec:PATH`). A finding without a driver is still written as 1,
-    /// so older files and fixtures keep their bytes; a reader refuses anything newer than 2.
-    public static let formatVersion = 1
-    public static let newestFormat = 2
+    /// started by path (`--impl exec:PATH`). 3: the scenario is in scenario format 2 (the one
+    /// people write by hand), with or without a driver. Every finding is written as 3; 1 and 2
+    /// are still read (`opconform convert` rewrites them), and a reader refuses anything newer.
+    public static let formatVersion = 3
+    public static let newestFormat = 3
     /// Pseudo-rules for runs that died or stalled: not in the catalog, reported like rules.
     public static let crashRule = "RUN-CRASH", hangRule = "RUN-HANG"
     /// The pseudo-rule for a case whose driver broke the protocol (a trace ending `breach`):
@@ -18,6 +24,8 @@ public struct Finding: Sendable, Codable, Equatable {
     public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [(crashRule, .crash), (hangRule, .hang), (protocolRule, .breach)]
     /// The trace ending a pseudo-rule stands for; nil for a rule of the catalog.
     public static func pseudoEnding(_ rule: String) -> Trace.Ending? { pseudoRules.first { $0.id == rule }?.ending }
+    /// The format the finding was read in (1 to 3), or 3 for one made by this build. Whatever
+    /// it says, a finding is written in the newest format.
     public var format = Finding.formatVersion
     public var rule: String
     /// The violation on the minimised scenario.
@@ -53,12 +61,52 @@ public struct Finding: Sendable, Codable, Equatable {
     /// otherwise, so findings of whole runs keep their bytes.
     public var interrupted: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
         case scenario, scheduleSeed, reproduced, attempts, shrinkSteps, shrinkExhausted, interrupted
     }
 
     public var operations: Int { scenario.operations.count }
+
+    /// Written in the newest format whatever `format` says (the fields as they are, the scenario
+    /// as a format-2 tree), so a finding that passes through any encoder is a format-3 finding.
+    public func encode(to encoder: Encoder) throws { try encode(to: encoder, scenarioAs: .format2) }
+
+    /// How `encode(to:scenarioAs:)` writes the scenario: as a format-2 tree (a finding file), in
+    /// the synthesized form of format 1 (to compare the keys of an old file with), or not at all
+    /// (the fields alone, whose keys `FindingFile` compares apart from the scenario's).
+    enum ScenarioForm { case format2, synthesized, omitted }
+
+    func encode(to encoder: Encoder, scenarioAs form: ScenarioForm) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Finding.formatVersion, forKey: .format)
+        try c.encode(rule, forKey: .rule)
+        try c.encode(message, forKey: .message)
+        try c.encode(impl, forKey: .impl)
+        try c.encodeIfPresent(driver, forKey: .driver)
+        try c.encode(profile, forKey: .profile)
+        try c.encode(faults, forKey: .faults)
+        try c.encode(runSeed, forKey: .runSeed)
+        try c.encode(caseIndex, forKey: .caseIndex)
+        try c.encode(identity, forKey: .identity)
+        try c.encode(originalHash, forKey: .originalHash)
+        try c.encode(originalOperations, forKey: .originalOperations)
+        switch form {
+        case .format2: try c.encode(ScenarioEncoder.value(scenario), forKey: .scenario)
+        case .synthesized: try c.encode(scenario, forKey: .scenario)
+        case .omitted: break
+        }
+        try c.encode(scheduleSeed, forKey: .scheduleSeed)
+        try c.encode(reproduced, forKey: .reproduced)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encode(shrinkSteps, forKey: .shrinkSteps)
+        try c.encode(shrinkExhausted, forKey: .shrinkExhausted)
+        try c.encodeIfPresent(interrupted, forKey: .interrupted)
+    }
+
+    /// The bytes of this finding's file: format 3, in the style of scenario files (sorted keys,
+    /// two spaces, `"key": value`). What every writer of a finding file should write.
+    public var fileData: Data { FindingFile.encode(self) }
 
     /// The line to paste: `program` is how the user starts opconform where they are
     /// (`ReplayProgram`), the file is the finding, and a seed line names the implementation as
@@ -96,7 +144,7 @@ extension Finding: CheckedInput {
             return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads finding formats 1 to \(Self.newestFormat)")
         }
         if format == 1 && driver != nil {
-            return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
+            return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2 or 3, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
         }
         return Self.ruleProblem(rule, at: [.key("rule")])
     }
@@ -120,18 +168,8 @@ extension Finding: CheckedInput {
         guard !a.isEmpty && a.count <= 100 else { return nil }
         var best: (id: String, distance: Int)?
         for candidate in known where !candidate.isEmpty {
-            let b = Array(candidate)
-            var row = Array(0...b.count)
-            for i in 1...a.count {
-                var previous = row[0]
-                row[0] = i
-                for j in 1...b.count {
-                    let saved = row[j]
-                    row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                    previous = saved
-                }
-            }
-            if best == nil || row[b.count] < best!.distance { best = (candidate, row[b.count]) }
+            let d = KeySuggestion.distance(a, Array(candidate))
+            if best == nil || d < best!.distance { best = (candidate, d) }
         }
         guard let best, best.distance <= max(2, best.id.count / 3) else { return nil }
         return best.id

@@ -4,8 +4,8 @@ extension RuleBook {
     static let state: [RuleCheck] = [
         RuleCheck(Rule("STATE-EXCLUSIVE", .STATE,
                        "An operation never reports isExecuting and isFinished both YES.",
-                       cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
-                       strength: .documentedExample)) { c in
+                       cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "start"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
+                       strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
                 // Exact: a subclass's own ivar stores show both values at every moment.

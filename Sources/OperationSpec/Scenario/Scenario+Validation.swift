@@ -13,7 +13,8 @@ extension Scenario {
         }
         for (i, o) in operations.enumerated() {
             let place = "operation \(i)"
-            if let p = o.threadPriority, !p.isFinite { out.append("\(place) has a thread priority that is not a number") }
+            // 004 2.6.3: thread priorities run from 0.0 to 1.0.
+            if let p = o.threadPriority, !(0...1).contains(p) { out.append("\(place) has thread priority \(p); allowed is 0.0...1.0") }
             switch o.kind {
             case .main(let body), .invocation(let body): check(body, in: place, this: i, program: nil, &out)
             case .block(let blocks):
@@ -60,7 +61,7 @@ extension Scenario {
             case .setQueuePriority(let o, _): op(o, place)
             case .setThreadPriority(let o, let p):
                 op(o, place)
-                if !p.isFinite { out.append("\(place) sets a thread priority that is not a number") }
+                if !(0...1).contains(p) { out.append("\(place) sets thread priority \(p); allowed is 0.0...1.0") }
             case .result(let o):
                 op(o, place)
                 if o >= 0 && o < nOps, case .invocation = operations[o].kind {} else if o >= 0 && o < nOps {
