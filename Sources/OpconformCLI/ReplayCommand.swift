@@ -103,9 +103,10 @@ enum ReplayCommand {
             let reached = verdicts.filter { if case .checked(let r) = $0.verdict { return r.hits > 0 }; return false }.count
             print("\(checks.count) rules checked, \(reached) reached, \(violations.count) violations")
             for v in violations {
-                let rule = RuleBook.check(id: v.rule)?.rule
-                let head = rule?.severity == .warning && !args.flags.contains("--strict") ? "WARN" : "FAIL"
-                print("\(head) [\(rule?.strength.rawValue ?? "run")] " + v.description)
+                print(v.description)
+                if let rule = RuleBook.check(id: v.rule)?.rule, rule.severity == .warning {
+                    print("    (a warning: \(rule.id) is a \(rule.strength.rawValue) rule; it fails only with --strict)")
+                }
             }
             if case .hang(let what)? = trace.events.last?.kind { print("the run hung: \(what)") }
             if case .breach(let what)? = trace.events.last?.kind { print("NO VERDICT: the driver broke the protocol: \(what)") }

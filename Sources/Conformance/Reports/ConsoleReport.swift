@@ -16,9 +16,10 @@ public enum ConsoleReport {
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         for f in r.failures + r.warnings {
             let head = f.severity == .failure ? "FAIL" : c.strict ? "FAIL (--strict)" : "WARN"
-            out += "\n\(head) \(f.rule) [\(f.strengthLabel)]: \(f.message)\n"
+            // `FAIL RULE: message` stays the line scripts look for; the strength follows.
+            out += "\n\(head) \(f.rule): \(f.message)\n"
             if let s = r.statistics.first(where: { $0.id == f.rule }) {
-                out += "  broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
+                out += "  \(f.strengthLabel); broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {
                 let ending = Finding.pseudoEnding(f.rule) ?? .crash
                 out += "  \(r.endings[ending.rawValue] ?? 0) of \(r.cases) cases ended in a \(ending.rawValue); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
