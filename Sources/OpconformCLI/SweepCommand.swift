@@ -37,7 +37,7 @@ enum SweepCommand {
         let replay: (UInt64) -> String = { "\(CLI.replayProgram) replay \(ShellWords.quote(path)) --schedule-seed \($0) \(words)" }
         console.out(SweepReport.text(sweep, firstSeed: firstSeed, strict: strict, replay: replay))
         let reached = sweep.tallies.filter { $0.hits > 0 }.count
-        let unobservable = sweep.tallies.filter { $0.unchecked?.hasPrefix("not observable") == true }
+        let unobservable = sweep.tallies.filter { $0.notObservable != nil }
         console.out("\(checks.count) rules: \(reached) reached, \(sweep.failing.count) fail, \(sweep.warning.count) warn, \(unobservable.count) not observable\n")
         if sweep.endings["breach"] != nil {
             console.out("NO VERDICT: the driver broke the protocol in \(sweep.endings["breach"]!) of \(schedules) runs\n")

@@ -15,9 +15,8 @@ public enum ConsoleReport {
         out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         for f in r.failures + r.warnings {
-            let head = f.severity == .failure ? "FAIL" : c.strict ? "FAIL (--strict)" : "WARN"
             // `FAIL RULE: message` stays the line scripts look for; the strength follows.
-            out += "\n\(head) \(f.rule): \(f.message)\n"
+            out += "\n\(f.severity.label(strict: c.strict)) \(f.rule): \(f.message)\n"
             if let s = r.statistics.first(where: { $0.id == f.rule }) {
                 out += "  \(f.strengthLabel); broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {

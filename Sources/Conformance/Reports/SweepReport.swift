@@ -17,8 +17,7 @@ public enum SweepReport {
         }
         for t in sweep.failing + sweep.warning {
             let rule = RuleBook.check(id: t.id)?.rule
-            let head = rule?.severity == .failure ? "FAIL" : strict ? "FAIL (--strict)" : "WARN"
-            out += "  \(head) \(t.id) [\(rule?.strength.rawValue ?? "")]: broken under \(t.violatingSeeds) of \(sweep.schedules) schedules; first at schedule seed \(t.firstSeed!)\n"
+            out += "  \((rule?.severity ?? .failure).label(strict: strict)) \(t.id) [\(rule?.strength.rawValue ?? "")]: broken under \(t.violatingSeeds) of \(sweep.schedules) schedules; first at schedule seed \(t.firstSeed!)\n"
             if let v = t.firstViolation { out += "    " + v.description.replacingOccurrences(of: "\n", with: "\n    ") + "\n" }
             if let replay { out += "    replay: \(replay(t.firstSeed!))\n" }
         }

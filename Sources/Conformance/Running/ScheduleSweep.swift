@@ -13,8 +13,10 @@ public struct ScheduleSweep: Sendable {
         public var violatingSeeds = 0
         public var firstSeed: UInt64?
         public var firstViolation: Violation?
-        /// Why the rule was not checked, when it was not (not observable, not applicable).
-        public var unchecked: String?
+        /// Why the implementation could not observe what the rule needs, when it could not.
+        public var notObservable: String?
+        /// The rule belongs to another profile.
+        public var notApplicable = false
     }
     public let scenario: String
     public let schedules: Int
@@ -42,8 +44,8 @@ public struct ScheduleSweep: Sendable {
             if trace.ending == .breach { continue }
             for (n, v) in RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: rules).enumerated() {
                 switch v.verdict {
-                case .notApplicable: tallies[n].unchecked = "not applicable under profile \(profile.rawValue)"
-                case .notObservable(let reason): tallies[n].unchecked = "not observable: " + reason
+                case .notApplicable: tallies[n].notApplicable = true
+                case .notObservable(let reason): tallies[n].notObservable = reason
                 case .checked(let r):
                     tallies[n].hits += r.hits
                     if let first = r.violations.first {

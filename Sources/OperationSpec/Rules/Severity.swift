@@ -19,6 +19,14 @@ extension Strength {
     }
 }
 
+extension Severity {
+    /// How a report heads a broken rule of this severity: `FAIL`, `WARN`, or `FAIL (--strict)`
+    /// for a warning that `--strict` makes fail.
+    public func label(strict: Bool) -> String {
+        self == .failure ? "FAIL" : strict ? "FAIL (--strict)" : "WARN"
+    }
+}
+
 extension Rule {
     public var severity: Severity { strength.severity }
 }
