@@ -21,14 +21,23 @@ public struct EngineOptions: Sendable, Equatable {
     public var frameBudget: Int
     /// Bugs to inject (`Fault`); empty for the faithful engine.
     public var faults: [Fault]
+    /// Refuse, with a `threw` event (`dependencyCycle`), an `addDependency` that would close a
+    /// cycle. Off by default: the documents say a cycle is accepted and deadlocks its operations
+    /// (003 addDependency: "this would cause deadlock"; 004 2.6.1 "will prevent the affected
+    /// operations from ever running"), and neither Foundation on Linux nor GNUstep checks for
+    /// one. On, the engine models an implementation that does check (the Python example driver
+    /// does), which DEP-CYCLE tolerates; a refused edge is never added.
+    public var refusesDependencyCycles: Bool
 
     public init(profile: Profile = .guide, defaultWidth: Int = 4, stepBudget: Int = 2_000_000,
-                threadBudget: Int = 100_000, frameBudget: Int = 1_000_000, faults: [Fault] = []) {
+                threadBudget: Int = 100_000, frameBudget: Int = 1_000_000, faults: [Fault] = [],
+                refusesDependencyCycles: Bool = false) {
         self.profile = profile
         self.defaultWidth = defaultWidth
         self.stepBudget = stepBudget
         self.threadBudget = threadBudget
         self.frameBudget = frameBudget
         self.faults = faults
+        self.refusesDependencyCycles = refusesDependencyCycles
     }
 }

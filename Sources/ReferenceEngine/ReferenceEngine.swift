@@ -21,4 +21,14 @@ public struct ReferenceEngine: Sendable {
         let events = simulation.run()
         return (Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events), simulation.statistics)
     }
+
+    /// `run`, with the queue each virtual thread's code runs for, by the thread number its
+    /// events carry: what `OperationQueue.current` would name there (nil: none). Not in the
+    /// trace: the engine keeps it so that a `current` read (issue 17) can be modelled, and the
+    /// package's tests check it meanwhile.
+    package func runNotingCurrentQueues(_ scenario: Scenario, scheduleSeed: UInt64) -> (trace: Trace, currentQueue: [Int?]) {
+        let simulation = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options)
+        let events = simulation.run()
+        return (Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events), simulation.currentQueues)
+    }
 }

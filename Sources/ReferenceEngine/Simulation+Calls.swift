@@ -55,7 +55,10 @@ extension Simulation {
             atomic(.addDependency(op, on: on)) {
                 if op == on { return (.selfDependency, "operation \(op) cannot depend on itself") }
                 if ops[op].deps.contains(on) { return (.duplicateDependency, "operation \(op) already depends on \(on)") }
-                if reaches(from: on, to: op) {
+                // A cycle is accepted: its operations then never become ready unless cancelled
+                // (003 addDependency:, 004 2.6.1), which Foundation and GNUstep both do. Refusing
+                // it is an option, for implementations that check.
+                if options.refusesDependencyCycles && reaches(from: on, to: op) {
                     return (.dependencyCycle, "operation \(on) already depends, directly or not, on \(op): the edge would close a cycle")
                 }
                 changeDependencies(op) { ops[op].deps.append(on) }
@@ -160,6 +163,16 @@ extension Simulation {
     private func enqueue(_ op: Int, _ q: Int) {
         ops[op].queue = q
         queues[q].append(op)
+        if has(.crossQueueDependencyIgnored) {
+            // Under this fault readiness depends on where the operations are queued, so it is
+            // recomputed now, however the dependency was added (before either add, or by the
+            // scenario's own dependencies): the operation itself (it offers itself if it becomes
+            // ready; its queue is pumped by the caller, after a batch is all in), and dependents
+            // queued elsewhere, whose dependency on it now crosses queues.
+            if ops[op].ready { queues[q].offer(op, rank: rank(op)) } else { refreshReady(op, pump: false) }
+            for d in ops[op].dependents where ops[d].queue != nil && ops[d].queue != q { refreshReady(d) }
+            return
+        }
         if ops[op].ready { queues[q].offer(op, rank: rank(op)) }
     }
 
@@ -170,10 +183,11 @@ extension Simulation {
     }
 
     /// Whether `to` is reachable from `from` by following dependencies (iterative, no recursion
-    /// limit). Only an operation something depends on can be reached from another, so an edge
-    /// onto an operation without dependents is answered at once; otherwise the walk marks the
-    /// operations it visited with a fresh stamp instead of clearing an array per call (both made
-    /// adding the edges of a 100,000-operation chain quadratic).
+    /// limit): asked only when `EngineOptions.refusesDependencyCycles` is on. Only an operation
+    /// something depends on can be reached from another, so an edge onto an operation without
+    /// dependents is answered at once; otherwise the walk marks the operations it visited with a
+    /// fresh stamp instead of clearing an array per call (both made adding the edges of a
+    /// 100,000-operation chain quadratic).
     private func reaches(from: Int, to: Int) -> Bool {
         if from == to { return true }
         if ops[to].dependents.isEmpty { return false }

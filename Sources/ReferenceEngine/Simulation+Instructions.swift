@@ -35,8 +35,10 @@ extension Simulation {
                     push(Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
                 }
             } else {
+                // Each block runs for the queue main runs for (nil when started by hand).
+                let runsFor = threads[current].currentQueue
                 for (i, body) in ops[op].blocks.enumerated() {
-                    spawn(name: "block \(op).\(i)", Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
+                    spawn(name: "block \(op).\(i)", currentQueue: runsFor, Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
                 }
             }
         case .joinBlocks(let op):

@@ -115,7 +115,7 @@ final class Simulation {
     // MARK: Running
 
     func run() -> [TraceEvent] {
-        makeThread(VirtualThread(id: 0, name: "main", queue: nil, frames: [Frame(driverProgram())]))
+        makeThread(VirtualThread(id: 0, name: "main", queue: nil, currentQueue: nil, frames: [Frame(driverProgram())]))
         while true {
             steps += 1
             if steps > options.stepBudget {
@@ -168,14 +168,51 @@ final class Simulation {
         guard case .blocked(let wait, _) = t.state else { return "thread \(t.id)" }
         let what: String
         switch wait {
-        case .finished(let op): what = "operation \(op) to finish"
-        case .allFinished(let list): what = "operations \(list) to finish"
-        case .queueEmpty(let q): what = "queue \(q) to empty (holds \(queues[q].ops))"
+        case .finished(let op): what = "operation \(op) to finish" + cycleNote([op])
+        case .allFinished(let list): what = "operations \(list) to finish" + cycleNote(list)
+        case .queueEmpty(let q): what = "queue \(q) to empty (holds \(queues[q].ops))" + cycleNote(queues[q].ops)
         case .token(let n): what = "token \(n)"
         case .trigger(let step, let trig): what = "the trigger of driver step \(step) (\(trig))"
         case .blocks(let op): what = "the blocks of operation \(op)"
         }
         return "thread \(t.id) (\(t.name)) waits for \(what)"
+    }
+
+    /// Why a wait on these operations can never end, when the reason is a dependency cycle: the
+    /// first of them (in the order given) that lies on a cycle of unfinished operations, with the
+    /// cycle. A cycle is accepted and deadlocks its operations (003 addDependency:, 004 2.6.1), so
+    /// a wait for one of them ends the run with `hang`, and the hang says so. Asked once per run.
+    private func cycleNote(_ candidates: [Int]) -> String {
+        for op in candidates where !ops[op].finishSeen {
+            if let cycle = cycle(through: op) {
+                return " (operation \(op) is on a dependency cycle: " + cycle.map(String.init).joined(separator: " -> ") + ", each depending on the next)"
+            }
+        }
+        return ""
+    }
+
+    /// A dependency cycle of unfinished operations through `op`, as `op`, what it depends on, …,
+    /// `op` again; nil if there is none. A depth-first walk in the order dependencies were added.
+    private func cycle(through op: Int) -> [Int]? {
+        var parent = [Int?](repeating: nil, count: ops.count)
+        var seen = [Bool](repeating: false, count: ops.count)
+        var stack = [op]
+        while let n = stack.popLast() {
+            for d in ops[n].deps where !ops[d].finishSeen {
+                if d == op {
+                    // Back from `n` to `op` through the walk's parents, then turned round.
+                    var back: [Int] = []
+                    var k = n
+                    while k != op, let p = parent[k] { back.append(k); k = p }
+                    var cycle = [op]
+                    cycle.append(contentsOf: back.reversed())
+                    cycle.append(op)
+                    return cycle
+                }
+                if !seen[d] { seen[d] = true; parent[d] = n; stack.append(d) }
+            }
+        }
+        return nil
     }
 
     // MARK: Events and threads
@@ -208,9 +245,14 @@ final class Simulation {
         return nil
     }
 
-    func spawn(name: String, queue: Int? = nil, _ frame: Frame) {
-        makeThread(VirtualThread(id: threads.count, name: name, queue: queue, frames: [frame]))
+    /// A new thread: a worker of `queue`, or (queue nil) another thread whose code runs for
+    /// `currentQueue` (`VirtualThread.currentQueue`); a worker's code runs for its own queue.
+    func spawn(name: String, queue: Int? = nil, currentQueue: Int? = nil, _ frame: Frame) {
+        makeThread(VirtualThread(id: threads.count, name: name, queue: queue, currentQueue: queue ?? currentQueue, frames: [frame]))
     }
+
+    /// The queue each thread's code runs for, by thread number (`VirtualThread.currentQueue`).
+    var currentQueues: [Int?] { threads.map(\.currentQueue) }
 
     private func makeThread(_ thread: VirtualThread) {
         threads.append(thread)

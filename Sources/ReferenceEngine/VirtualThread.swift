@@ -5,7 +5,17 @@ import OperationSpec
 struct VirtualThread {
     let id: Int
     let name: String
+    /// The queue a worker thread serves, published in its `threadStarted` event; nil for every
+    /// other thread (the trace format: "worker threads carry their queue").
     let queue: Int?
+    /// The queue whose operation this thread's code runs for: what `OperationQueue.current`
+    /// would name here. A worker's own queue; for a block (or execution block) of a block
+    /// operation, that of the thread that ran the operation's main, as main itself has it (so
+    /// nil when the operation was started by hand from the driving thread); nil for the driving
+    /// thread, completion blocks and detached threads. Kept apart from `queue` so that traces and
+    /// the rules that read worker threads are unchanged. Nothing reads it yet: issue 17 asks for
+    /// it so that an `OperationQueue.current` read can be modelled.
+    let currentQueue: Int?
     var frames: [Frame]
     var state: State = .runnable
     /// The thread priority in effect (004 2.6.3: 0.5 unless the default start set the operation's).

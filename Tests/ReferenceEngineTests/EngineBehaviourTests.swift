@@ -4,9 +4,9 @@ import Testing
 
 @Suite("The reference engine's own behaviour")
 struct EngineBehaviourTests {
-    func run(_ s: Scenario, seed: UInt64 = 1, profile: Profile = .guide) -> Trace {
+    func run(_ s: Scenario, seed: UInt64 = 1, profile: Profile = .guide, refusesDependencyCycles: Bool = false) -> Trace {
         #expect(s.problems().isEmpty)
-        return ReferenceEngine(options: EngineOptions(profile: profile)).run(s, scheduleSeed: seed)
+        return ReferenceEngine(options: EngineOptions(profile: profile, refusesDependencyCycles: refusesDependencyCycles)).run(s, scheduleSeed: seed)
     }
     func threw(_ t: Trace) -> [MisuseKind] {
         t.events.compactMap { if case .threw(_, let k, _) = $0.kind { return k }; return nil }
@@ -21,7 +21,9 @@ struct EngineBehaviourTests {
                      DriverStep(.setCompletionBlock(op: 1, [])), DriverStep(.add(op: 1, queue: 0)), DriverStep(.start(2)),
                      DriverStep(.addExecutionBlock(op: 2, [])), DriverStep(.add(op: 3, queue: 0)), DriverStep(.add(op: 3, queue: 1)),
                      DriverStep(.waitUntilAllFinished(queue: 0)), DriverStep(.cancel(3)), DriverStep(.result(3))])
-        let t = run(s)
+        // The engine that refuses cycles (an option: by default a cycle is accepted and
+        // deadlocks, as Issue17SemanticsTests shows), so that every kind of misuse is refused here.
+        let t = run(s, refusesDependencyCycles: true)
         #expect(threw(t) == [.selfDependency, .duplicateDependency, .dependencyCycle, .notReady, .alreadyFinished,
                              .completionBlockLate, .executingOrFinished, .executionBlockLate, .alreadyInQueue])
         #expect(t.ending == .complete)

@@ -8,8 +8,17 @@ extension RuleBook {
               cites: [Citation(.guide, "2.6.1")]),
         misuseEdge("DEP-SELF", "An operation made to depend on itself is refused with an error, or else never runs.",
                    cites: [Citation(.gnustep, "addDependency:"), Citation(.guide, "2.6.1")]) { c, op, on, i in op == on ? [op] : nil },
-        misuseEdge("DEP-CYCLE", "A dependency that would close a cycle is refused with an error, or else no operation on the cycle runs.",
-                   cites: [Citation(.gnustep, "addDependency:"), Citation(.guide, "2.6.1")]) { c, op, on, i in
+        // 003 addDependency: "You must not create loops of dependencies (this would cause
+        // deadlock)." 004 2.6.1: circular dependencies are "a programmer error that will prevent
+        // the affected operations from ever running". Neither says the call fails: the edge is
+        // accepted (Foundation and GNUstep do not check), and the operations wait for each other.
+        // A cancelled operation is ready whatever its dependencies (003 isReady) and "still
+        // considered to be finished", so its dependents are released (004 2.9.3): cancelling a
+        // member lets the rest of the cycle run after it. Refusing the closing edge with an error
+        // is not what the documents say, but it deadlocks nothing: it is tolerated, as observed
+        // behaviour (an implementation may check, as the Python example driver does).
+        misuseEdge("DEP-CYCLE", "A dependency that closes a cycle is accepted and \"will prevent the affected operations from ever running\": no operation on the cycle runs unless a member of it is cancelled, whose finish releases the rest (an implementation that refuses the edge with an error is tolerated).",
+                   cites: [Citation(.gnustep, "addDependency:"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.3")]) { c, op, on, i in
             op == on ? nil : c.path(from: on, to: op, at: i)
         },
         RuleCheck(Rule("DEP-DUPLICATE", .DEP,
@@ -78,23 +87,43 @@ extension RuleBook {
         }
     }
 
-    /// A refused-or-harmless edge: either the call throws, or the operations it names never run.
+    /// A refused-or-harmless edge: either the call throws, or the operations on the cycle it
+    /// closes never run until the cycle is released. `cycle` names the cycle the edge `op` on
+    /// `on` closes, if it does: its operations, each depending on the one before it and the first
+    /// on the last (for a self edge, `[op]`).
+    ///
+    /// A member is a *release*: one that was cancelled (a cancelled operation is ready whatever
+    /// its dependencies, 003 isReady), or one whose edge on the cycle was added after it was
+    /// queued or started (such an edge "may not prevent" it from running, 004 2.6.1). An operation
+    /// on the cycle may run if it is a release itself, if a release had begun finishing before it
+    /// ran (a finished dependency, cancelled or not, releases its dependents, 004 2.9.3: the
+    /// order along the chain is DEP-ORDER's business), or if an edge of the cycle had been
+    /// removed by then. Otherwise its running breaks the rule.
     static func misuseEdge(_ id: String, _ statement: String, cites: [Citation],
-                           affected: @escaping @Sendable (CheckContext, Int, Int, Int) -> [Int]?) -> RuleCheck {
+                           cycle: @escaping @Sendable (CheckContext, Int, Int, Int) -> [Int]?) -> RuleCheck {
         RuleCheck(Rule(id, .DEP, statement, cites: cites, strength: .documentedMust, needs: [.thrownErrors])) { c in
             var r = CheckResult()
             for i in c.facts.indices(.call(.addDependency)) {
-                guard case .call(.addDependency(let op, let on)) = c.event(i).kind, let stuck = affected(c, op, on, i) else { continue }
+                guard case .call(.addDependency(let op, let on)) = c.event(i).kind, let members = cycle(c, op, on, i) else { continue }
                 r.hits += 1
                 guard let done = c.facts.returned(i) else { continue }
                 // A cycle through an operation that had already finished deadlocks nothing.
-                if stuck.contains(where: { c.facts.finishing($0, before: done) }) { continue }
-                for o in stuck {
-                    if c.facts.cancelCalledAt[o] != nil { continue }
-                    if let ran = c.taskBegan(o, after: done) {
-                        r.violations.append(c.violation(id, "addDependency(op \(op) on \(on)) was accepted and op \(o) on the cycle ran anyway",
-                                                        "refuse the edge, or never run the operations on the cycle", [i, done, ran]))
-                    }
+                if members.contains(where: { c.facts.finishing($0, before: done) }) { continue }
+                // Each member's dependency on the cycle, and when that edge was added (the new
+                // edge's `added` is this call's return).
+                let links = members.indices.map { k in (op: members[k], on: members[(k + members.count - 1) % members.count]) }
+                let added = links.map { link in c.facts.edges(of: link.op).last { $0.on == link.on && $0.added <= done }?.added ?? done }
+                let releases = links.indices.filter { k in
+                    let m = links[k].op
+                    return c.facts.cancelCalledAt[m] != nil || (c.handedOver(m).map { $0 <= added[k] } ?? false)
+                }.map { links[$0].op }
+                for o in members {
+                    guard !releases.contains(o), let ran = c.taskBegan(o, after: done) else { continue }
+                    if releases.contains(where: { c.facts.finishing($0, before: ran) }) { continue }
+                    if links.contains(where: { link in !c.facts.dependencies(of: link.op, at: ran).contains(link.on) }) { continue }
+                    let shown = (members + [members[0]]).map(String.init).joined(separator: " -> ")
+                    r.violations.append(c.violation(id, "addDependency(op \(op) on \(on)) was accepted and op \(o) on the cycle \(shown) (each depending on the one before) ran before any cancelled member of it had finished",
+                                                    "refuse the edge, or run no operation on the cycle until a cancelled member of it has finished", [i, done, ran]))
                 }
             }
             return r
@@ -103,7 +132,8 @@ extension RuleBook {
 }
 
 extension CheckContext {
-    /// The operations on a dependency path from `from` to `to` in force at event `i`, if any.
+    /// The operations on a dependency path from `from` to `to` in force at event `i`, if any,
+    /// from `to` back to `from`: each depends on the one before it.
     func path(from: Int, to: Int, at i: Int) -> [Int]? {
         // Nothing depends on `to`: no path can end there. This is the common case (operations
         // get their dependencies as they are built), and it keeps the search from walking the
