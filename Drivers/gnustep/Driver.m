@@ -167,6 +167,23 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
       case ActReadOperationCount:
         Record(EvOperationCount(d->queue, [q operationCount]));
         break;
+      case ActAddBlock:
+        {
+          /* The queue makes the operation (a plain NSBlockOperation); the block logs itself
+           * as block 0 of d->op. Like the blocks of Interpreter.m's block operations, the
+           * block object's one reference is handed to the operation's list of blocks. */
+          OperationConfig *c = [scenario->operations objectAtIndex: d->op];
+          id block = [ExecutionBlock blockForOp: d->op number: 0 body: [c->blocks objectAtIndex: 0]];
+
+          LOGGED_CALL(CallAddBlock(d->op, d->queue), [q addOperationWithBlock: (GSBlockOperationBlock)block]);
+        }
+        break;
+      case ActReadSuspended:
+        Record(EvSuspended(d->queue, [q isSuspended]));
+        break;
+      case ActSleep:
+        [TheRecorder() idleFor: d->number * unit];
+        break;
       case ActResult:
         {
           id call = CallResult(d->op);
@@ -247,6 +264,10 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
       QueueConfig *c = [scenario->queues objectAtIndex: i];
       NSString *what = [NSString stringWithFormat: @"the setup of queue %lu", (unsigned long)i];
 
+      /* First, and not a logged call: naming a queue cannot fail, and it must come before any
+       * worker thread exists (003: the threads of a named queue are named <name>_<number>). */
+      if (c->name != nil)
+        [(NSOperationQueue *)[queues objectAtIndex: i] setName: c->name];
       if (c->maxConcurrent != -1)
         [self perform: setupStep(ActSetMaxConcurrent, 0, i, c->maxConcurrent) as: what];
       if (c->suspended)
@@ -394,7 +415,11 @@ heldForEver(NSOperationQueue *q)
   @try
     {
       for (NSOperation *op in ops)
-        [observer forget: op];
+        {
+          /* The slots of addBlock operations were never observed (Interpreter.m). */
+          if ([op conformsToProtocol: @protocol(LoggedOperation)])
+            [observer forget: op];
+        }
       for (NSOperation *op in ops)
         {
           for (NSOperation *dependency in [op dependencies])

@@ -34,6 +34,7 @@ id CallSetMaxConcurrent(NSInteger queue, NSInteger n);
 id CallWaitUntilFinished(NSInteger op);
 id CallWaitUntilAllFinished(NSInteger queue);
 id CallResult(NSInteger op);
+id CallAddBlock(NSInteger op, NSInteger queue);
 
 /* Events (EventKind in TraceEvent.swift). */
 id EvThreadStarted(NSString *name, NSInteger queue);    /* queue < 0: none */
@@ -54,6 +55,8 @@ id EvDidChange(NSInteger op, NSString *key, id value);
 id EvRead(NSInteger op, NSString *key, id value);
 id EvSet(NSInteger op, NSString *key, BOOL value);
 id EvOperationCount(NSInteger queue, NSInteger n);
+id EvSuspended(NSInteger queue, BOOL suspended);
+id EvCurrentQueue(NSInteger op, NSInteger queue);       /* queue < 0: none of the scenario's */
 id EvWork(NSInteger op, NSInteger units);
 id EvSignal(NSInteger token);
 id EvAwaited(NSInteger token, BOOL satisfied);

@@ -45,6 +45,7 @@ id CallSetMaxConcurrent(NSInteger q, NSInteger n) { return JCase(@"setMaxConcurr
 id CallWaitUntilFinished(NSInteger op) { return unary(@"waitUntilFinished", JInt(op)); }
 id CallWaitUntilAllFinished(NSInteger q) { return JCase(@"waitUntilAllFinished", JObj(@"queue", JInt(q), nil)); }
 id CallResult(NSInteger op) { return unary(@"result", JInt(op)); }
+id CallAddBlock(NSInteger op, NSInteger q) { return JCase(@"addBlock", JObj(@"_0", JInt(op), @"queue", JInt(q), nil)); }
 
 id
 EvThreadStarted(NSString *name, NSInteger queue)
@@ -78,6 +79,13 @@ id EvDidChange(NSInteger op, NSString *key, id value) { return keyed(@"didChange
 id EvRead(NSInteger op, NSString *key, id value) { return keyed(@"read", op, key, value); }
 id EvSet(NSInteger op, NSString *key, BOOL value) { return keyed(@"set", op, key, JBool(value)); }
 id EvOperationCount(NSInteger q, NSInteger n) { return JCase(@"operationCount", JObj(@"queue", JInt(q), @"_1", JInt(n), nil)); }
+id EvSuspended(NSInteger q, BOOL s) { return JCase(@"suspended", JObj(@"queue", JInt(q), @"_1", JBool(s), nil)); }
+id
+EvCurrentQueue(NSInteger op, NSInteger queue)
+{
+  /* None of the scenario's queues is a nil optional: left out, as Swift's encoder does. */
+  return JCase(@"currentQueue", JObj(@"op", JInt(op), @"queue", (queue >= 0 ? JInt(queue) : nil), nil));
+}
 id EvWork(NSInteger op, NSInteger units) { return JCase(@"work", JObj(@"op", JInt(op), @"units", JInt(units), nil)); }
 id EvSignal(NSInteger t) { return JCase(@"signal", JObj(@"token", JInt(t), nil)); }
 id EvAwaited(NSInteger t, BOOL ok) { return JCase(@"awaited", JObj(@"token", JInt(t), @"satisfied", JBool(ok), nil)); }

@@ -84,8 +84,9 @@ TheInterpreter(void)
 {
   NSUInteger i;
 
-  /* Queues keep GNUstep's default name: QUEUE-THREAD-NAME judges the names of the worker
-   * threads of unnamed queues. */
+  /* Queues keep GNUstep's default name unless the scenario names them (Driver.m, first in
+   * configuration): QUEUE-THREAD-NAME judges the names of the worker threads of unnamed
+   * queues. */
   for (i = 0; i < [scenario->queues count]; i++)
     {
       [queues addObject: [[NSOperationQueue new] autorelease]];
@@ -97,6 +98,16 @@ TheInterpreter(void)
       NSOperation *op = nil;
       NSUInteger b;
 
+      if ([scenario isBlockAdded: i])
+        {
+          /* Its block goes to -addOperationWithBlock: (Driver.m): the queue makes the
+           * operation. This slot keeps operation numbers in place; nothing reaches it (the
+           * harness refuses every other reference) and it is not observed. */
+          op = [NSOperation new];
+          [ops addObject: op];
+          [op release];
+          continue;
+        }
       switch (c->kind)
         {
           case KindMain:
@@ -116,6 +127,10 @@ TheInterpreter(void)
           case KindConcurrent:
             op = [[ProgramOperation alloc] initWithIndex: i program: c];
             break;
+        }
+      if (c->readyAfterSignal != nil)
+        {
+          [(id<LoggedOperation>)op setReadyAfterSignal: [c->readyAfterSignal integerValue]];
         }
       [ops addObject: op];
       [op release];
@@ -173,6 +188,11 @@ TheInterpreter(void)
     value = ValInt([op queuePriority]);
   else if ([key isEqual: @"completionBlock"])
     value = ValBool([op completionBlock] != NULL);
+  else if ([key isEqual: @"executionBlocks"])
+    {
+      /* Only block operations are asked (Scenario.m refuses the rest). */
+      value = ValInt([op isKindOfClass: [NSBlockOperation class]] ? (NSInteger)[[(NSBlockOperation *)op executionBlocks] count] : 0);
+    }
   else
     value = ValDouble([op threadPriority]);
   if (logging && !selfLogging)
@@ -314,6 +334,31 @@ TheInterpreter(void)
         break;
       case StepSignal:
         Record(EvSignal(s->n));
+        /* The operations whose isReady override waits for this token became ready: the
+         * signalling code says so, as 004 asks of such a subclass ("generate KVO
+         * notifications for the isReady key path"), in operation-number order. The KVO
+         * observer logs both notifications; GNUstep's queue, observing isReady of an
+         * operation it holds that was not ready, learns it may start it. */
+        for (i = 0; i < (NSInteger)[scenario->operations count]; i++)
+          {
+            OperationConfig *c = [scenario->operations objectAtIndex: i];
+
+            if (c->readyAfterSignal != nil && [c->readyAfterSignal integerValue] == s->n)
+              {
+                NSOperation *ready = [ops objectAtIndex: i];
+
+                [ready willChangeValueForKey: @"isReady"];
+                [ready didChangeValueForKey: @"isReady"];
+              }
+          }
+        break;
+      case StepReadCurrentQueue:
+        {
+          /* The main thread answers the main queue, none of the scenario's. */
+          NSUInteger q = [queues indexOfObjectIdenticalTo: [NSOperationQueue currentQueue]];
+
+          Record(EvCurrentQueue(this, q == NSNotFound ? -1 : (NSInteger)q));
+        }
         break;
       case StepAwait:
         Record(EvAwaited(s->n, [TheRecorder() awaitToken: s->n timeout: s->timeout * unit]));

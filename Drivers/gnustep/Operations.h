@@ -13,6 +13,10 @@
 /* What the interpreter needs from any operation of the run. */
 @protocol LoggedOperation
 - (NSInteger) opIndex;
+/* Gives the operation's class an isReady override that answers [super isReady] only once
+ * token `token` has been signalled, and NO before (OperationConfig.readyAfterSignal; 004,
+ * "Configuring Interoperation Dependencies"). Called once, before the operation is used. */
+- (void) setReadyAfterSignal: (NSInteger)token;
 @end
 
 /* Quiet reads: while the calling thread is inside a quiet section, the overridden getters do
@@ -34,6 +38,8 @@ void AnnounceStart(NSInteger op, Caller role);
 {
   NSInteger index;
   NSArray *body;
+  BOOL waitsForToken;           /* setReadyAfterSignal: was called */
+  NSInteger readyToken;
 }
 - (id) initWithIndex: (NSInteger)i body: (NSArray *)steps;
 @end
@@ -43,6 +49,8 @@ void AnnounceStart(NSInteger op, Caller role);
 @interface LoggedBlockOperation : NSBlockOperation <LoggedOperation>
 {
   NSInteger index;
+  BOOL waitsForToken;
+  NSInteger readyToken;
 }
 - (id) initWithIndex: (NSInteger)i;
 @end
@@ -51,6 +59,8 @@ void AnnounceStart(NSInteger op, Caller role);
 @interface LoggedInvocationOperation : NSInvocationOperation <LoggedOperation>
 {
   NSInteger index;
+  BOOL waitsForToken;
+  NSInteger readyToken;
 }
 - (id) initWithIndex: (NSInteger)i body: (NSArray *)steps;
 @end
@@ -63,6 +73,8 @@ void AnnounceStart(NSInteger op, Caller role);
   OperationConfig *program;
   NSLock *lock;
   BOOL executing, finished;
+  BOOL waitsForToken;
+  NSInteger readyToken;
 }
 - (id) initWithIndex: (NSInteger)i program: (OperationConfig *)config;
 - (OperationConfig *) program;

@@ -32,6 +32,16 @@ logged(NSInteger op, NSString *key, BOOL value)
   return value;
 }
 
+/* The isReady override of every class: the inherited answer, and NO until the operation's
+ * token (if it waits for one) has been signalled. The token is asked of the recorder, under
+ * its lock, from whatever thread calls the getter (GNUstep's queue calls it from the thread
+ * that adds the operation or sends its KVO). */
+static BOOL
+ready(BOOL inherited, BOOL waitsForToken, NSInteger token)
+{
+  return inherited && (!waitsForToken || [TheRecorder() hasToken: token]);
+}
+
 /* Logs the call of start, naming its caller, and returns the Call for returned/threw. */
 static id
 beginStart(NSInteger op)
@@ -66,6 +76,7 @@ threw(id call, NSException *e)
  * written once here and expanded in each class. ProgramOperation has its own getters. */
 #define LOGGED_OPERATION_OVERRIDES \
 - (NSInteger) opIndex { return index; } \
+- (void) setReadyAfterSignal: (NSInteger)token { waitsForToken = YES; readyToken = token; } \
 - (void) start \
 { \
   id call = beginStart(index); \
@@ -81,7 +92,7 @@ threw(id call, NSException *e)
   @catch (NSException *e) { threw(call, e); @throw; } \
   Record(EvReturned(call)); \
 } \
-- (BOOL) isReady { return logged(index, @"isReady", [super isReady]); } \
+- (BOOL) isReady { return logged(index, @"isReady", ready([super isReady], waitsForToken, readyToken)); } \
 - (BOOL) isExecuting { return logged(index, @"isExecuting", [super isExecuting]); } \
 - (BOOL) isFinished { return logged(index, @"isFinished", [super isFinished]); } \
 - (BOOL) isCancelled { return logged(index, @"isCancelled", [super isCancelled]); } \
@@ -207,6 +218,7 @@ LOGGED_OPERATION_OVERRIDES
 
 - (NSInteger) opIndex { return index; }
 - (OperationConfig *) program { return program; }
+- (void) setReadyAfterSignal: (NSInteger)token { waitsForToken = YES; readyToken = token; }
 
 - (void) dealloc
 {
@@ -259,7 +271,7 @@ LOGGED_OPERATION_OVERRIDES
   return v;
 }
 
-- (BOOL) isReady { return logged(index, @"isReady", [super isReady]); }
+- (BOOL) isReady { return logged(index, @"isReady", ready([super isReady], waitsForToken, readyToken)); }
 - (BOOL) isCancelled { return logged(index, @"isCancelled", [super isCancelled]); }
 
 - (void) start

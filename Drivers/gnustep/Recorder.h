@@ -41,7 +41,8 @@ void WriteMessage(id message);
 /* Records one event (an EventKind from Events.h) on the calling thread. */
 - (void) record: (id)kind;
 /* Waits until the trigger happened (YES) or can no longer be expected (NO): its operation
- * finished without it, nothing was recorded for `quiet` seconds, or `timeout` ran out. */
+ * finished without it, nothing was recorded for `quiet` seconds, or `timeout` ran out. A
+ * signaled trigger has happened once its token was signalled. */
 - (BOOL) waitForTrigger: (DriverStep *)step timeout: (double)timeout quiet: (double)quiet;
 /* Seconds since the last event. */
 - (double) silence;
@@ -58,6 +59,12 @@ void WriteMessage(id message);
 - (BOOL) closeWith: (id)last onCallingThread: (BOOL)onCallingThread;
 /* Rendezvous: waits for token t at most `timeout` seconds. */
 - (BOOL) awaitToken: (NSInteger)t timeout: (double)timeout;
+/* Whether token t has been signalled (an isReady override asks, from any thread). Takes the
+ * lock briefly; GNUstep may hold its own locks around the getter, and the recorder never
+ * calls into GNUstep while holding its lock, so no lock-order cycle. */
+- (BOOL) hasToken: (NSInteger)t;
+/* The driving thread idles for `seconds` of active time (a sleep action). */
+- (void) idleFor: (double)seconds;
 /* Waits until nothing was recorded for `quiet` seconds, at most `timeout`. */
 - (BOOL) settleQuiet: (double)quiet timeout: (double)timeout;
 /* A thread of a spawn step: spawnBegan before it is started, spawnEnded as its body's last act. */

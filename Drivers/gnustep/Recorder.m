@@ -301,13 +301,17 @@ queueOfCurrentThread(NSArray *queues)
 
 - (BOOL) waitForTrigger: (DriverStep *)step timeout: (double)timeout quiet: (double)quiet
 {
-  NSString *wanted = triggerKey(step->trigger, step->triggerOp, step->triggerBlock);
-  NSString *finished = triggerKey(TriggerFinished, step->triggerOp, 0);
+  BOOL signaled = step->trigger == TriggerSignaled;
+  /* A signaled trigger waits for its token (triggerOp holds it), and no operation's finish
+   * makes it hopeless: only the quiet window and the timeout do. */
+  NSSet *pool = signaled ? tokens : occurred;
+  id wanted = signaled ? (id)JInt(step->triggerOp) : (id)triggerKey(step->trigger, step->triggerOp, step->triggerBlock);
+  NSString *finished = signaled ? nil : triggerKey(TriggerFinished, step->triggerOp, 0);
   double deadline = Now() + timeout;
   BOOL ok;
 
   [condition lock];
-  while (![occurred containsObject: wanted] && ![occurred containsObject: finished])
+  while (![pool containsObject: wanted] && !(finished != nil && [occurred containsObject: finished]))
     {
       double now = Now();
 
@@ -315,7 +319,7 @@ queueOfCurrentThread(NSArray *queues)
         break;
       [self sleepUntil: MIN(deadline, lastEventTime + quiet)];
     }
-  ok = [occurred containsObject: wanted];
+  ok = [pool containsObject: wanted];
   [condition unlock];
   return ok;
 }
@@ -390,6 +394,29 @@ queueOfCurrentThread(NSArray *queues)
   ok = [tokens containsObject: key];
   [condition unlock];
   return ok;
+}
+
+- (BOOL) hasToken: (NSInteger)t
+{
+  BOOL ok;
+
+  [condition lock];
+  ok = [tokens containsObject: JInt(t)];
+  [condition unlock];
+  return ok;
+}
+
+- (void) idleFor: (double)seconds
+{
+  double end = Now() + seconds;
+  double left;
+
+  /* Now() stands still while the process is not run, so a stopped spell lengthens the idle
+   * span instead of eating it. */
+  while ((left = end - Now()) > 0)
+    {
+      usleep((useconds_t)(MIN(left, 0.1) * 1e6) + 1);        /* usleep takes under a second */
+    }
 }
 
 - (void) spawnBegan

@@ -32,7 +32,7 @@ typedef enum
 {
   StepWork, StepReturnIfCancelled, StepIf, StepRepeat, StepReturn, StepWillChange,
   StepDidChange, StepSet, StepCall, StepCallMain, StepCallSuperStart, StepSpawn, StepStart,
-  StepCancel, StepRead, StepSignal, StepAwait
+  StepCancel, StepRead, StepSignal, StepAwait, StepReadCurrentQueue
 } StepType;
 
 @interface Step : NSObject
@@ -64,6 +64,7 @@ typedef enum { KindMain, KindBlock, KindConcurrent, KindInvocation } OperationKi
   NSNumber *queuePriority;      /* nil: never set */
   NSNumber *threadPriority;     /* nil: never set */
   NSArray *completion;          /* nil: no completion block */
+  NSNumber *readyAfterSignal;   /* nil: isReady as inherited; else the token its override waits for */
 }
 - (NSArray *) routineNamed: (NSString *)aName;  /* the first routine of that name, or nil */
 - (BOOL) overridesStart;
@@ -75,17 +76,23 @@ typedef enum { KindMain, KindBlock, KindConcurrent, KindInvocation } OperationKi
 @public
   NSInteger maxConcurrent;
   BOOL suspended;
+  NSString *name;               /* nil: GNUstep's default name */
 }
 @end
 
-typedef enum { TriggerNone, TriggerStarted, TriggerMainBegan, TriggerBlockBegan, TriggerFinished } TriggerType;
+typedef enum
+{
+  TriggerNone, TriggerStarted, TriggerMainBegan, TriggerBlockBegan, TriggerFinished,
+  TriggerSignaled               /* triggerOp holds the token */
+} TriggerType;
 
 typedef enum
 {
   ActAdd, ActAddBatch, ActStart, ActPerform, ActCancel, ActCancelAll, ActSuspend, ActResume,
   ActSetMaxConcurrent, ActAddDependency, ActRemoveDependency, ActWaitUntilFinished,
   ActWaitUntilAllFinished, ActSetCompletionBlock, ActAddExecutionBlock, ActSetQueuePriority,
-  ActSetThreadPriority, ActRead, ActReadOperationCount, ActResult
+  ActSetThreadPriority, ActRead, ActReadOperationCount, ActResult, ActAddBlock,
+  ActReadSuspended, ActSleep
 } ActionType;
 
 @interface DriverStep : NSObject
@@ -94,7 +101,7 @@ typedef enum
   TriggerType trigger;
   NSInteger triggerOp, triggerBlock;
   ActionType action;
-  NSInteger op, on, queue, number;      /* number: max concurrent, raw priority */
+  NSInteger op, on, queue, number;      /* number: max concurrent, raw priority, sleep units */
   NSArray *ops;                 /* addBatch */
   BOOL wait;                    /* addBatch */
   double priority;              /* setThreadPriority */
@@ -125,8 +132,11 @@ typedef enum
 + (Scenario *) scenarioFromJSON: (id)json error: (NSString **)error;
 /* Every reason the scenario cannot run, one sentence each (Scenario+Validation.swift). */
 - (NSArray *) problems;
-/* The largest `work` or await timeout anywhere, in units (Scenario+Steps.swift). */
+/* The largest `work` or await timeout anywhere, or driver `sleep`, in units
+ * (Scenario+Steps.swift; a sleep is as silent as a work step). */
 - (NSInteger) longestSilentStep;
+/* Whether operation `op` is added by an addBlock action: the queue makes its operation. */
+- (BOOL) isBlockAdded: (NSInteger)op;
 @end
 
 /* The StateKey raw values, in the order of StateKey.swift. */

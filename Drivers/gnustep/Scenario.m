@@ -48,6 +48,7 @@
   [queuePriority release];
   [threadPriority release];
   [completion release];
+  [readyAfterSignal release];
   [super dealloc];
 }
 
@@ -70,6 +71,11 @@
 @end
 
 @implementation QueueConfig
+- (void) dealloc
+{
+  [name release];
+  [super dealloc];
+}
 @end
 
 @implementation DriverStep
@@ -95,7 +101,7 @@ IsStateKey(NSString *key)
     {
       keys = [[NSArray alloc] initWithObjects: @"isCancelled", @"isConcurrent", @"isExecuting",
         @"isFinished", @"isReady", @"dependencies", @"queuePriority", @"completionBlock",
-        @"threadPriority", nil];
+        @"threadPriority", @"executionBlocks", nil];
     }
   return [key isKindOfClass: [NSString class]] && [keys containsObject: key];
 }
@@ -319,6 +325,7 @@ IsStateKey(NSString *key)
       if (![self intField: @"_0" of: p into: &s->n in: place]) return nil;
     }
   else if ([c isEqual: @"returnIfCancelled"]) s->type = StepReturnIfCancelled;
+  else if ([c isEqual: @"readCurrentQueue"]) s->type = StepReadCurrentQueue;
   else if ([c isEqual: @"return"]) s->type = StepReturn;
   else if ([c isEqual: @"callMain"]) s->type = StepCallMain;
   else if ([c isEqual: @"callSuperStart"]) s->type = StepCallSuperStart;
@@ -504,6 +511,14 @@ IsStateKey(NSString *key)
       if ((o->completion = [self ownSteps: x in: [place stringByAppendingString: @" completion block"]]) == nil)
         return nil;
     }
+  if ((x = [v objectForKey: @"readyAfterSignal"]) != nil && ![x isKindOfClass: [NSNull class]])
+    {
+      NSInteger token;
+
+      if (![self integer: x into: &token in: [place stringByAppendingString: @"'s readyAfterSignal"]])
+        return nil;
+      o->readyAfterSignal = [[NSNumber alloc] initWithLongLong: token];
+    }
   return o;
 }
 
@@ -566,7 +581,8 @@ describeAction(NSString *name, NSDictionary *payload)
         @"cancel", @"cancelAll", @"suspend", @"resume", @"setMaxConcurrent", @"addDependency",
         @"removeDependency", @"waitUntilFinished", @"waitUntilAllFinished",
         @"setCompletionBlock", @"addExecutionBlock", @"setQueuePriority",
-        @"setThreadPriority", @"read", @"readOperationCount", @"result", nil];
+        @"setThreadPriority", @"read", @"readOperationCount", @"result", @"addBlock",
+        @"readSuspended", @"sleep", nil];
     }
   d->trigger = TriggerNone;
   if (after != nil && ![after isKindOfClass: [NSNull class]])
@@ -583,6 +599,7 @@ describeAction(NSString *name, NSDictionary *payload)
           d->trigger = TriggerBlockBegan;
           if (![self intField: @"block" of: p into: &d->triggerBlock in: place]) return nil;
         }
+      else if ([t isEqual: @"signaled"]) d->trigger = TriggerSignaled;
       else
         {
           [self fail: [NSString stringWithFormat: @"unknown trigger '%@'", t]];
@@ -634,8 +651,15 @@ describeAction(NSString *name, NSDictionary *payload)
           || (d->steps = [self ownSteps: [self field: @"_1" of: p in: place] in: place]) == nil) return nil;
         break;
       case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
-      case ActReadOperationCount:
+      case ActReadOperationCount: case ActReadSuspended:
         if (![self intField: @"queue" of: p into: &d->queue in: place]) return nil;
+        break;
+      case ActAddBlock:
+        if (![self intField: @"op" of: p into: &d->op in: place]
+          || ![self intField: @"queue" of: p into: &d->queue in: place]) return nil;
+        break;
+      case ActSleep:
+        if (![self intField: @"_0" of: p into: &d->number in: place]) return nil;
         break;
       case ActSetMaxConcurrent:
         if (![self intField: @"queue" of: p into: &d->queue in: place]
@@ -694,10 +718,21 @@ describeAction(NSString *name, NSDictionary *payload)
     {
       NSString *place = [NSString stringWithFormat: @"queue %lu", (unsigned long)i];
       QueueConfig *q = [QueueConfig new];
+      id queueName;
 
       if (![self intField: @"maxConcurrent" of: [list objectAtIndex: i] into: &q->maxConcurrent in: place]
         || ![self boolField: @"suspended" of: [list objectAtIndex: i] into: &q->suspended in: place])
         return nil;
+      queueName = [[list objectAtIndex: i] objectForKey: @"name"];
+      if (queueName != nil && ![queueName isKindOfClass: [NSNull class]])
+        {
+          if (![queueName isKindOfClass: [NSString class]])
+            {
+              [self fail: [place stringByAppendingString: @"'s name is not a string"]];
+              return nil;
+            }
+          q->name = [queueName copy];
+        }
       [sink addObject: q];
       [q release];
     }
@@ -752,6 +787,28 @@ describeAction(NSString *name, NSDictionary *payload)
 }
 @end
 
+/* Why a queue name cannot be used, or nil (Scenario.nameProblem): 1 to 64 characters (composed
+ * character sequences, as Swift counts them), no control characters. */
+static NSString *
+nameProblem(NSString *name)
+{
+  NSUInteger i = 0, count = 0, length = [name length];
+  NSCharacterSet *controls = [NSCharacterSet controlCharacterSet];
+
+  if (length == 0)
+    return @"is empty; leave name out for the implementation's default";
+  while (i < length)
+    {
+      i = NSMaxRange([name rangeOfComposedCharacterSequenceAtIndex: i]);
+      count++;
+    }
+  if (count > 64)
+    return [NSString stringWithFormat: @"has %lu characters; allowed is 1 to 64", (unsigned long)count];
+  if ([name rangeOfCharacterFromSet: controls].location != NSNotFound)
+    return @"holds a control character";
+  return nil;
+}
+
 /* Validation, after Scenario+Validation.swift. */
 @interface Scenario (Checking)
 - (void) check: (NSArray *)body in: (NSString *)place this: (NSInteger)this
@@ -805,6 +862,54 @@ describeAction(NSString *name, NSDictionary *payload)
   return i >= 0 && i < (NSInteger)[operations count];
 }
 
+- (BOOL) isBlockAdded: (NSInteger)op
+{
+  for (DriverStep *d in driver)
+    {
+      if (d->action == ActAddBlock && d->op == op)
+        return YES;
+    }
+  return NO;
+}
+
+/* What the driver relies on for an operation that an addBlock action adds (the rest of
+ * Scenario.problems()'s addBlock checks are the harness's): it is handed to a queue once, as
+ * the single block of a block operation, and it has no configuration, since the queue makes
+ * its operation object. */
+- (void) checkBlockAdds: (NSMutableArray *)sink
+{
+  NSMutableArray *seen = [NSMutableArray array];
+
+  for (DriverStep *d in driver)
+    {
+      NSNumber *key;
+      OperationConfig *o;
+      NSUInteger times = 0;
+
+      if (d->action != ActAddBlock || ![self validOp: d->op])
+        continue;
+      key = [NSNumber numberWithInteger: d->op];
+      if ([seen containsObject: key])
+        continue;
+      [seen addObject: key];
+      for (DriverStep *e in driver)
+        {
+          if (e->action == ActAddBlock && e->op == d->op)
+            times++;
+        }
+      if (times > 1)
+        [sink addObject: [NSString stringWithFormat: @"operation %ld is added with addBlock %lu times; a block is handed to a queue once",
+          (long)d->op, (unsigned long)times]];
+      o = [operations objectAtIndex: d->op];
+      if ([o blockCount] != 1)
+        [sink addObject: [NSString stringWithFormat: @"addBlock adds operation %ld, which must be a block operation with exactly one block",
+          (long)d->op]];
+      if (o->queuePriority != nil || o->threadPriority != nil || o->completion != nil || o->readyAfterSignal != nil)
+        [sink addObject: [NSString stringWithFormat: @"operation %ld is added with addBlock, so it cannot be configured (queuePriority, threadPriority, completion, readyAfterSignal): the queue makes its operation object",
+          (long)d->op]];
+    }
+}
+
 - (void) refs: (Condition *)c place: (NSString *)place into: (NSMutableArray *)sink
 {
   switch (c->type)
@@ -839,6 +944,11 @@ describeAction(NSString *name, NSDictionary *payload)
             [self check: s->body in: place this: this program: program into: sink];
             break;
           case StepSet: case StepWillChange: case StepDidChange:
+            if (s->type != StepSet && [s->key isEqual: @"executionBlocks"])
+              {
+                [sink addObject: [NSString stringWithFormat: @"%@ notifies executionBlocks, which is read only (it is not one of the observable key paths)", place]];
+                break;
+              }
             if (s->type != StepSet && ![s->key isEqual: @"isExecuting"] && ![s->key isEqual: @"isFinished"])
               break;
             if (program == nil && ![me overridesStart])
@@ -856,6 +966,14 @@ describeAction(NSString *name, NSDictionary *payload)
             break;
           case StepSpawn: case StepStart: case StepCancel: case StepRead:
             if (s->ref != REF_THIS) [self op: s->ref place: place into: sink];
+            if (s->type == StepRead && [s->key isEqual: @"executionBlocks"])
+              {
+                NSInteger target = s->ref == REF_THIS ? this : s->ref;
+
+                if ([self validOp: target] && ((OperationConfig *)[operations objectAtIndex: target])->kind != KindBlock)
+                  [sink addObject: [NSString stringWithFormat: @"%@ reads executionBlocks of operation %ld, which is not a block operation",
+                    place, (long)target]];
+              }
             break;
           case StepAwait:
             if (s->timeout <= 0 || s->timeout > 1000000)
@@ -878,10 +996,15 @@ describeAction(NSString *name, NSDictionary *payload)
     {
       QueueConfig *q = [queues objectAtIndex: i];
 
+      NSString *why;
+
       if (q->maxConcurrent < -1)
         [sink addObject: [NSString stringWithFormat: @"queue %lu has maxConcurrent %ld; use -1 for the default, or 0 or more",
           (unsigned long)i, (long)q->maxConcurrent]];
+      if (q->name != nil && (why = nameProblem(q->name)) != nil)
+        [sink addObject: [NSString stringWithFormat: @"queue %lu's name %@", (unsigned long)i, why]];
     }
+  [self checkBlockAdds: sink];
   for (i = 0; i < nOps; i++)
     {
       OperationConfig *o = [operations objectAtIndex: i];
@@ -929,7 +1052,7 @@ describeAction(NSString *name, NSDictionary *payload)
       NSString *place = [NSString stringWithFormat: @"driver step %lu", (unsigned long)i];
       NSInteger clamped = nOps == 0 ? 0 : MAX(0, MIN(d->op, (NSInteger)nOps - 1));
 
-      if (d->trigger != TriggerNone)
+      if (d->trigger != TriggerNone && d->trigger != TriggerSignaled)
         {
           [self op: d->triggerOp place: [place stringByAppendingString: @"'s trigger"] into: sink];
           if (d->trigger == TriggerBlockBegan && [self validOp: d->triggerOp])
@@ -956,6 +1079,18 @@ describeAction(NSString *name, NSDictionary *payload)
             break;
           case ActStart: case ActCancel: case ActWaitUntilFinished: case ActRead:
             [self op: d->op place: place into: sink];
+            if (d->action == ActRead && [d->key isEqual: @"executionBlocks"] && [self validOp: d->op]
+              && ((OperationConfig *)[operations objectAtIndex: d->op])->kind != KindBlock)
+              [sink addObject: [NSString stringWithFormat: @"%@ reads executionBlocks of operation %ld, which is not a block operation",
+                place, (long)d->op]];
+            break;
+          case ActAddBlock:
+            [self op: d->op place: place into: sink];
+            [self queue: d->queue place: place into: sink];
+            break;
+          case ActSleep:
+            if (d->number < 0 || d->number > 1000000)
+              [sink addObject: [NSString stringWithFormat: @"%@ sleeps %ld units; allowed is 0...1000000", place, (long)d->number]];
             break;
           case ActPerform:
             [self op: d->op place: place into: sink];
@@ -968,7 +1103,7 @@ describeAction(NSString *name, NSDictionary *payload)
               }
             break;
           case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
-          case ActReadOperationCount:
+          case ActReadOperationCount: case ActReadSuspended:
             [self queue: d->queue place: place into: sink];
             break;
           case ActSetMaxConcurrent:
@@ -1050,7 +1185,10 @@ longest(NSArray *steps)
       if (o->completion != nil) m = MAX(m, longest(o->completion));
     }
   for (DriverStep *d in driver)
-    if (d->steps != nil) m = MAX(m, longest(d->steps));
+    {
+      if (d->steps != nil) m = MAX(m, longest(d->steps));
+      if (d->action == ActSleep) m = MAX(m, d->number);
+    }
   return m;
 }
 @end

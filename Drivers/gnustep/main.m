@@ -20,12 +20,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What this driver really observes (Specs/implementations/gnustep.md says how). */
+/* What this driver really observes (Specs/implementations/gnustep.md says how), and
+ * apiSurface2: it performs every construct of API surface 2 (Specs/api-surface.md). */
 static NSArray *
 capabilities(void)
 {
-  return [NSArray arrayWithObjects: @"finishing", @"kvo", @"superStart", @"threadIdentity",
-    @"threadNames", @"threadPriority", @"thrownErrors", nil];
+  return [NSArray arrayWithObjects: @"apiSurface2", @"finishing", @"kvo", @"superStart",
+    @"threadIdentity", @"threadNames", @"threadPriority", @"thrownErrors", nil];
 }
 
 static void

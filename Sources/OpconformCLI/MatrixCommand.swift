@@ -35,6 +35,8 @@ enum MatrixCommand {
         for impl in impls {
             var configuration = RunConfiguration(impl: impl, profile: profile, seed: seed, count: count, generator: generator, rules: rules,
                                                  shrink: !args.flags.contains("--no-shrink"))
+            // The same cases in every column: API surface 2 only when every column performs it.
+            configuration.generator.surface2 = impls.allSatisfy { $0.capabilities.contains(.apiSurface2) }
             configuration.jobs = try args.jobs(for: impl)
             configuration.replayProgram = CLI.replayProgram
             let dir = (out as NSString).appendingPathComponent(impl.name)

@@ -85,10 +85,17 @@ enum ReplayCommand {
         } else {
             impl = try args.implementation(implName, profile: profile, faults: faults)
         }
-        if var identity = regenerated, impl.subclass != nil, !identity.options.subclass {
-            identity.options.subclass = true
-            scenario = identity.scenario()
+        // A case named by its seed is built as a run on this implementation built it: with its
+        // subclass, and with API surface 2 when it performs it.
+        if var identity = regenerated {
+            let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
+            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
+                identity.options.subclass = identity.options.subclass || subclass
+                identity.options.surface2 = identity.options.surface2 || surface2
+                scenario = identity.scenario()
+            }
         }
+        if let why = impl.refusal(of: scenario) { throw InputError("replay: \(why)") }
         seed = try args.seed("--schedule-seed", default: seed)
         let trace = impl.run(scenario, scheduleSeed: seed)
         // A trace whose driver broke the protocol is not judged (Specs/driver-protocol.md).

@@ -26,6 +26,7 @@ enum SweepCommand {
         let scenario: Scenario
         if let finding = try ReplayCommand.loadFinding(path) { scenario = finding.scenario } else { scenario = try JSONCodec.loadScenario(at: path) }
         let impl = try args.implementation(implName, profile: profile, faults: [])
+        if let why = impl.refusal(of: scenario) { throw InputError("sweep: \(path): \(why)") }
         let strict = args.flags.contains("--strict")
         let interactive = console.interactive
         let sweep = ScheduleSweep(scenario: scenario, schedules: schedules, firstSeed: firstSeed, profile: profile, impl: impl, rules: checks) { done in

@@ -29,6 +29,9 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     case addedTwice = "added-twice"
     case finishedStayInQueue = "finished-stay-in-queue"
     case completionLateAccepted = "completion-late-accepted"
+    /// Needs API surface 2 (`readyAfterSignal`): only cases generated for an implementation
+    /// that declares `apiSurface2` can show it.
+    case readyOverrideIgnored = "ready-override-ignored"
 
     /// What the bug is, in one sentence.
     public var summary: String {
@@ -58,13 +61,14 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .addedTwice: return "an operation already in a queue is accepted by a second addOperation"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"
         case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
+        case .readyOverrideIgnored: return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
         }
     }
 
     /// The rule family the bug belongs to.
     public var family: Family {
         switch self {
-        case .cancelledNotReady, .readyIgnoresDependencies, .readinessUnannounced: return .READY
+        case .cancelledNotReady, .readyIgnoresDependencies, .readinessUnannounced, .readyOverrideIgnored: return .READY
         case .startIgnoresCancel, .cancelAfterFinishSticks: return .CANCEL
         case .secondStartRuns, .startWhenNotReady: return .START
         case .finishUnannounced: return .KVO

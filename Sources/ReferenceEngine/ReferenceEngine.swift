@@ -23,9 +23,8 @@ public struct ReferenceEngine: Sendable {
     }
 
     /// `run`, with the queue each virtual thread's code runs for, by the thread number its
-    /// events carry: what `OperationQueue.current` would name there (nil: none). Not in the
-    /// trace: the engine keeps it so that a `current` read (issue 17) can be modelled, and the
-    /// package's tests check it meanwhile.
+    /// events carry: what `OperationQueue.current` names there (nil: none). The trace shows it
+    /// only where a `readCurrentQueue` step reads it; the package's tests check every thread.
     package func runNotingCurrentQueues(_ scenario: Scenario, scheduleSeed: UInt64) -> (trace: Trace, currentQueue: [Int?]) {
         let simulation = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options)
         let events = simulation.run()

@@ -9,12 +9,21 @@ import OperationSpec
 /// one never releases its dependents.
 struct SimulatedOperation {
     let kind: OperationKind
+    /// Made by a queue for a block handed to `addOperationWithBlock:` (API surface 2): the
+    /// scenario cannot reach the object, so nothing about it is logged but its block's
+    /// `blockBegan` / `blockEnded` (no KVO, no start or cancel call).
+    let hidden: Bool
+    /// The token its class's `isReady` override waits for (API surface 2, `readyAfterSignal`).
+    let readyAfterSignal: Int?
     var cancelled = false
     var executing = false
     var finished = false
     /// A did-change for isFinished with isFinished true has been delivered.
     var finishSeen = false
     var ready = true
+    /// What `[super isReady]` would say: `ready` before the override is applied. The same as
+    /// `ready` for an operation without `readyAfterSignal`.
+    var baseReady = true
     var deps: [Int] = []
     var dependents: [Int] = []
     var queue: Int?
@@ -27,8 +36,12 @@ struct SimulatedOperation {
     var blocks: [[Step]]
     var blocksLeft = 0
 
-    init(kind: OperationKind) {
+    init(kind: OperationKind, hidden: Bool = false, readyAfterSignal: Int? = nil) {
         self.kind = kind
+        self.hidden = hidden
+        self.readyAfterSignal = readyAfterSignal
+        // No token is signalled before the run, so an override starts out saying NO.
+        self.ready = readyAfterSignal == nil
         if case .block(let b) = kind { blocks = b } else { blocks = [] }
     }
 
@@ -43,6 +56,7 @@ struct SimulatedOperation {
         case .queuePriority: return .int(priority)
         case .completionBlock: return .bool(completion != nil)
         case .threadPriority: return .double(threadPriority)
+        case .executionBlocks: return .int(blocks.count)
         }
     }
 

@@ -10,6 +10,9 @@
 struct SimulatedQueue {
     var maxConcurrent: Int
     var suspended: Bool
+    /// The queue's `name` (API surface 2), which names its worker threads `<name>_<n>` as
+    /// GNUstep's do (003); nil for the default `NSOperationQ_<n>`.
+    var name: String?
     /// Operations it started whose finish it has not yet seen.
     var running = 0
     /// Every operation ever added, in order (what `waitUntilAllFinished` reads afterwards).
@@ -33,9 +36,10 @@ struct SimulatedQueue {
         static func < (a: Candidate, b: Candidate) -> Bool { (a.rank, a.slot) < (b.rank, b.slot) }
     }
 
-    init(maxConcurrent: Int, suspended: Bool) {
+    init(maxConcurrent: Int, suspended: Bool, name: String? = nil) {
         self.maxConcurrent = maxConcurrent
         self.suspended = suspended
+        self.name = name
     }
 
     /// The members in the order they were added: the queue's `operations`.

@@ -34,7 +34,12 @@ extension Simulation {
             cancel(op)
         case .cancelAll(let q):
             atomic(.cancelAll(queue: q)) {
-                for op in queues[q].ops { cancel(op) }
+                for op in queues[q].ops {
+                    // The queue cancels the operation it made for a block as it cancels any
+                    // other, but nobody can see that object: nothing is logged, and it never runs.
+                    if ops[op].hidden { if !ops[op].finished { ops[op].cancelled = true }; continue }
+                    cancel(op)
+                }
                 return nil
             }
         case .suspend(let q):
@@ -82,7 +87,8 @@ extension Simulation {
         case .waitUntilAllFinished(let q):
             let call = Call.waitUntilAllFinished(queue: q)
             emit(.call(call))
-            push(Frame([.afterWait(call, reads: queues[q].everAdded, countOf: q)]))
+            // What the driver can read afterwards: not the operations the queue made for blocks.
+            push(Frame([.afterWait(call, reads: queues[q].everAdded.filter { !ops[$0].hidden }, countOf: q)]))
             if !satisfied(.queueEmpty(q)) { block(.queueEmpty(q)) }
         case .setCompletionBlock(let op, let body):
             atomic(.setCompletionBlock(op)) {
@@ -107,7 +113,7 @@ extension Simulation {
             atomic(.setQueuePriority(op, raw)) {
                 emit(.willChange(op: op, .queuePriority, ops[op].value(.queuePriority)))
                 ops[op].priority = has(.priorityNotNormalised) ? raw : QueuePriority.normalized(raw)
-                if ops[op].ready { offer(op) }
+                if startable(op) { offer(op) }
                 didChange(op, .queuePriority)
                 return nil
             }
@@ -120,6 +126,19 @@ extension Simulation {
             emit(.read(op: op, key, getter(op, key)))
         case .readOperationCount(let q):
             emit(.operationCount(queue: q, queues[q].count))
+        case .addBlock(let op, let q):
+            // `addOperationWithBlock:` cannot be refused: the operation is new, made by the queue.
+            atomic(.addBlock(op, queue: q)) {
+                enqueue(op, q)
+                pump(q)
+                return nil
+            }
+        case .readSuspended(let q):
+            emit(.suspended(queue: q, queues[q].suspended))
+        case .sleep(let units):
+            // As long as `work(units)`, with nothing logged: the step's stepIssued / stepDone
+            // frame it. Zero is a scheduling point only, as for work.
+            if units > 0 { setState(current, .sleeping(until: now + units)) }
         case .result(let op):
             atomic(.result(op)) {
                 if ops[op].cancelled && !has(.cancelledResultReturned) { return (.invocationCancelled, "invocation operation \(op) was cancelled: it has no result") }
@@ -169,11 +188,11 @@ extension Simulation {
             // scenario's own dependencies): the operation itself (it offers itself if it becomes
             // ready; its queue is pumped by the caller, after a batch is all in), and dependents
             // queued elsewhere, whose dependency on it now crosses queues.
-            if ops[op].ready { queues[q].offer(op, rank: rank(op)) } else { refreshReady(op, pump: false) }
+            if startable(op) { queues[q].offer(op, rank: rank(op)) } else { refreshReady(op, pump: false) }
             for d in ops[op].dependents where ops[d].queue != nil && ops[d].queue != q { refreshReady(d) }
             return
         }
-        if ops[op].ready { queues[q].offer(op, rank: rank(op)) }
+        if startable(op) { queues[q].offer(op, rank: rank(op)) }
     }
 
     private func changeDependencies(_ op: Int, _ change: () -> Void) {

@@ -12,7 +12,7 @@ extension Simulation {
             push(Frame([.afterTrigger(step: step, trigger)]))
             if !satisfied(.trigger(step: step, trigger)) { block(.trigger(step: step, trigger)) }
         case .afterTrigger(let step, let trigger):
-            if !occurred.contains(trigger) { emit(.triggerMissed(step)) }
+            if !happened(trigger) { emit(.triggerMissed(step)) }
         case .callStart(let op, let caller):
             let call = Call.start(op, by: caller)
             emit(.call(call))
@@ -67,6 +67,10 @@ extension Simulation {
                 didChange(op, .isFinished)
             }
         case .beginBlock(let op, let i): emit(.blockBegan(op: op, block: i))
+        case .runHandedBlock(let op): runHandedBlock(op)
+        case .finishHandedBlock(let op):
+            ops[op].executing = false
+            finishUnseen(op)
         case .beginCompletion(let op): emit(.completionBegan(op: op, threadPriority: threads[current].priority))
         case .afterWait(let call, let reads, let countOf):
             emit(.returned(call))
@@ -106,11 +110,37 @@ extension Simulation {
         push(Frame(body, this: op))
     }
 
+    /// The operation a queue made for a block handed to `addOperationWithBlock:`, started by
+    /// the queue on its worker: what the default start does, with nothing logged but the block's
+    /// `blockBegan` and `blockEnded` (nobody holds the object: there is no start call to see, and
+    /// no observer of its keys). Cancelled before it ran (by `cancelAllOperations`), it finishes
+    /// without running its block.
+    private func runHandedBlock(_ op: Int) {
+        if ops[op].cancelled { return finishUnseen(op) }
+        ops[op].executing = true
+        ops[op].blocksLeft = 1
+        push(Frame([.finishHandedBlock(op)], this: op))
+        push(Frame(steps: ops[op].blocks.first ?? [], opening: .beginBlock(op, 0), this: op, exit: .blockEnded(op, 0)))
+    }
+
+    /// An operation made for a block finishes: its queue sees it as it sees any finish (the slot
+    /// is freed, the operation leaves, waiters wake), with no notification in the trace.
+    private func finishUnseen(_ op: Int) {
+        ops[op].finished = true
+        observe(op, .isFinished)
+    }
+
     /// Sends the did-change notification and lets the base class's observers react: an operation
     /// whose finish is seen leaves its queue, frees its slot, releases its dependents, wakes its
     /// waiters and schedules its completion block (004 2.5.3, 2.6.1, 2.6.4, 2.7.1.2).
     func didChange(_ op: Int, _ key: StateKey) {
         emit(.didChange(op: op, key, ops[op].value(key)))
+        observe(op, key)
+    }
+
+    /// What the base class's observers do on a did-change of `key` (`didChange`, which logs it
+    /// first; or a finish nobody can observe, `finishUnseen`).
+    private func observe(_ op: Int, _ key: StateKey) {
         switch key {
         case .isFinished where ops[op].finished && !ops[op].finishSeen:
             ops[op].finishSeen = true
@@ -124,7 +154,7 @@ extension Simulation {
             // queue picks among all of them by priority (004 2.6.2), not the first one refreshed.
             for d in ops[op].dependents { refreshReady(d, pump: false) }
             var released: [Int] = []
-            for d in ops[op].dependents { if let q = ops[d].queue, ops[d].ready, !released.contains(q) { released.append(q) } }
+            for d in ops[op].dependents { if let q = ops[d].queue, startable(d), !released.contains(q) { released.append(q) } }
             for q in released { pump(q) }
             if !ops[op].completionSpawned { spawnCompletion(op) }
             if has(.completionRunsTwice) { spawnCompletion(op) }
@@ -142,7 +172,10 @@ extension Simulation {
     }
 
     /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
-    /// Ready: cancelled, executing or finished (003 isReady), or every dependency seen finished.
+    /// Ready: cancelled, executing or finished (003 isReady), or every dependency seen finished;
+    /// and, for an operation whose class overrides isReady (`readyAfterSignal`), its token
+    /// signalled too: the override returns `[super isReady] && signalled` (004, "Configuring
+    /// Interoperation Dependencies"), so a cancelled one still waits for its token.
     func refreshReady(_ op: Int, pump pumpQueue: Bool = true) {
         // Fields are read one by one: copying the whole operation (its arrays) per call was a
         // measurable part of a large run.
@@ -151,14 +184,52 @@ extension Simulation {
         let depsDone = has(.readyIgnoresDependencies) || ops[op].deps.allSatisfy {
             ops[$0].finishSeen || (has(.crossQueueDependencyIgnored) && ops[$0].queue != nil && queue != nil && ops[$0].queue != queue)
         }
-        let ready = cancelled || ops[op].executing || ops[op].finished || depsDone
+        let base = cancelled || ops[op].executing || ops[op].finished || depsDone
+        let ready = base && overrideAllows(op)
+        let wasStartable = startable(op)
+        ops[op].baseReady = base
         let was = ops[op].ready
-        guard ready != was else { return }
-        if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(was))) }
-        ops[op].ready = ready
-        if ready { offer(op) }
-        emit(.didChange(op: op, .isReady, .bool(ready)))
-        if ready && pumpQueue, let q = queue { pump(q) }
+        if ready != was {
+            if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(was))) }
+            ops[op].ready = ready
+            emit(.didChange(op: op, .isReady, .bool(ready)))
+        }
+        guard startable(op) && !wasStartable else { return }
+        offer(op)
+        if pumpQueue, let q = queue { pump(q) }
+    }
+
+    /// Whether the operation's own isReady override lets it be ready: no override, or its
+    /// token has been signalled.
+    func overrideAllows(_ op: Int) -> Bool {
+        guard let token = ops[op].readyAfterSignal else { return true }
+        return tokens.contains(token)
+    }
+
+    /// Whether a queue may start the operation: it reports isReady YES. Under the
+    /// `readyOverrideIgnored` fault the queue looks at the base class's readiness only, as if
+    /// the class did not override isReady.
+    func startable(_ op: Int) -> Bool {
+        has(.readyOverrideIgnored) ? ops[op].baseReady : ops[op].ready
+    }
+
+    /// Token `token` was just signalled by the current thread's code, and the `signal` event
+    /// logged: the code that signals is the code of the subclasses whose isReady override waits
+    /// for it, and it does what 004 asks of such a subclass ("When the readiness status of your
+    /// operation object changes, generate KVO notifications for the isReady key path"): a
+    /// will-change then a did-change of isReady for each, in operation-number order. Both carry
+    /// what the getter returns when they are sent, as a driver logs them: the override reads the
+    /// token, so the new value. A queue starts the operation on the did-change, once it is ready.
+    private func notifyOverrides(of token: Int) {
+        guard let waiting = readinessOverrides[token] else { return }
+        for op in waiting {
+            emit(.willChange(op: op, .isReady, getter(op, .isReady)))
+            emit(.didChange(op: op, .isReady, getter(op, .isReady)))
+            if startable(op) {
+                offer(op)
+                if let q = ops[op].queue { pump(q) }
+            }
+        }
     }
 
     /// Where an operation stands among a queue's start candidates: higher priority first (004
@@ -177,11 +248,14 @@ extension Simulation {
             var width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
             if has(.oneTooMany) && queues[q].maxConcurrent != QueueConfig.defaultMax { width += 1 }
             guard queues[q].running < width else { return }
-            guard let op = queues[q].takeCandidate({ op, rank in !ops[op].dispatched && ops[op].ready && rank == self.rank(op) }) else { return }
+            guard let op = queues[q].takeCandidate({ op, rank in !ops[op].dispatched && startable(op) && rank == self.rank(op) }) else { return }
             ops[op].dispatched = true
             queues[q].running += 1
             workerNumber += 1
-            spawn(name: "NSOperationQ_\(workerNumber)", queue: q, Frame([.callStart(op, .queue)]))
+            // GNUstep's names (003): `NSOperationQ_<number>`, or `<name>_<number>` once the queue
+            // has a name.
+            let name = "\(queues[q].name ?? "NSOperationQ")_\(workerNumber)"
+            spawn(name: name, queue: q, Frame([ops[op].hidden ? .runHandedBlock(op) : .callStart(op, .queue)]))
         }
     }
 
@@ -233,7 +307,14 @@ extension Simulation {
         case .signal(let token):
             tokens.insert(token)
             tokenSignalled(token)
+            // An isReady override that waits for the token says YES from now on (the getter
+            // reads the token), whatever the notifications below say.
+            if let waiting = readinessOverrides[token] { for o in waiting { ops[o].ready = ops[o].baseReady } }
             emit(.signal(token: token))
+            notifyOverrides(of: token)
+        case .readCurrentQueue:
+            // The queue this thread's code runs for (`VirtualThread.currentQueue`).
+            emit(.currentQueue(op: op, queue: threads[current].currentQueue))
         case .await(let token, let timeout):
             push(Frame([.afterAwait(token)], this: op))
             if !tokens.contains(token) { block(.token(token), deadline: now + max(1, timeout)) }

@@ -82,6 +82,9 @@ final class Simulation {
     /// scenarios have none, and hashing every start, main and finish into `occurred` was
     /// a measurable part of simulating 100,000 operations).
     let watched: Set<Trigger>
+    /// The operations whose `isReady` override waits for each token, in operation-number order
+    /// (`readyAfterSignal`): looked up by token when one is signalled, never iterated.
+    let readinessOverrides: [Int: [Int]]
     private let faults: [Fault]
     func has(_ fault: Fault) -> Bool { faults.contains(fault) }
 
@@ -96,8 +99,17 @@ final class Simulation {
         self.options = options
         self.rng = Xoshiro256(seed: scheduleSeed)
         self.faults = options.faults
-        self.ops = scenario.operations.map { SimulatedOperation(kind: $0.kind) }
-        self.queues = scenario.queues.map { _ in SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false) }
+        let handedAsBlocks = Set(scenario.blockAddedOperations().map(\.op))
+        self.ops = scenario.operations.indices.map { o in
+            SimulatedOperation(kind: scenario.operations[o].kind, hidden: handedAsBlocks.contains(o),
+                               readyAfterSignal: scenario.operations[o].readyAfterSignal)
+        }
+        // The name is set first and cannot fail, so it is in place before the driver's first
+        // instruction, with no event (the scenario format: configuration, not a call).
+        self.queues = scenario.queues.map { SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false, name: $0.name) }
+        var overrides: [Int: [Int]] = [:]
+        for (o, config) in scenario.operations.enumerated() { if let t = config.readyAfterSignal { overrides[t, default: []].append(o) } }
+        self.readinessOverrides = overrides
         self.visited = Array(repeating: 0, count: scenario.operations.count)
         self.blockWaiters = Array(repeating: [], count: scenario.operations.count)
         self.watched = Set(scenario.driver.compactMap(\.after))
@@ -110,6 +122,13 @@ final class Simulation {
     /// Remembers that a trigger happened, if a driver step waits for it.
     func record(_ trigger: Trigger) {
         if !watched.isEmpty && watched.contains(trigger) { occurred.insert(trigger) }
+    }
+
+    /// Whether the trigger has happened: an operation's event was recorded, or the token of a
+    /// `signaled` trigger was signalled (tokens stay signalled, so it is not recorded twice).
+    func happened(_ trigger: Trigger) -> Bool {
+        if case .signaled(let token) = trigger { return tokens.contains(token) }
+        return occurred.contains(trigger)
     }
 
     // MARK: Running
@@ -157,7 +176,9 @@ final class Simulation {
         case .allFinished(let list): return list.allSatisfy { ops[$0].finishSeen }
         case .queueEmpty(let q): return queues[q].isEmpty
         case .token(let n): return tokens.contains(n)
-        case .trigger(_, let trigger): return occurred.contains(trigger) || ops[trigger.op].finishSeen
+        case .trigger(_, let trigger):
+            guard let op = trigger.op else { return happened(trigger) }
+            return occurred.contains(trigger) || ops[op].finishSeen
         case .blocks(let op):
             let early = has(.blockOperationFinishesEarly) && ops[op].blocksLeft < ops[op].blocks.count
             return ops[op].blocksLeft == 0 || early

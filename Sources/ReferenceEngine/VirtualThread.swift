@@ -13,8 +13,7 @@ struct VirtualThread {
     /// operation, that of the thread that ran the operation's main, as main itself has it (so
     /// nil when the operation was started by hand from the driving thread); nil for the driving
     /// thread, completion blocks and detached threads. Kept apart from `queue` so that traces and
-    /// the rules that read worker threads are unchanged. Nothing reads it yet: issue 17 asks for
-    /// it so that an `OperationQueue.current` read can be modelled.
+    /// the rules that read worker threads are unchanged. A `readCurrentQueue` step reads it.
     let currentQueue: Int?
     var frames: [Frame]
     var state: State = .runnable
@@ -128,6 +127,10 @@ enum Instr: Equatable {
     case joinBlocks(Int)
     case baseFinish(Int)
     case beginBlock(Int, Int)
+    /// A queue starts the operation it made for a block (`addOperationWithBlock:`), unseen.
+    case runHandedBlock(Int)
+    /// That operation's block ended: it finishes, unseen.
+    case finishHandedBlock(Int)
     case beginCompletion(Int)
     /// After a blocking wait resolved: record the return and what the driver reads to confirm it.
     case afterWait(Call, reads: [Int], countOf: Int?)

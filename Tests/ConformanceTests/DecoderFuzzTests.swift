@@ -51,6 +51,10 @@ struct DecoderFuzzTests {
         for sample in DocumentSamples.all.prefix(4) { out.append((scenarioKind, Array(ScenarioFormat.encode(sample.scenario)))) }
         out.append((scenarioKind, Array(JSONCodec.encode(generator.generate(seed: 4)))))
         out.append((scenarioKind, Array(JSONCodec.encode(DocumentSamples.all[4].scenario))))
+        // API surface 2: every construct, in both formats, and in a finding whose options say surface2.
+        out.append((scenarioKind, Array(ScenarioFormat.encode(Surface2FormatTests.scenario))))
+        out.append((scenarioKind, Array(JSONCodec.encode(Surface2FormatTests.scenario))))
+        out.append((findingKind, Array(Surface2FormatTests.finding(GeneratorOptions(size: 6, surface2: true)).fileData)))
         let finding = try #require(FaultProbe.firstFinding(.oneTooMany))
         out.append((findingKind, Array(finding.fileData)))
         var withDriver = finding
@@ -68,9 +72,26 @@ struct DecoderFuzzTests {
         // Events of every shape the trace has: one of each kind's first occurrence.
         var seen = Set<String>()
         for e in trace.events where seen.insert(String(describing: e.kind).prefix { $0 != "(" }.description).inserted { messages.append(.event(e)) }
+        // The events of API surface 2, which that sample's trace does not have.
+        let surface2Events: [EventKind] = [.suspended(queue: 0, true), .currentQueue(op: 1, queue: 0), .currentQueue(op: 2, queue: nil),
+                                           .call(.addBlock(0, queue: 0)), .returned(.addBlock(0, queue: 0)), .read(op: 1, .executionBlocks, .int(2))]
+        for (k, kind) in surface2Events.enumerated() { messages.append(.event(TraceEvent(seq: k, thread: k % 2, kind))) }
+        messages.append(.hello(protocol: 3, impl: "surface2-driver", capabilities: [.kvo, .apiSurface2]))
         for m in messages { out.append((messageKind, Array(JSONCodec.line(m).utf8))) }
         out.append((requestKind, Array(JSONCodec.line(DriverProtocol.Request(impl: "reference", scenario: scenario, scheduleSeed: 7, unitMicroseconds: 1000)).utf8)))
+        out.append((requestKind, Array(JSONCodec.line(DriverProtocol.Request(impl: "reference", scenario: Surface2FormatTests.scenario, scheduleSeed: 7,
+                                                                             unitMicroseconds: 1000)).utf8)))
         return out
+    }
+
+    @Test("every sample, unmutated, is read and valid: the fuzzing starts from real documents")
+    func samplesRead() throws {
+        for (n, sample) in try Self.samples().enumerated() {
+            #expect(throws: Never.self, "sample \(n) (\(sample.kind.name))") {
+                let problem = try sample.kind.read(Data(sample.text), "sample-\(n).json")
+                #expect(problem == nil, "sample \(n) (\(sample.kind.name)): \(problem ?? "")")
+            }
+        }
     }
 
     // MARK: mutations

@@ -50,7 +50,7 @@ struct GeneratorTests {
             }
             var queueOf: [Int: Int] = [:]
             for d in s.driver {
-                if let t = d.after { triggers = triggers || t.op >= 0 }
+                if let t = d.after { triggers = triggers || t.op != nil }
                 actions.insert(String(describing: d.action).prefix { $0 != "(" }.description)
                 if case .add(let o, let q) = d.action { queueOf[o] = q }
                 if case .addBatch(let list, let q, _) = d.action { for o in list { queueOf[o] = q } }

@@ -176,7 +176,7 @@ struct JSONSchemaValidator: Sendable {
     /// Keywords that decide validity, each implemented in `check(_:against:...)`.
     static let assertions: Set<String> = [
         "type", "properties", "required", "additionalProperties", "oneOf", "anyOf", "items", "prefixItems",
-        "minItems", "maxItems", "enum", "const", "minimum", "maximum", "$ref", "minProperties", "maxProperties",
+        "minItems", "maxItems", "enum", "const", "minimum", "maximum", "$ref", "minProperties", "maxProperties", "minLength",
     ]
     /// Keywords that decide nothing. Each is still checked on load: `$schema` must name draft
     /// 2020-12, `$defs` is where every `$ref` points, the texts are strings, and a `default` must
@@ -303,7 +303,7 @@ struct JSONSchemaValidator: Sendable {
                     coverable[at] = branch
                     try checkSchema(s, at: at, isRoot: false, defs: defs, coverable: &coverable, label: branch)
                 }
-            case "minItems", "maxItems", "minProperties", "maxProperties":
+            case "minItems", "maxItems", "minProperties", "maxProperties", "minLength":
                 try nonNegativeInteger(key, value)
             case "enum":
                 guard case .array(let list) = value, !list.isEmpty else { throw fail(key, "must be a non-empty list, not \(value.shown)") }
@@ -419,6 +419,9 @@ struct JSONSchemaValidator: Sendable {
         let additional: Node?
         let additionalFalse: Bool
         let minProperties: Int?, maxProperties: Int?, minItems: Int?, maxItems: Int?
+        /// The fewest characters a string may have, counted as the draft counts them: code
+        /// points (RFC 8259's characters), not Swift's grapheme clusters.
+        let minLength: Int?
         let prefixItems: [Node]
         let items: Node?
         let ref: String?
@@ -460,6 +463,7 @@ struct JSONSchemaValidator: Sendable {
             additionalFalse = o["additionalProperties"] == .bool(false)
             minProperties = count("minProperties"); maxProperties = count("maxProperties")
             minItems = count("minItems"); maxItems = count("maxItems")
+            minLength = count("minLength")
             prefixItems = list("prefixItems")
             items = o["items"].map { Node($0, pointer: pointer + "/items") }
             if case .string(let r)? = o["$ref"] { ref = r } else { ref = nil }
@@ -525,6 +529,9 @@ struct JSONSchemaValidator: Sendable {
                     if let f = check(o[key]!, against: extra, path: .key(path, key), quiet: quiet, coverage: &coverage) { return f }
                 }
             }
+        }
+        if case .string(let text) = instance, let n = s.minLength, text.unicodeScalars.count < n {
+            return failure("minLength", "is \(instance.shown), but must have at least \(n) character" + (n == 1 ? "" : "s"))
         }
         if case .array(let list) = instance {
             if let n = s.minItems, list.count < n { return failure("minItems", "is a list of \(list.count), but must hold at least \(n)") }

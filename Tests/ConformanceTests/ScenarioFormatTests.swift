@@ -30,14 +30,15 @@ struct ScenarioFormatTests {
             .start(.this), .start(.op(1)), .cancel(.op(0)), .cancel(.this),
             .read(.isReady, .this), .read(.queuePriority, .op(2)), .read(.completionBlock, .this), .read(.threadPriority, .op(0)),
             .read(.dependencies, .this), .signal(7), .await(7, timeout: 1), .await(-3, timeout: 1_000_000),
+            .readCurrentQueue, .read(.executionBlocks, .op(1)),
         ]
         return Scenario(name: "everything\n\t\u{1}", seed: UInt64.max, generatorVersion: 3,
-                        queues: [QueueConfig(), QueueConfig(maxConcurrent: 0, suspended: true), QueueConfig(maxConcurrent: 4)],
+                        queues: [QueueConfig(), QueueConfig(maxConcurrent: 0, suspended: true), QueueConfig(maxConcurrent: 4, name: "fetch \"q\"\n")],
                         operations: [
                             OperationConfig(kind: .main(body), queuePriority: -8, threadPriority: 0.1 + 0.2, completion: []),
                             OperationConfig(kind: .block([[], [.work(1)], body]), queuePriority: 123_456, completion: [.work(1)]),
                             OperationConfig(kind: .concurrent(program), threadPriority: .leastNonzeroMagnitude),
-                            OperationConfig(kind: .invocation([.work(2)]), threadPriority: 1),
+                            OperationConfig(kind: .invocation([.work(2)]), threadPriority: 1, readyAfterSignal: -7),
                             OperationConfig(kind: .subclass([.work(1), .returnIfCancelled])),
                             OperationConfig(kind: .concurrent(ConcurrentProgram(start: [], main: []))),
                         ],
@@ -54,6 +55,8 @@ struct ScenarioFormatTests {
                             DriverStep(.addExecutionBlock(op: 1, [])), DriverStep(.setQueuePriority(op: 0, 5)),
                             DriverStep(.setThreadPriority(op: 0, 0.7)), DriverStep(.setThreadPriority(op: 1, -1.5e-7)),
                             DriverStep(.read(.isFinished, op: 1)), DriverStep(.readOperationCount(queue: 2)), DriverStep(.result(3)),
+                            DriverStep(.addBlock(op: 1, queue: 2)), DriverStep(after: .signaled(7), .readSuspended(queue: 1)),
+                            DriverStep(.sleep(0)), DriverStep(.sleep(1_000_000)), DriverStep(.read(.executionBlocks, op: 1)),
                         ])
     }()
 
@@ -267,7 +270,7 @@ struct ScenarioFormatTests {
                         {"kind": {"main": []}, "queuePriorty": 4}]}
         """)
         #expect(priority.contains("s.json: operations[1] has an unknown key \"queuePriorty\" at line 3, column 40; did you mean \"queuePriority\"?"), "\(priority)")
-        #expect(priority.contains("(the keys of an operation are: completion, kind, queuePriority, threadPriority)"), "\(priority)")
+        #expect(priority.contains("(the keys of an operation are: completion, kind, queuePriority, readyAfterSignal, threadPriority)"), "\(priority)")
         let after = Self.message("""
         {"format": 2, "queues": [{}], "operations": [{"kind": {"main": []}}],
          "driver": [{"action": {"add": {"op": 0, "queue": 0}}}, {"afer": {"started": 0}, "action": {"cancel": 0}}]}
@@ -287,7 +290,7 @@ struct ScenarioFormatTests {
         text = text.replacingOccurrences(of: "\"kind\" :", with: "\"queuePriorty\" : 3, \"kind\" :")
         let m = Self.message(text)
         #expect(m.contains("operations[0] has an unknown key \"queuePriorty\" at line") && m.contains("did you mean \"queuePriority\"?"), "\(m)")
-        #expect(m.contains("(the keys there are: completion, kind, queuePriority, threadPriority)"), "\(m)")
+        #expect(m.contains("(the keys there are: completion, kind, queuePriority, readyAfterSignal, threadPriority)"), "\(m)")
         let after = Self.message(JSONCodec.encodeString(Scenario(operations: [OperationConfig(kind: .main([]))], driver: [DriverStep(.start(0))]))
             .replacingOccurrences(of: "\"action\" :", with: "\"afer\" : {\"started\" : {\"_0\" : 0}}, \"action\" :"))
         #expect(after.contains("driver[0] has an unknown key \"afer\"") && after.contains("did you mean \"after\"?"), "\(after)")

@@ -28,7 +28,8 @@ struct ScenarioSchemaTests {
     @Test("The schema file is JSON in draft 2020-12 and uses only keywords the validator implements")
     func schemaLoads() throws {
         let v = try Self.validator()
-        let wanted: Set<String> = ["Queue", "Operation", "Kind", "Step", "Condition", "OpRef", "StateKey", "DriverStep", "Trigger", "Action", "Routine", "Edge"]
+        let wanted: Set<String> = ["Queue", "Operation", "Kind", "Step", "Condition", "OpRef", "StateKey", "ObservedKey", "DriverStep", "Trigger", "Action",
+                                   "Routine", "Edge"]
         #expect(wanted.isSubset(of: Set(v.defs.keys)), "missing $defs: \(wanted.subtracting(v.defs.keys).sorted())")
         guard case .object(let top) = v.root else { Issue.record("the schema is not an object"); return }
         #expect(top["$schema"] == .string(JSONSchemaValidator.draft))
@@ -81,7 +82,7 @@ struct ScenarioSchemaTests {
     /// Draft 2020-12 keywords this validator does not implement: a schema using any of them
     /// would be held to less than it says.
     static let unimplemented = ["allOf", "not", "if", "then", "else", "pattern", "patternProperties", "propertyNames", "format",
-                                "minLength", "maxLength", "multipleOf", "exclusiveMinimum", "exclusiveMaximum", "uniqueItems",
+                                "maxLength", "multipleOf", "exclusiveMinimum", "exclusiveMaximum", "uniqueItems",
                                 "contains", "dependentRequired", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems",
                                 "$id", "$anchor", "$dynamicRef", "examples", "deprecated", "definitions", "x-anything"]
 
@@ -159,6 +160,10 @@ struct ScenarioSchemaTests {
             (#"{"prefixItems": [{"type": "string"}], "items": {"type": "integer"}}"#, "[1, 1]", "$[0]"),
             (#"{"prefixItems": [{"type": "string"}], "items": {"type": "integer"}}"#, #"["a", "b"]"#, "$[1]"),
             (#"{"minItems": 2}"#, "[1]", "$"), (#"{"maxItems": 1}"#, "[1, 2]", "$"), (#"{"minItems": 2, "maxItems": 2}"#, "[1, 2]", nil),
+            // minLength counts code points, as the draft says (RFC 8259's characters): "é" is one,
+            // "e" and a combining accent two, though Swift counts both as one Character.
+            (#"{"minLength": 1}"#, #""""#, "$"), (#"{"minLength": 1}"#, #""a""#, nil), (#"{"minLength": 2}"#, #""é""#, "$"),
+            (#"{"minLength": 2}"#, #""e\u0301""#, nil), (#"{"minLength": 1}"#, "3", nil),
             (#"{"minProperties": 1}"#, "{}", "$"), (#"{"maxProperties": 1}"#, #"{"a": 1, "b": 2}"#, "$"),
             (#"{"enum": ["a", 2]}"#, "2.0", nil), (#"{"enum": ["a", 2]}"#, #""b""#, "$"),
             (#"{"const": {"a": [1]}}"#, #"{"a": [1.0]}"#, nil), (#"{"const": {"a": [1]}}"#, #"{"a": [1], "b": 0}"#, "$"),
@@ -204,7 +209,8 @@ struct ScenarioSchemaTests {
         var validated = 0, largest = 0
         var coverage = Set<String>()
         for i in 0..<270 {
-            let options = GeneratorOptions(size: sizes[i % sizes.count], misuseRate: rates[(i / 9) % 3], flawRate: rates[(i / 27) % 3], subclass: i % 10 == 9)
+            let options = GeneratorOptions(size: sizes[i % sizes.count], misuseRate: rates[(i / 9) % 3], flawRate: rates[(i / 27) % 3], subclass: i % 10 == 9,
+                                           surface2: i % 5 == 2)
             let scenario = ScenarioGenerator(options: options).generate(seed: UInt64(i) &* 7_919 &+ 1)
             let data = ScenarioFormat.encode(scenario)
             largest = max(largest, scenario.operations.count)
@@ -264,7 +270,8 @@ struct ScenarioSchemaTests {
 
     static func isShapeProblem(_ sentence: String) -> Bool {
         let ranges = ["works ", "repeats ", "awaits with timeout", "has maxConcurrent", "sets maxConcurrent", "thread priority",
-                      "is a block operation with no block", "adds an empty batch", "ivars can be set", "the scenario's format is"]
+                      "is a block operation with no block", "adds an empty batch", "ivars can be set", "the scenario's format is",
+                      "sleeps ", "notifies executionBlocks", "is empty; leave name out"]
         if ranges.contains(where: sentence.contains) { return true }
         // "names operation -1" and "names block -1" are shape; "names operation 9" of 3 is not.
         if let m = sentence.firstMatch(of: #/names (?:operation|queue|block) (-?[0-9]+)/#), let n = Int(m.1) { return n < 0 }
@@ -289,6 +296,22 @@ struct ScenarioSchemaTests {
             // The reader's checks that need the whole scenario, which a schema cannot state.
             (#"{"format": 2, "driver": [{"action": {"start": 3}}]}"#, true, false),
             (#"{"format": 2, "operations": [{"kind": {"main": [{"call": "completeOperation"}]}}]}"#, true, false),
+            // API surface 2. A queue name may not be empty: both refuse it. Over 64 characters
+            // (Swift's, grapheme clusters; the draft's maxLength counts code points) or with a
+            // control character (a pattern, which this validator does not implement): the reader only.
+            (#"{"format": 2, "queues": [{"name": ""}]}"#, false, false),
+            (#"{"format": 2, "queues": [{"name": "fetch"}]}"#, true, true),
+            ("{\"format\": 2, \"queues\": [{\"name\": \"\(String(repeating: "q", count: 65))\"}]}", true, false),
+            (#"{"format": 2, "queues": [{"name": "a\u0007b"}]}"#, true, false),
+            // executionBlocks is announced by nobody (both refuse), and read of block operations only (the kind is elsewhere).
+            (#"{"format": 2, "operations": [{"kind": {"main": [{"didChange": "executionBlocks"}]}}]}"#, false, false),
+            (#"{"format": 2, "operations": [{"kind": {"main": [{"read": {"key": "executionBlocks", "op": "self"}}]}}]}"#, true, false),
+            (#"{"format": 2, "operations": [{"kind": {"block": [[{"read": {"key": "executionBlocks", "op": "self"}}]]}}]}"#, true, true),
+            // addBlock's operation must be a lone one-block block operation; readyAfterSignal is no subclass's.
+            (#"{"format": 2, "queues": [{}], "operations": [{"kind": {"main": []}}], "driver": [{"action": {"addBlock": {"op": 0, "queue": 0}}}]}"#, true, false),
+            (#"{"format": 2, "queues": [{}], "operations": [{"kind": {"block": [[]]}}], "driver": [{"action": {"addBlock": {"op": 0, "queue": 0}}}, {"action": {"cancel": 0}}]}"#, true, false),
+            (#"{"format": 2, "operations": [{"kind": {"subclass": []}, "readyAfterSignal": 1}]}"#, true, false),
+            (#"{"format": 2, "driver": [{"action": {"sleep": 1000001}}]}"#, false, false),
         ]
         for c in cases {
             let data = Data(c.document.utf8)
@@ -305,7 +328,7 @@ struct ScenarioSchemaTests {
         let v = try Self.validator()
         var documents: [JSONTree] = [try Self.tree(ScenarioFormat.encode(Self.everyCase))]
         for seed: UInt64 in 1...12 {
-            let options = GeneratorOptions(size: 1 + Int(seed % 6), misuseRate: 30, flawRate: 30, subclass: seed % 4 == 0)
+            let options = GeneratorOptions(size: 1 + Int(seed % 6), misuseRate: 30, flawRate: 30, subclass: seed % 4 == 0, surface2: seed % 3 == 0)
             documents.append(try Self.tree(ScenarioFormat.encode(ScenarioGenerator(options: options).generate(seed: seed))))
         }
         var rng = Xoshiro256(seed: 17)
@@ -367,8 +390,10 @@ struct ScenarioSchemaTests {
             }
         }
         let fixtures = root.appendingPathComponent("Fixtures")
-        for name in try fm.contentsOfDirectory(atPath: fixtures.appendingPathComponent("samples").path).sorted() where name.hasSuffix(".json") {
-            try add(fixtures.appendingPathComponent("samples/\(name)").path, field: nil)
+        for folder in ["samples", "scenarios"] {
+            for name in try fm.contentsOfDirectory(atPath: fixtures.appendingPathComponent(folder).path).sorted() where name.hasSuffix(".json") {
+                try add(fixtures.appendingPathComponent("\(folder)/\(name)").path, field: nil)
+            }
         }
         for name in try fm.contentsOfDirectory(atPath: fixtures.appendingPathComponent("regressions").path).sorted() where name.hasSuffix(".json") {
             try add(fixtures.appendingPathComponent("regressions/\(name)").path, field: "scenario")
@@ -419,14 +444,18 @@ struct ScenarioSchemaTests {
             routines: [Routine("completeOperation", ConcurrentProgram.completeOperation)])
         return Scenario(
             name: "every case", seed: 42, generatorVersion: 1,
-            queues: [QueueConfig(), QueueConfig(maxConcurrent: 2, suspended: true)],
+            queues: [QueueConfig(), QueueConfig(maxConcurrent: 2, suspended: true, name: "fetch")],
             operations: [
                 OperationConfig(kind: .concurrent(program), queuePriority: 4, threadPriority: 0.75, completion: [.work(1)]),
-                OperationConfig(kind: .main([.signal(1), .read(.isReady, .this), .if(.isFinished(.op(0)), then: [], else: [.cancel(.op(2))])]),
+                OperationConfig(kind: .main([.signal(1), .read(.isReady, .this), .if(.isFinished(.op(0)), then: [], else: [.cancel(.op(2))]),
+                                             .readCurrentQueue]),
                                 queuePriority: -3),
-                OperationConfig(kind: .block([[.await(1, timeout: 10), .work(0)], [.if(.isConcurrent(.this), then: [.callMain], else: [.start(.op(3))])]])),
-                OperationConfig(kind: .invocation([.work(2), .read(.queuePriority, .op(0))]), completion: []),
+                OperationConfig(kind: .block([[.await(1, timeout: 10), .work(0)], [.if(.isConcurrent(.this), then: [.callMain], else: [.start(.op(3))])],
+                                              [.read(.executionBlocks, .this)]])),
+                OperationConfig(kind: .invocation([.work(2), .read(.queuePriority, .op(0))]), completion: [], readyAfterSignal: 2),
                 OperationConfig(kind: .subclass([.work(1), .spawn(.start, .op(3))])),
+                // Added with addBlock: the queue makes its operation, so nothing else names it.
+                OperationConfig(kind: .block([[.readCurrentQueue, .work(1), .signal(2)]])),
             ],
             dependencies: [Edge(2, on: 1)],
             driver: [
@@ -453,6 +482,11 @@ struct ScenarioSchemaTests {
                 DriverStep(.waitUntilAllFinished(queue: 0)),
                 DriverStep(.waitUntilAllFinished(queue: 1)),
                 DriverStep(.readOperationCount(queue: 0)),
+                DriverStep(.read(.executionBlocks, op: 2)),
+                DriverStep(.addBlock(op: 5, queue: 0)),
+                DriverStep(after: .blockBegan(5, block: 0), .readSuspended(queue: 1)),
+                DriverStep(after: .signaled(2), .sleep(3)),
+                DriverStep(.waitUntilAllFinished(queue: 0)),
             ])
     }()
 }
@@ -496,6 +530,7 @@ enum ModelNames {
                 case .read: name = "read"
                 case .signal: name = "signal"
                 case .await: name = "await"
+                case .readCurrentQueue: name = "readCurrentQueue"
                 }
                 out["Step", default: []].insert(name)
             }
@@ -520,6 +555,7 @@ enum ModelNames {
                 case .mainBegan: name = "mainBegan"
                 case .blockBegan: name = "blockBegan"
                 case .finished: name = "finished"
+                case .signaled: name = "signaled"
                 }
                 out["Trigger", default: []].insert(name)
             }
@@ -545,6 +581,9 @@ enum ModelNames {
             case .read: name = "read"
             case .readOperationCount: name = "readOperationCount"
             case .result: name = "result"
+            case .addBlock: name = "addBlock"
+            case .readSuspended: name = "readSuspended"
+            case .sleep: name = "sleep"
             }
             out["Action", default: []].insert(name)
         }
@@ -576,9 +615,11 @@ enum ScenarioMutation {
                         "setMaxConcurrent", "addDependency", "removeDependency", "waitUntilFinished", "waitUntilAllFinished",
                         "setCompletionBlock", "addExecutionBlock", "setQueuePriority", "setThreadPriority", "readOperationCount",
                         "result", "dependencies", "queuePriority", "completionBlock", "threadPriority", "self", "this",
-                        "IsFinished", "isfinished", "finish", "Work", "completeOperation", "op", "_0"]
+                        "IsFinished", "isfinished", "finish", "Work", "completeOperation", "op", "_0",
+                        // API surface 2, and near misses of it.
+                        "readCurrentQueue", "signaled", "addBlock", "readSuspended", "sleep", "executionBlocks", "signalled", "isSuspended"]
     static let knownStrings: Set<String> = ["isCancelled", "isReady", "isConcurrent", "isExecuting", "isFinished", "dependencies",
-                                            "queuePriority", "completionBlock", "threadPriority", "main", "start", "self"]
+                                            "queuePriority", "completionBlock", "threadPriority", "main", "start", "self", "executionBlocks"]
     static let unknownKeys = ["comment", "notes", "x-extra", "Format", "priority", "kinds", "timeout_ms", "id"]
 
     static func sites(_ v: JSONTree, _ path: [PathStep], into out: inout [(path: [PathStep], value: JSONTree)]) {

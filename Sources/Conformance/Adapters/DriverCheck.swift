@@ -344,11 +344,27 @@ public struct DriverCheck: Sendable {
 
     /// The first way `events` (a whole trace) breaks the protocol's form, as a sentence; nil when
     /// it keeps it: `seq` counts from 0 without gaps, thread numbers appear in order, each first
-    /// with `threadStarted`, every call ends in `returned` or `threw` on its thread, and every
-    /// operation, queue and driver step named exists in `scenario`. The checkers assume all of
-    /// this, so a trace is judged by the rules only after it passes here.
+    /// with `threadStarted`, every call ends in `returned` or `threw` on its thread, the driving
+    /// thread's own events are on thread 0, and every operation, queue and driver step named
+    /// exists in `scenario`. The checkers assume all of this, so a trace is judged by the rules
+    /// only after it passes here.
     public static func traceFailure(_ events: [TraceEvent], in scenario: Scenario) -> String? {
-        sequenceFailure(events) ?? threadFailure(events) ?? callFailure(events) ?? referenceFailure(events, scenario)
+        sequenceFailure(events) ?? threadFailure(events) ?? callFailure(events) ?? placeFailure(events) ?? referenceFailure(events, scenario)
+    }
+
+    /// Events that only the driving thread records are on thread 0: what `isSuspended` returned
+    /// to a `readSuspended` action, and the `addOperationWithBlock:` call of an `addBlock`
+    /// action (API surface 2; both are driver actions, never operation code). Checked for
+    /// these only: older events on other threads were never required to be elsewhere.
+    static func placeFailure(_ events: [TraceEvent]) -> String? {
+        for e in events where e.thread != 0 {
+            switch e.kind {
+            case .suspended, .call(.addBlock), .returned(.addBlock), .threw(.addBlock, _, _):
+                return "event \(e) is on thread \(e.thread); a readSuspended or addBlock action is performed by the driving thread, thread 0"
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// `seq` counts from 0 without gaps.
@@ -426,7 +442,8 @@ public struct DriverCheck: Sendable {
              .completionEnded(let o), .willChange(let o, _, _), .didChange(let o, _, _), .read(let o, _, _), .set(let o, _, _),
              .work(let o, _), .invocationResult(let o):
             return ([o], [], [])
-        case .operationCount(let q, _): return ([], [q], [])
+        case .operationCount(let q, _), .suspended(let q, _): return ([], [q], [])
+        case .currentQueue(let o, let q): return ([o], q.map { [$0] } ?? [], [])
         case .signal, .awaited, .crash, .hang, .unsupported, .cut, .breach, .end: return ([], [], [])
         }
     }
@@ -436,7 +453,7 @@ public struct DriverCheck: Sendable {
         case .start(let o, _), .superStart(let o), .cancel(let o), .setCompletionBlock(let o), .addExecutionBlock(let o),
              .setQueuePriority(let o, _), .setThreadPriority(let o, _), .waitUntilFinished(let o), .result(let o):
             return ([o], [])
-        case .addOperation(let o, let q): return ([o], [q])
+        case .addOperation(let o, let q), .addBlock(let o, let q): return ([o], [q])
         case .addOperations(let list, let q, _): return (list, [q])
         case .addDependency(let a, let b), .removeDependency(let a, let b): return ([a, b], [])
         case .cancelAll(let q), .setSuspended(let q, _), .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q): return ([], [q])

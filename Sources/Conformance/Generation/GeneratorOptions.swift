@@ -15,22 +15,29 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// a driver's hello names a subclass of its own. The random draws are the same either way,
     /// so a seed gives the same scenario with the implementation's subclass in place.
     public var subclass: Bool
+    /// Whether the generator also draws the constructs of API surface 2 (`Specs/api-surface.md`:
+    /// `addBlock`, `readSuspended`, `sleep`, the `signaled` trigger, `readCurrentQueue`,
+    /// `executionBlocks` reads, queue names, `readyAfterSignal`). Set when the implementation
+    /// declares `apiSurface2`. Off, the draws are exactly those of generator version 1 before
+    /// these constructs existed, so older findings regenerate the same cases.
+    public var surface2: Bool
 
     /// What `size` may be (the command line's `--size`), and the percentages
     /// `--misuse-rate` and `--flaw-rate`.
     public static let sizeRange = 1...64
     public static let rateRange = 0...100
 
-    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false) {
+    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false, surface2: Bool = false) {
         self.size = size
         self.misuseRate = misuseRate
         self.flawRate = flawRate
         self.subclass = subclass
+        self.surface2 = surface2
     }
 
-    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass }
+    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass, surface2 }
 
-    /// `subclass` is written only when set, and read as false when absent: files written before
+    /// `subclass` and `surface2` are written only when set, and read as false when absent: files written before
     /// it existed keep their bytes and still read. Each number must be in the range its command
     /// line option allows, or the options could not have made the case (a finding file that says
     /// otherwise was edited): the error names the field and the range.
@@ -49,6 +56,7 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         misuseRate = try number(.misuseRate, Self.rateRange, "--misuse-rate")
         flawRate = try number(.flawRate, Self.rateRange, "--flaw-rate")
         subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false
+        surface2 = try c.decodeIfPresent(Bool.self, forKey: .surface2) ?? false
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -57,5 +65,6 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         try c.encode(misuseRate, forKey: .misuseRate)
         try c.encode(flawRate, forKey: .flawRate)
         if subclass { try c.encode(true, forKey: .subclass) }
+        if surface2 { try c.encode(true, forKey: .surface2) }
     }
 }

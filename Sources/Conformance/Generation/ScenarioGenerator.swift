@@ -10,6 +10,7 @@ import ReferenceEngine
 /// B (manual starts, then adds, in shuffled order, single or batched),
 /// B2 (episodes triggered by events: cancel during or after, suspend while running, cancelAll,
 /// late misuse, reads), C (resume everything, restore widths, wait for every queue, final reads).
+/// With `GeneratorOptions.surface2`, `Surface2Decorator` then adds API surface 2's constructs.
 public struct ScenarioGenerator: Sendable {
     /// Bumped whenever the same seed would build a different scenario.
     public static let version = 1
@@ -19,7 +20,12 @@ public struct ScenarioGenerator: Sendable {
 
     public func generate(seed: UInt64) -> Scenario {
         var b = Builder(rng: Xoshiro256(seed: seed), options: options)
-        return b.build(seed: seed)
+        let scenario = b.build(seed: seed)
+        // API surface 2 is drawn from a stream of its own, after the version 1 draws: with the
+        // option off the scenario is the version 1 one, byte for byte.
+        guard options.surface2 else { return scenario }
+        var decorator = Surface2Decorator(seed: seed, options: options, scenario: scenario)
+        return decorator.decorate()
     }
 }
 

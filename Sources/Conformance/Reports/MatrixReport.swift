@@ -72,7 +72,7 @@ public struct MatrixReport {
         let g = first.generator
         var out = "# Conformance matrix\n\n"
         out += "The same \(columns[0].result.cases) generated cases (run seed \(first.seed), generator v\(ScenarioGenerator.version), "
-        out += "size \(g.size), misuse \(g.misuseRate)%" + (g.flawRate > 0 ? ", flawed subclasses \(g.flawRate)%" : "") + ") "
+        out += "size \(g.size), misuse \(g.misuseRate)%" + (g.flawRate > 0 ? ", flawed subclasses \(g.flawRate)%" : "") + (g.surface2 ? ", API surface 2" : "") + ") "
         out += "on each implementation, judged under profile `\(first.profile.rawValue)`. Made by "
         out += "`opconform matrix --impls \(columns.map(\.name).joined(separator: ",")) --count \(columns[0].result.cases) --seed \(first.seed)"
         out += (first.profile == .guide ? "" : " --profile \(first.profile.rawValue)") + "`.\n\n"

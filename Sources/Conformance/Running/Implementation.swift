@@ -32,6 +32,18 @@ extension Implementation {
     public func endSessions() {}
 }
 
+extension Implementation {
+    /// Why this implementation cannot run `scenario`, in one sentence, or nil when it can: a
+    /// scenario that uses API surface 2 needs a driver that declares `apiSurface2` (a driver
+    /// written before it would refuse the request, or worse, misread it).
+    public func refusal(of scenario: Scenario) -> String? {
+        let used = scenario.surface2Constructs
+        guard !used.isEmpty, !capabilities.contains(.apiSurface2) else { return nil }
+        return "\(name) does not declare the capability apiSurface2, so it cannot run this scenario's "
+            + used.joined(separator: ", ") + " (Specs/api-surface.md); run it on an implementation that does, such as --impl reference"
+    }
+}
+
 /// The reference engine as an implementation under test, with any injected faults.
 public struct ReferenceImplementation: Implementation {
     public let engine: ReferenceEngine

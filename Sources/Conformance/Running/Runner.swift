@@ -56,6 +56,8 @@ public struct RunConfiguration: Sendable {
         // An implementation with a subclass of its own is tested through it.
         self.generator = generator
         if impl.subclass != nil { self.generator.subclass = true }
+        // A driver that performs API surface 2 is given it to perform.
+        if impl.capabilities.contains(.apiSurface2) { self.generator.surface2 = true }
         self.rules = rules
         self.shrink = shrink
         self.attempts = attempts

@@ -106,7 +106,8 @@ public enum FindingFile {
         func optionalKeys(at path: [JSONPathSegment]) -> [String] {
             switch path {
             case []: return ["driver", "interrupted"] + (finding.format < 3 ? [] : ["scenario"])
-            case [.key("identity"), .key("options")]: return ["subclass"]
+            // Written only when true (`GeneratorOptions.encode`), so `false` in a file is not re-written.
+            case [.key("identity"), .key("options")]: return ["subclass", "surface2"]
             default:
                 guard path.first == .key("scenario") else { return [] }
                 return finding.scenario.optionalKeys(at: Array(path.dropFirst()))

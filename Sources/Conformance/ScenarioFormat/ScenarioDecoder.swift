@@ -42,8 +42,8 @@ struct ScenarioDecoder {
 
     static let scenarioShape = Shape(noun: "a scenario", keys: ["dependencies", "driver", "format", "generatorVersion", "name", "operations", "queues", "seed"],
                                      required: ["format"], example: #"{"format": 2, "operations": [...], "driver": [...]}"#)
-    static let queueShape = Shape(noun: "a queue", keys: ["maxConcurrent", "suspended"], example: #"{"maxConcurrent": 1}"#)
-    static let operationShape = Shape(noun: "an operation", keys: ["completion", "kind", "queuePriority", "threadPriority"],
+    static let queueShape = Shape(noun: "a queue", keys: ["maxConcurrent", "name", "suspended"], example: #"{"maxConcurrent": 1}"#)
+    static let operationShape = Shape(noun: "an operation", keys: ["completion", "kind", "queuePriority", "readyAfterSignal", "threadPriority"],
                                       required: ["kind"], example: #"{"kind": {"main": [{"work": 1}]}}"#)
     static let edgeShape = Shape(noun: "a dependency", keys: ["on", "op"], required: ["on", "op"], example: #"{"op": 1, "on": 0}"#)
     static let driverStepShape = Shape(noun: "a driver step", keys: ["action", "after"], required: ["action"],
@@ -55,18 +55,19 @@ struct ScenarioDecoder {
     static let kindCases = Cases(noun: "a kind", plural: "the kinds", names: ["block", "concurrent", "invocation", "main", "subclass"],
                              example: #"{"main": [{"work": 1}]}"#)
     static let stepCases = Cases(noun: "a step", plural: "the steps",
-                             names: ["await", "call", "callMain", "callSuperStart", "cancel", "didChange", "if", "read", "repeat", "return",
-                                     "returnIfCancelled", "set", "signal", "spawn", "start", "willChange", "work"],
+                             names: ["await", "call", "callMain", "callSuperStart", "cancel", "didChange", "if", "read", "readCurrentQueue", "repeat",
+                                     "return", "returnIfCancelled", "set", "signal", "spawn", "start", "willChange", "work"],
                              example: #"{"work": 1}"#)
     static let conditionCases = Cases(noun: "a condition", plural: "the conditions",
                                   names: ["and", "isCancelled", "isConcurrent", "isExecuting", "isFinished", "isReady", "not"],
                                   example: #"{"isCancelled": "self"}"#)
-    static let triggerCases = Cases(noun: "a trigger", plural: "the triggers", names: ["blockBegan", "finished", "mainBegan", "started"],
+    static let triggerCases = Cases(noun: "a trigger", plural: "the triggers", names: ["blockBegan", "finished", "mainBegan", "signaled", "started"],
                                 example: #"{"finished": 0}"#)
     static let actionCases = Cases(noun: "an action", plural: "the actions",
-                               names: ["add", "addBatch", "addDependency", "addExecutionBlock", "cancel", "cancelAll", "perform", "read",
-                                       "readOperationCount", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
-                                       "setQueuePriority", "setThreadPriority", "start", "suspend", "waitUntilAllFinished", "waitUntilFinished"],
+                               names: ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll", "perform", "read",
+                                       "readOperationCount", "readSuspended", "removeDependency", "result", "resume", "setCompletionBlock",
+                                       "setMaxConcurrent", "setQueuePriority", "setThreadPriority", "sleep", "start", "suspend",
+                                       "waitUntilAllFinished", "waitUntilFinished"],
                                example: #"{"add": {"op": 0, "queue": 0}}"#)
 
     // MARK: the scenario
@@ -111,6 +112,7 @@ struct ScenarioDecoder {
         var q = QueueConfig()
         if let (n, p) = f["maxConcurrent"] { q.maxConcurrent = try int(n, p, QueueConfig.defaultMax...Int.max) }
         if let (n, p) = f["suspended"] { q.suspended = try bool(n, p) }
+        if let (n, p) = f["name"] { q.name = try string(n, p) }
         return q
     }
 
@@ -120,6 +122,7 @@ struct ScenarioDecoder {
         if let (n, p) = f["queuePriority"] { o.queuePriority = try int(n, p) }
         if let (n, p) = f["threadPriority"] { o.threadPriority = try double(n, p) }
         if let (n, p) = f["completion"] { o.completion = try steps(n, p) }
+        if let (n, p) = f["readyAfterSignal"] { o.readyAfterSignal = try int(n, p) }
         return o
     }
 
@@ -165,6 +168,7 @@ struct ScenarioDecoder {
         case "return": try empty(n, p, name); return .return
         case "callMain": try empty(n, p, name); return .callMain
         case "callSuperStart": try empty(n, p, name); return .callSuperStart
+        case "readCurrentQueue": try empty(n, p, name); return .readCurrentQueue
         case "if":
             let f = try fields(n, p, Shape(noun: "an if", keys: ["condition", "else", "then"], required: ["condition"],
                                             example: #"{"condition": {"isCancelled": "self"}, "then": [{"return": {}}]}"#))
@@ -228,6 +232,7 @@ struct ScenarioDecoder {
         case "started": return .started(try int(n, p))
         case "mainBegan": return .mainBegan(try int(n, p))
         case "finished": return .finished(try int(n, p))
+        case "signaled": return .signaled(try int(n, p))
         default:
             let f = try fields(n, p, Shape(noun: "a blockBegan", keys: ["block", "op"], required: ["block", "op"], example: #"{"op": 0, "block": 1}"#))
             return .blockBegan(try int(f.required("op")), block: try int(f.required("block")))
@@ -261,6 +266,11 @@ struct ScenarioDecoder {
         case "resume": return .resume(queue: try int(n, p))
         case "waitUntilAllFinished": return .waitUntilAllFinished(queue: try int(n, p))
         case "readOperationCount": return .readOperationCount(queue: try int(n, p))
+        case "readSuspended": return .readSuspended(queue: try int(n, p))
+        case "sleep": return .sleep(try int(n, p, Step.workRange))
+        case "addBlock":
+            let f = try fields(n, p, Shape(noun: "an addBlock", keys: ["op", "queue"], required: ["op", "queue"], example: #"{"op": 0, "queue": 0}"#))
+            return .addBlock(op: try int(f.required("op")), queue: try int(f.required("queue")))
         case "perform":
             let (op, body) = try opAnd("body", #"{"op": 0, "body": [{"start": "self"}]}"#)
             return .perform(op: op, try steps(body))

@@ -28,6 +28,7 @@ enum ScenarioEncoder {
         var out: [(key: String, value: JSONValue)] = []
         if q.maxConcurrent != QueueConfig.defaultMax { out.append(("maxConcurrent", .int(q.maxConcurrent))) }
         if q.suspended { out.append(("suspended", .bool(true))) }
+        if let name = q.name { out.append(("name", .string(name))) }
         return .object(out)
     }
 
@@ -39,6 +40,7 @@ enum ScenarioEncoder {
         if let p = o.threadPriority { out.append(("threadPriority", .double(p))) }
         // An empty completion block is still a completion block: only nil is left out.
         if let c = o.completion { out.append(("completion", steps(c))) }
+        if let t = o.readyAfterSignal { out.append(("readyAfterSignal", .int(t))) }
         return .object(out)
     }
 
@@ -90,6 +92,7 @@ enum ScenarioEncoder {
         case .read(let k, let r): return one("read", .object([("key", .string(k.rawValue)), ("op", opRef(r))]))
         case .signal(let t): return one("signal", .int(t))
         case .await(let t, let timeout): return one("await", .object([("token", .int(t)), ("timeout", .int(timeout))]))
+        case .readCurrentQueue: return bare("readCurrentQueue")
         }
     }
 
@@ -117,6 +120,7 @@ enum ScenarioEncoder {
         case .mainBegan(let o): return one("mainBegan", .int(o))
         case .finished(let o): return one("finished", .int(o))
         case .blockBegan(let o, let b): return one("blockBegan", .object([("op", .int(o)), ("block", .int(b))]))
+        case .signaled(let token): return one("signaled", .int(token))
         }
     }
 
@@ -146,6 +150,9 @@ enum ScenarioEncoder {
         case .read(let k, let o): return one("read", .object([("key", .string(k.rawValue)), ("op", .int(o))]))
         case .readOperationCount(let q): return one("readOperationCount", .int(q))
         case .result(let o): return one("result", .int(o))
+        case .addBlock(let o, let q): return one("addBlock", .object([("op", .int(o)), ("queue", .int(q))]))
+        case .readSuspended(let q): return one("readSuspended", .int(q))
+        case .sleep(let n): return one("sleep", .int(n))
         }
     }
 }

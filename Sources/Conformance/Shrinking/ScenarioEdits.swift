@@ -2,6 +2,8 @@ import OperationSpec
 
 /// Structural edits used by the shrinker. Each returns a scenario that still refers only to
 /// things that exist: removing an operation or a queue drops what names it and renumbers the rest.
+/// Tokens (`signal`, `await`, `readyAfterSignal`, the `signaled` trigger) name no operation or
+/// queue, so no edit renumbers them.
 extension Scenario {
     public func removingOperation(_ victim: Int) -> Scenario {
         var s = self
@@ -122,6 +124,7 @@ extension Trigger {
         case .mainBegan(let o): return .mainBegan(f(o))
         case .blockBegan(let o, let b): return .blockBegan(f(o), block: b)
         case .finished(let o): return .finished(f(o))
+        case .signaled: return self
         }
     }
 }
@@ -145,7 +148,9 @@ extension DriverAction {
         case .setThreadPriority(let o, let p): return o == victim ? nil : .setThreadPriority(op: f(o), p)
         case .read(let k, let o): return o == victim ? nil : .read(k, op: f(o))
         case .result(let o): return o == victim ? nil : .result(f(o))
-        case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount: return self
+        // The block goes with its operation: nothing else may name it (`Scenario.problems()`).
+        case .addBlock(let o, let q): return o == victim ? nil : .addBlock(op: f(o), queue: q)
+        case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended, .sleep: return self
         }
     }
 
@@ -159,6 +164,10 @@ extension DriverAction {
         case .setMaxConcurrent(let q, let n): return q == victim ? nil : .setMaxConcurrent(queue: f(q), n)
         case .waitUntilAllFinished(let q): return q == victim ? nil : .waitUntilAllFinished(queue: f(q))
         case .readOperationCount(let q): return q == victim ? nil : .readOperationCount(queue: f(q))
+        case .readSuspended(let q): return q == victim ? nil : .readSuspended(queue: f(q))
+        // Without its queue the block is never handed over: its operation is then an ordinary
+        // block operation that nothing adds, which is valid.
+        case .addBlock(let o, let q): return q == victim ? nil : .addBlock(op: o, queue: f(q))
         default: return self
         }
     }

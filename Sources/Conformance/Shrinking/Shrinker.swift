@@ -6,9 +6,10 @@ import ReferenceEngine
 /// aside), and ends no worse than the original (no new hang or crash: a minimised case must not
 /// wait for ever on a correct runtime). Candidates come from coarse to fine: chunks of driver
 /// steps, chunks of operations, operations, queues, edges, then kinds, blocks, body steps, counts,
-/// priorities and queue settings. Greedy: the first candidate that still fails is taken, and the
-/// search resumes from that position on the new scenario, until a full round finds nothing or the
-/// budget of runs is spent (the result says which).
+/// priorities, isReady overrides, sleeps and queue settings (names among them). Greedy: the
+/// first candidate that still fails is taken, and the search resumes from that position on the
+/// new scenario, until a full round finds nothing or the budget of runs is spent (the result
+/// says which).
 ///
 /// A smaller scenario schedules differently, so each candidate is tried under the current
 /// schedule seed and a few others derived from it. On a nondeterministic implementation each of
@@ -198,26 +199,31 @@ public struct Shrinker: Sendable {
         for op in s.operations.indices.reversed() where !s.protocolNames(op) { out.append(s.removingOperation(op)) }
         for q in s.queues.indices.reversed() { out.append(s.removingQueue(q)) }
         for e in s.dependencies.indices { var c = s; c.dependencies.remove(at: e); out.append(c) }
+        let handedAsBlocks = s.blockAddedOperations().map(\.op)
         for (i, o) in s.operations.enumerated() {
             func with(_ change: (inout OperationConfig) -> Void) { var c = s; change(&c.operations[i]); out.append(c) }
             if o.completion != nil { with { $0.completion = nil } }
             if o.queuePriority != nil { with { $0.queuePriority = nil } }
             if o.threadPriority != nil { with { $0.threadPriority = nil } }
+            if o.readyAfterSignal != nil { with { $0.readyAfterSignal = nil } }
             switch o.kind {
             case .block(let blocks):
                 if blocks.count > 1 { for b in blocks.indices { out.append(s.removingBlock(b, of: i)) } }
-                else { with { $0.kind = .main(blocks[0]) } }
+                // A block handed to addOperationWithBlock: must stay a one-block operation.
+                else if !handedAsBlocks.contains(i) { with { $0.kind = .main(blocks[0]) } }
             case .invocation(let body): with { $0.kind = .main(body) }
             default: break
             }
             for simpler in simplerBodies(o) { with { $0 = simpler } }
         }
         for (q, config) in s.queues.enumerated() {
+            if config.name != nil { var c = s; c.queues[q].name = nil; out.append(c) }
             if config.suspended { var c = s; c.queues[q].suspended = false; out.append(c) }
             if config.maxConcurrent != QueueConfig.defaultMax { var c = s; c.queues[q].maxConcurrent = QueueConfig.defaultMax; out.append(c) }
         }
         for (i, step) in s.driver.enumerated() {
             if step.after != nil { var c = s; c.driver[i].after = nil; out.append(c) }
+            if case .sleep(let n) = step.action, n > 1 { var c = s; c.driver[i].action = .sleep(1); out.append(c) }
             if case .addBatch(let list, let q, let wait) = step.action {
                 if wait { var c = s; c.driver[i].action = .addBatch(ops: list, queue: q, wait: false); out.append(c) }
                 var c = s
@@ -268,7 +274,7 @@ extension Step {
     /// Steps that do work or look, but take no part in an operation's state protocol.
     var isIncidental: Bool {
         switch self {
-        case .work, .read, .signal, .await: return true
+        case .work, .read, .signal, .await, .readCurrentQueue: return true
         default: return false
         }
     }

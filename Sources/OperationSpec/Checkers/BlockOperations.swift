@@ -58,6 +58,28 @@ extension RuleBook {
             if case .addExecutionBlock(let op) = call { return op }
             return nil
         },
+        RuleCheck(Rule("BLOCK-EXECUTION-BLOCKS", .BLOCK,
+                       "executionBlocks holds every block of a block operation: the first and each one added with addExecutionBlock: that returned (class reference; not among the seed documents).",
+                       cites: [Citation(.guide, "2.4")], strength: .observedOnly, needs: [.apiSurface2], profiles: [.classReference])) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).isBlock {
+                for report in c.reports(op, .executionBlocks) where report.isRead {
+                    guard case .int(let n) = report.value else { continue }
+                    let i = report.i
+                    // Blocks surely added before the read began, and those whose call had begun by
+                    // its end: a read on another thread may race an add.
+                    let adds = c.indices(op, .call(.addExecutionBlock))
+                    let least = c.kind(op).blockCount + adds.filter { call in c.facts.returned(call).map { c.facts.began(i, after: $0) } ?? false }.count
+                    let most = c.kind(op).blockCount + adds.filter { $0 < i }.count
+                    r.hits += 1
+                    if n < least || n > most {
+                        r.violations.append(c.violation("BLOCK-EXECUTION-BLOCKS", "op \(op) reported \(n) execution blocks",
+                                                        least == most ? "\(least)" : "\(least) to \(most)", [i]))
+                    }
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("BLOCK-EACH-ONCE", .BLOCK,
                        "Each block of a block operation that runs its task runs exactly once.",
                        cites: [Citation(.guide, "2.4")], strength: .documentedMust)) { c in

@@ -64,6 +64,37 @@ extension CheckContext {
     }
 
     var operationCount: Int { scenario.operations.count }
+
+    /// The blocks handed to queue `q` with `addOperationWithBlock:` whose call returned: the
+    /// scenario operation that names each block, and the call's event, in trace order.
+    func blockAdds(_ q: Int) -> [(op: Int, call: Int)] {
+        guard q >= 0 && q < facts.queueEvents.count else { return [] }
+        return facts.queueEvents[q].compactMap { i in
+            guard case .call(.addBlock(let op, _)) = event(i).kind, op >= 0, op < operationCount, facts.returned(i) != nil else { return nil }
+            return (op, i)
+        }
+    }
+
+    /// Where the isReady override of `op` (`readyAfterSignal`) was lifted: the isReady
+    /// did-change that the thread which first signalled its token sent after the signal. Nil
+    /// while the override holds, when `op` has none, or when the notification is not in the
+    /// trace (a driver without `kvo`): then nothing after it can be trusted to have seen the token.
+    func overrideLifted(_ op: Int) -> Int? {
+        guard let t = scenario.operations[op].readyAfterSignal,
+              let s = facts.indices(.kind(.signal)).first(where: { if case .signal(t) = event($0).kind { return true }; return false })
+        else { return nil }
+        let thread = event(s).thread
+        return indices(op, .kind(.didChange)).first { $0 > s && event($0).thread == thread && event($0).kind.isDid(.isReady) }
+    }
+
+    /// Whether a report of `op`'s readiness at event `i` may come from its isReady override
+    /// before the override was lifted: the runtime's readiness rules do not judge it then (the
+    /// subclass's `isReady` says NO whatever the runtime would say, as 004 2.6.1 allows).
+    func overrideHolds(_ op: Int, at i: Int) -> Bool {
+        guard scenario.operations[op].readyAfterSignal != nil else { return false }
+        guard let lifted = overrideLifted(op) else { return true }
+        return !facts.began(i, after: lifted)
+    }
     var allOps: Range<Int> { 0..<scenario.operations.count }
     func can(_ what: Observation) -> Bool { trace.capabilities.contains(what) }
 }
@@ -73,6 +104,8 @@ extension EventKind {
         if case .didChange(_, key, let v) = self { return value == nil || v == value }
         return false
     }
+    var isCancelAllCall: Bool { if case .call(.cancelAll) = self { return true }; return false }
+    var isSetSuspendedCall: Bool { if case .call(.setSuspended) = self { return true }; return false }
     var isSuperStartCall: Bool { if case .call(.superStart(_)) = self { return true }; return false }
     func isRead(_ key: StateKey, _ value: Value? = nil) -> Bool {
         if case .read(_, key, let v) = self { return value == nil || v == value }

@@ -50,7 +50,7 @@ extension RuleBook {
                       c.facts.dependencies(of: op, at: done + 1).allSatisfy({ d in c.facts.finishedAt[d].map { c.facts.settled($0, before: i) } ?? false })
                 else { continue }
                 let nextAdd = c.facts.edges(of: op).map(\.added).filter { $0 > done }.min() ?? Int.max
-                let after = c.reports(op, .isReady).filter { c.facts.began($0.i, after: done) && $0.i < nextAdd }
+                let after = c.reports(op, .isReady).filter { c.facts.began($0.i, after: done) && $0.i < nextAdd && !c.overrideHolds(op, at: $0.i) }
                 guard !after.isEmpty else { continue }
                 r.hits += 1
                 if let bad = after.first(where: { $0.isRead && $0.value == .bool(false) }) {

@@ -38,6 +38,10 @@ extension RuleBook {
                             // and everything their observers did, were over before the choice.
                             && (c.facts.cancelled(y, before: cp) || c.facts.dependencies(of: y, at: cp).allSatisfy { d in
                                 c.facts.notifiedFinishedAt[d].map { c.facts.burstOver($0, before: cp) } ?? false })
+                            // An isReady override (readyAfterSignal) holds even a cancelled one
+                            // back until its lifting notification was over.
+                            && (c.scenario.operations[y].readyAfterSignal == nil
+                                || c.overrideLifted(y).map { c.facts.burstOver($0, before: cp) } ?? false)
                     }
                     guard !rivals.isEmpty else { continue }
                     r.hits += 1

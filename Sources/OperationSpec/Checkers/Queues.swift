@@ -9,12 +9,25 @@ extension RuleBook {
             var r = CheckResult()
             for q in c.scenario.queues.indices {
                 var running: [(op: Int, start: Int)] = []
-                for s in c.queueStarts(q) {
-                    guard case .call(.start(let x, _)) = c.event(s).kind else { continue }
-                    running.removeAll { c.taskDone($0.op, before: s) }
+                // A block given with addOperationWithBlock: has no start call to see: it counts
+                // from its block's beginning to its end, a part of its operation's run, so an
+                // overlap seen that way is a real one.
+                let blocks = c.blockAdds(q)
+                let blockBegins = blocks.compactMap { b in c.indices(b.op, .kind(.blockBegan)).first { $0 > b.call } }
+                let starts = blockBegins.isEmpty ? c.queueStarts(q) : (c.queueStarts(q) + blockBegins).sorted()
+                for s in starts {
+                    let x: Int, added: Int?
+                    switch c.event(s).kind {
+                    case .call(.start(let o, _)): x = o; added = c.facts.addedAt[o]?.call
+                    case .blockBegan(let o, _): x = o; added = blocks.last { $0.op == o && $0.call < s }?.call
+                    default: continue
+                    }
+                    running.removeAll { c.kind($0.op).isBlock && c.facts.addedAt[$0.op] == nil
+                        ? c.indices($0.op, .kind(.blockEnded)).first.map { $0 < s } ?? false
+                        : c.taskDone($0.op, before: s) }
                     // The queue decided before `start` was logged: any width in force since the
                     // operation was added may have allowed it.
-                    let since = c.facts.addedAt[x]?.call ?? s
+                    let since = added ?? s
                     // The widest of them (the default width is unbounded); no array per start.
                     var width = c.facts.width[q].value(before: since + 1)
                     for change in c.facts.width[q].changes where change.at > since && change.at < s && width != QueueConfig.defaultMax {
@@ -25,7 +38,7 @@ extension RuleBook {
                     r.hits += 1
                     if running.count > width {
                         r.violations.append(c.violation("QUEUE-MAX-CONCURRENT",
-                            "queue \(q) (max \(width)) started op \(x) while \(running.count - 1) of its operations were still running",
+                            "queue \(q) (max \(width)) started " + (added != nil && c.facts.addedAt[x] == nil ? "the block of op \(x)" : "op \(x)") + " while \(running.count - 1) of its operations were still running",
                             "at most \(width) at once", running.map(\.start)))
                     }
                 }
@@ -100,7 +113,7 @@ extension RuleBook {
                 for i in c.facts.queueEvents[q] {
                     switch c.event(i).kind {
                     case .returned(.waitUntilAllFinished(_)): lastWait = i
-                    case .call(.addOperation(_, _)), .call(.addOperations(_, _, _)): lastWait = nil
+                    case .call(.addOperation(_, _)), .call(.addOperations(_, _, _)), .call(.addBlock(_, _)): lastWait = nil
                     case .operationCount(_, let n):
                         guard let w = lastWait, c.event(w).thread == c.event(i).thread else { continue }
                         r.hits += 1
@@ -172,7 +185,9 @@ extension RuleBook {
                     guard let add = c.facts.addedAt[op], add.queue == q, c.facts.returned(add.call) != nil else { continue }
                     // A cancelled operation may leave the queue without being started (003 cancel).
                     if let cancel = c.facts.cancelCalledAt[op], (c.facts.firstStart[op] ?? Int.max) > cancel { continue }
+                    // An isReady override (readyAfterSignal) must have said YES too.
                     let ready = c.facts.dependencies(of: op, at: end).allSatisfy { c.facts.finishedAt[$0] != nil }
+                        && (c.scenario.operations[op].readyAfterSignal == nil || c.overrideLifted(op) != nil)
                     guard ready else { continue }
                     r.hits += 1
                     if c.facts.firstStart[op] == nil {
@@ -222,7 +237,9 @@ extension RuleBook {
                        cites: [Citation(.gnustep, "NSOperationQueue")], strength: .documentedMust, needs: [.threadNames], profiles: [.gnustep])) { c in
             var r = CheckResult()
             for i in c.facts.indices(.kind(.threadStarted)) {
-                guard case .threadStarted(let name, _?) = c.event(i).kind else { continue }
+                guard case .threadStarted(let name, let q?) = c.event(i).kind else { continue }
+                // A named queue's threads are QUEUE-THREAD-NAME-SET's.
+                if q >= 0 && q < c.scenario.queues.count && c.scenario.queues[q].name != nil { continue }
                 r.hits += 1
                 // Compared as bytes: the number is what GNUstep formats with %d (ASCII digits), and
                 // Character's Unicode properties were most of this rule's time on large runs.
@@ -231,6 +248,123 @@ extension RuleBook {
                     && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
                 if !named {
                     r.violations.append(c.violation("QUEUE-THREAD-NAME", "a worker thread was named \"\(name)\"", "NSOperationQ_<number>", [i]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("QUEUE-THREAD-NAME-SET", .QUEUE,
+                       "GNUstep names the worker threads of a queue given a name with -setName: <name>_<number>.",
+                       cites: [Citation(.gnustep, "NSOperationQueue")], strength: .documentedMust, needs: [.threadNames, .apiSurface2], profiles: [.gnustep])) { c in
+            var r = CheckResult()
+            for i in c.facts.indices(.kind(.threadStarted)) {
+                guard case .threadStarted(let name, let q?) = c.event(i).kind, q >= 0, q < c.scenario.queues.count,
+                      let queueName = c.scenario.queues[q].name else { continue }
+                r.hits += 1
+                let prefix = Array((queueName + "_").utf8), bytes = Array(name.utf8)
+                let number = bytes.dropFirst(prefix.count)
+                let named = bytes.starts(with: prefix) && !number.isEmpty
+                    && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                if !named {
+                    r.violations.append(c.violation("QUEUE-THREAD-NAME-SET", "a worker thread of queue \(q), named \"\(queueName)\", was named \"\(name)\"",
+                                                    "\(queueName)_<number>", [i]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("QUEUE-ADD-BLOCK-RUNS", .QUEUE,
+                       "A block given to addOperationWithBlock: runs once, not before the call, and, unless cancelAllOperations reaches it first, before the run ends on a queue that may run.",
+                       cites: [Citation(.guide, "2.9.1")], strength: .documentedMust, needs: [.apiSurface2])) { c in
+            var r = CheckResult()
+            for q in c.scenario.queues.indices {
+                for add in c.blockAdds(q) {
+                    r.hits += 1
+                    let begins = c.indices(add.op, .kind(.blockBegan))
+                    if let early = begins.first(where: { $0 < add.call }) {
+                        r.violations.append(c.violation("QUEUE-ADD-BLOCK-RUNS", "the block of op \(add.op) began before addOperationWithBlock: was called",
+                                                        "it runs after it is added", [early, add.call]))
+                    } else if begins.count > 1 {
+                        r.violations.append(c.violation("QUEUE-ADD-BLOCK-RUNS", "the block of op \(add.op) ran \(begins.count) times",
+                                                        "it runs once", [add.call] + Array(begins)))
+                    } else if begins.isEmpty, c.trace.ending == .complete, !c.facts.suspension[q].final, c.facts.width[q].final != 0 {
+                        let cancelled = c.facts.queueEvents[q].contains { $0 > add.call && c.event($0).kind.isCancelAllCall }
+                        if !cancelled {
+                            r.violations.append(c.violation("QUEUE-ADD-BLOCK-RUNS", "the block of op \(add.op) never ran, though the run ended and queue \(q) could run it",
+                                                            "it runs", [add.call, c.events.count - 1]))
+                        }
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("QUEUE-WAIT-ALL-BLOCKS", .QUEUE,
+                       "waitUntilAllOperationsAreFinished also waits for the blocks given to addOperationWithBlock: before it: each has run to its end, or was cancelled before it began.",
+                       cites: [Citation(.guide, "2.9.4"), Citation(.guide, "2.9.1")], strength: .documentedMust, needs: [.apiSurface2])) { c in
+            var r = CheckResult()
+            for q in c.scenario.queues.indices {
+                let adds = c.blockAdds(q)
+                guard !adds.isEmpty else { continue }
+                for i in c.facts.queueEvents[q] {
+                    guard case .call(.waitUntilAllFinished) = c.event(i).kind, let done = c.facts.returned(i) else { continue }
+                    for add in adds {
+                        guard let added = c.facts.returned(add.call), added < i else { continue }
+                        r.hits += 1
+                        let began = c.indices(add.op, .kind(.blockBegan)).first { $0 > add.call && $0 < done }
+                        let ended = c.indices(add.op, .kind(.blockEnded)).first { $0 > add.call && $0 < done }
+                        if began != nil && ended == nil {
+                            r.violations.append(c.violation("QUEUE-WAIT-ALL-BLOCKS", "waitUntilAllOperationsAreFinished on queue \(q) returned while the block of op \(add.op) was still running",
+                                                            "the wait returns once the block has ended", [add.call, began, done]))
+                        } else if began == nil {
+                            let cancelled = c.facts.queueEvents[q].contains { $0 > add.call && $0 < done && c.event($0).kind.isCancelAllCall }
+                            if !cancelled {
+                                r.violations.append(c.violation("QUEUE-WAIT-ALL-BLOCKS", "waitUntilAllOperationsAreFinished on queue \(q) returned before the block of op \(add.op) had run",
+                                                                "the wait returns once the block has run", [add.call, i, done]))
+                            }
+                        }
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("QUEUE-SUSPENDED-READ", .QUEUE,
+                       "isSuspended reports what setSuspended: last set (NO for a new queue).",
+                       cites: [Citation(.guide, "2.9.5")], strength: .documentedMust, needs: [.apiSurface2])) { c in
+            var r = CheckResult()
+            for i in c.facts.indices(.kind(.suspended)) {
+                guard case .suspended(let q, let value) = c.event(i).kind, q >= 0, q < c.scenario.queues.count else { continue }
+                // Only the driving thread suspends and resumes, and it is the one reading: the
+                // last setSuspended: before the read is in force.
+                let last = c.facts.queueEvents[q].last { $0 < i && c.event($0).kind.isSetSuspendedCall }
+                var expected = false
+                if let l = last, case .call(.setSuspended(_, let b)) = c.event(l).kind { expected = b }
+                r.hits += 1
+                if value != expected {
+                    r.violations.append(c.violation("QUEUE-SUSPENDED-READ", "queue \(q) reported isSuspended \(value ? "YES" : "NO")",
+                                                    "\(expected ? "YES" : "NO"), as last set", [last, i]))
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("QUEUE-CURRENT", .QUEUE,
+                       "Code a queue runs for an operation (a non-concurrent operation's main, or a block) sees that queue as currentQueue (class reference; not among the seed documents).",
+                       cites: [Citation(.guide, "2.9.1")], strength: .observedOnly, needs: [.apiSurface2], profiles: [.classReference])) { c in
+            var r = CheckResult()
+            for i in c.facts.indices(.kind(.currentQueue)) {
+                guard case .currentQueue(let op, let seen) = c.event(i).kind, op >= 0, op < c.operationCount, !c.kind(op).overridesStart else { continue }
+                let thread = c.event(i).thread
+                // The innermost piece of op's code open on this thread: main or a block.
+                let marks = c.facts.indices(about: op, .kind(.mainBegan), .kind(.blockBegan))
+                guard let began = marks.last(where: { $0 < i && c.event($0).thread == thread }) else { continue }
+                let ended = c.facts.indices(about: op, .kind(.mainEnded), .kind(.blockEnded)).contains { $0 > began && $0 < i && c.event($0).thread == thread }
+                guard !ended else { continue }
+                // The queue that ran it: the one it was given to, when a queue started it.
+                let queue: Int
+                if let add = c.facts.addedAt[op], c.startCalls(op).contains(where: { $0.by == .queue && $0.i < began }) { queue = add.queue }
+                else if let q = c.scenario.queues.indices.first(where: { q in c.blockAdds(q).contains { $0.op == op && $0.call < began } }) { queue = q }
+                else { continue }
+                r.hits += 1
+                if seen != queue {
+                    r.violations.append(c.violation("QUEUE-CURRENT", "code of op \(op) run by queue \(queue) saw " + (seen.map { "queue \($0)" } ?? "no queue of the scenario") + " as currentQueue",
+                                                    "queue \(queue)", [began, i]))
                 }
             }
             return r

@@ -29,7 +29,7 @@ extension RuleBook {
                        strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
             for op in c.allOps {
-                for report in c.reports(op, .isReady) where report.isRead {
+                for report in c.reports(op, .isReady) where report.isRead && !c.overrideHolds(op, at: report.i) {
                     let i = report.i
                     let deps = c.facts.dependencies(of: op, at: i)
                     // Every dependency must have delivered its finish, its observers must be done
@@ -56,7 +56,7 @@ extension RuleBook {
                 guard let cancelCall = c.indices(op, .call(.cancel)).first,
                       let done = c.facts.returned(cancelCall),
                       !c.facts.finishing(op, before: cancelCall) else { continue }
-                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: done) {
+                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: done) && !c.overrideHolds(op, at: report.i) {
                     guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
@@ -74,7 +74,7 @@ extension RuleBook {
             for op in c.allOps {
                 let marks = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }
                 guard let mark = marks.min() else { continue }
-                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: mark) {
+                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: mark) && !c.overrideHolds(op, at: report.i) {
                     r.hits += 1
                     if report.value == .bool(false) {
                         r.violations.append(c.violation("READY-EXECUTING-FINISHED",
@@ -106,6 +106,25 @@ extension RuleBook {
                         last = v
                         if case .didChange = k { announced = false }
                     default: break
+                    }
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("READY-OVERRIDE", .READY,
+                       "A queue does not start an operation whose overridden isReady still says NO: an operation with custom readiness runs only once its own isReady allows it.",
+                       cites: [Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2"), Citation(.guide, "2.5.4")],
+                       strength: .documentedMust, needs: [.apiSurface2])) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                guard let t = c.scenario.operations[op].readyAfterSignal else { continue }
+                let signal = c.facts.indices(.kind(.signal)).first { if case .signal(t) = c.event($0).kind { return true }; return false }
+                for s in c.startCalls(op) where s.by == .queue {
+                    r.hits += 1
+                    if signal.map({ $0 > s.i }) ?? true {
+                        r.violations.append(c.violation("READY-OVERRIDE",
+                            "queue started op \(op) while its isReady override still said NO (token \(t) " + (signal == nil ? "was never signalled)" : "was signalled only later)"),
+                            "started only once isReady says YES", [c.facts.addedAt[op]?.call, s.i, signal]))
                     }
                 }
             }

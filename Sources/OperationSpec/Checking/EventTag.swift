@@ -23,31 +23,40 @@ public struct EventTag: Hashable, Sendable {
     // `static let` is a lazily made global, checked on every read. These fold to constants.
     // (A test holds them equal to `allCases.count`.)
     static var kinds: Int { EventKind.Tag.end.rawValue + 1 }
-    static var calls: Int { Call.Tag.result.rawValue + 1 }
+    static var calls: Int { Call.Tag.addBlock.rawValue + 1 }
 }
 
-/// One or two `EventTag`s as a set of the codes the facts store (one bit per code: there are
-/// 62), so "is this event of kind a or b" is a shift and a mask. Asked for every event of an
-/// operation by many rules, the same test by comparisons was a fifth of a checking pass.
+/// One or two `EventTag`s as a set of the codes the facts store (one bit per code, in two
+/// words: there are 70 codes), so "is this event of kind a or b" is a shift and a mask. Asked
+/// for every event of an operation by many rules, the same test by comparisons was a fifth of a
+/// checking pass.
 struct EventTagMask: Sendable {
-    private let bits: UInt64
+    private let low: UInt64, high: UInt64
 
     init(_ a: EventTag, _ b: EventTag? = nil) {
-        bits = Self.bits(a) | (b.map(Self.bits) ?? 0)
+        let (al, ah) = Self.bits(a)
+        let (bl, bh) = b.map(Self.bits) ?? (0, 0)
+        low = al | bl
+        high = ah | bh
     }
 
     /// Whether an event with this stored code is of one of the tags.
-    func contains(_ code: UInt8) -> Bool { (bits >> UInt64(code)) & 1 != 0 }
+    func contains(_ code: UInt8) -> Bool {
+        code < 64 ? (low >> UInt64(code)) & 1 != 0 : (high >> UInt64(code - 64)) & 1 != 0
+    }
 
-    /// A kind's own code, and for `call` / `returned` every call kind's code under it.
-    private static func bits(_ tag: EventTag) -> UInt64 {
-        let own: UInt64 = 1 << UInt64(tag.code)
-        let callKinds: UInt64 = (1 << UInt64(EventTag.calls)) - 1
+    /// A kind's own code, and for `call` / `returned` every call kind's code under it, as the
+    /// low and high words.
+    private static func bits(_ tag: EventTag) -> (UInt64, UInt64) {
+        var low: UInt64 = 0, high: UInt64 = 0
+        func set(_ code: Int) { if code < 64 { low |= 1 << UInt64(code) } else { high |= 1 << UInt64(code - 64) } }
+        set(tag.code)
         switch tag.code {
-        case EventKind.Tag.call.rawValue: return own | callKinds << UInt64(EventTag.kinds)
-        case EventKind.Tag.returned.rawValue: return own | callKinds << UInt64(EventTag.kinds + EventTag.calls)
-        default: return own
+        case EventKind.Tag.call.rawValue: for c in 0..<EventTag.calls { set(EventTag.kinds + c) }
+        case EventKind.Tag.returned.rawValue: for c in 0..<EventTag.calls { set(EventTag.kinds + EventTag.calls + c) }
+        default: break
         }
+        return (low, high)
     }
 }
 
@@ -56,7 +65,7 @@ extension EventKind {
     public enum Tag: Int, Sendable, CaseIterable {
         case threadStarted, stepIssued, stepDone, triggerMissed, call, returned, threw
         case mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded
-        case willChange, didChange, read, set, operationCount, work, signal, awaited
+        case willChange, didChange, read, set, operationCount, suspended, currentQueue, work, signal, awaited
         case invocationResult, crash, hang, unsupported, cut, breach, end
     }
 
@@ -80,6 +89,8 @@ extension EventKind {
         case .read: return .read
         case .set: return .set
         case .operationCount: return .operationCount
+        case .suspended: return .suspended
+        case .currentQueue: return .currentQueue
         case .work: return .work
         case .signal: return .signal
         case .awaited: return .awaited
@@ -99,7 +110,7 @@ extension Call {
     public enum Tag: Int, Sendable, CaseIterable {
         case start, superStart, cancel, addOperation, addOperations, addDependency, removeDependency
         case setCompletionBlock, addExecutionBlock, setQueuePriority, setThreadPriority, cancelAll
-        case setSuspended, setMaxConcurrent, waitUntilFinished, waitUntilAllFinished, result
+        case setSuspended, setMaxConcurrent, waitUntilFinished, waitUntilAllFinished, result, addBlock
     }
 
     public var tag: Tag {
@@ -121,6 +132,7 @@ extension Call {
         case .waitUntilFinished: return .waitUntilFinished
         case .waitUntilAllFinished: return .waitUntilAllFinished
         case .result: return .result
+        case .addBlock: return .addBlock
         }
     }
 }

@@ -269,7 +269,7 @@ public struct TraceFacts: Sendable {
     static func queue(_ c: Call) -> Int? {
         switch c {
         case .addOperation(_, let q), .addOperations(_, let q, _), .cancelAll(let q), .setSuspended(let q, _),
-             .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q):
+             .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q), .addBlock(_, let q):
             return q
         default: return nil
         }

@@ -120,6 +120,12 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     /// Every operation's move to finished is in the trace (a did-change, or an equivalent record
     /// the adapter makes). Rules that conclude from the absence of a finish need it.
     case finishing
+    /// The driver performs API surface 2 (`Specs/api-surface.md`): the `addBlock`,
+    /// `readSuspended` and `sleep` actions, the `signaled` trigger, the `readCurrentQueue` step,
+    /// `executionBlocks` reads, queue names and `readyAfterSignal`. A promise about what it can
+    /// do, not only what it sees: the harness generates these constructs only for a driver that
+    /// declares it, and refuses a scenario that uses them on one that does not.
+    case apiSurface2
 }
 
 /// Where the documents disagree, a profile picks one reading.

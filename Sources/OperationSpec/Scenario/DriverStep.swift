@@ -17,11 +17,17 @@ public enum Trigger: Codable, Sendable, Equatable, Hashable {
     case mainBegan(Int)
     case blockBegan(Int, block: Int)
     case finished(Int)
+    /// Token `n` has been made available by a `signal` step (API surface 2: a driver step that
+    /// waits for a rendezvous instead of an operation's event). It is missed when nothing that
+    /// could still run can signal it.
+    case signaled(Int)
 
-    public var op: Int {
+    /// The operation whose event the trigger waits for; nil for `signaled`.
+    public var op: Int? {
         switch self {
         case .started(let o), .mainBegan(let o), .finished(let o): return o
         case .blockBegan(let o, _): return o
+        case .signaled: return nil
         }
     }
 }
@@ -50,4 +56,15 @@ public enum DriverAction: Codable, Sendable, Equatable {
     case readOperationCount(queue: Int)
     /// Ask an invocation operation for its result.
     case result(Int)
+    /// `[queue addOperationWithBlock:]` (004, "Adding Operations to an Operation Queue") with the
+    /// single block of `op`, a block operation of the scenario that no other step may touch: the
+    /// queue makes the operation object, so the scenario's number only names the block in the
+    /// trace (`blockBegan(op, 0)`). API surface 2.
+    case addBlock(op: Int, queue: Int)
+    /// Read `[queue isSuspended]`; the value lands in the trace as `suspended(queue, value)`.
+    /// API surface 2.
+    case readSuspended(queue: Int)
+    /// The driving thread idles for `n` work units (a scenario construct, not an API call: no
+    /// event of its own beyond the step's `stepIssued` / `stepDone`). API surface 2.
+    case sleep(Int)
 }

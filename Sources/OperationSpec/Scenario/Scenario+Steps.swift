@@ -21,7 +21,8 @@ extension Scenario {
         return out
     }
 
-    /// All the work units, and rendezvous timeouts, of the scenario's step lists, repeats
+    /// All the work units, and rendezvous timeouts, of the scenario's step lists (and the
+    /// driver's sleeps), repeats
     /// multiplied out and both branches of every `if` counted: more than a correct run can spend
     /// working and waiting, even with everything done one after another.
     public var totalWork: Int {
@@ -42,11 +43,16 @@ extension Scenario {
                 }
             }
         }
-        return stepLists.reduce(0) { $0 + total($1) }
+        return stepLists.reduce(0) { $0 + total($1) } + driverSleeps.reduce(0, +)
+    }
+
+    /// The units of every driver `sleep` step, in driver order.
+    public var driverSleeps: [Int] {
+        driver.compactMap { if case .sleep(let n) = $0.action { return max(0, n) }; return nil }
     }
 
     /// The longest stretch, in work units, that a correct run of one step may spend without
-    /// recording anything: the largest `work` or rendezvous timeout anywhere. A real
+    /// recording anything: the largest `work`, rendezvous timeout or driver `sleep` anywhere. A real
     /// implementation's harness scales its "nothing is happening" windows by it.
     public var longestSilentStep: Int {
         func longest(_ steps: [Step]) -> Int {
@@ -60,6 +66,6 @@ extension Scenario {
                 }
             }
         }
-        return stepLists.map(longest).max() ?? 0
+        return max(stepLists.map(longest).max() ?? 0, driverSleeps.max() ?? 0)
     }
 }

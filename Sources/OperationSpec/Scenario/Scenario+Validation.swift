@@ -8,8 +8,31 @@ extension Scenario {
         func op(_ i: Int, _ place: String) { if i < 0 || i >= nOps { out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))") } }
         func queue(_ i: Int, _ place: String) { if i < 0 || i >= nQueues { out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))") } }
 
-        for (q, config) in queues.enumerated() where config.maxConcurrent < QueueConfig.defaultMax {
-            out.append("queue \(q) has maxConcurrent \(config.maxConcurrent); use -1 for the default, or 0 or more")
+        for (q, config) in queues.enumerated() {
+            if config.maxConcurrent < QueueConfig.defaultMax {
+                out.append("queue \(q) has maxConcurrent \(config.maxConcurrent); use -1 for the default, or 0 or more")
+            }
+            if let name = config.name, let why = Self.nameProblem(name) { out.append("queue \(q)'s name \(Self.shown(name)) \(why)") }
+        }
+        // Operations added with addOperationWithBlock: have no object the scenario can reach.
+        let blockAdds = blockAddedOperations()
+        for (o, count) in blockAdds where count > 1 {
+            out.append("operation \(o) is added with addBlock \(count) times; a block is handed to a queue once")
+        }
+        for o in blockAdds.map(\.op) where o >= 0 && o < nOps {
+            let config = operations[o]
+            if config.kind.blockCount != 1 {
+                out.append("addBlock adds operation \(o), which must be a block operation with exactly one block (it is \(config.kind.label))")
+            }
+            if config.queuePriority != nil || config.threadPriority != nil || config.completion != nil || config.readyAfterSignal != nil {
+                out.append("operation \(o) is added with addBlock, so it cannot be configured (queuePriority, threadPriority, completion, readyAfterSignal): the queue makes its operation object")
+            }
+            for place in references(to: o) {
+                out.append("\(place) names operation \(o), which is added with addBlock: the queue makes its operation object, so nothing else can reach it (only a blockBegan trigger may name its block)")
+            }
+            if case .block(let blocks) = config.kind, let body = blocks.first, let step = Self.firstSelfUse(body) {
+                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, await, repeat and readCurrentQueue are allowed)")
+            }
         }
         for (i, o) in operations.enumerated() {
             let place = "operation \(i)"
@@ -27,12 +50,15 @@ extension Scenario {
                 for r in p.routines { check(r.body, in: "\(place) routine \(Self.shown(r.name))", this: i, program: p, &out) }
             }
             if let c = o.completion { check(c, in: "\(place) completion block", this: i, program: nil, &out) }
+            if o.readyAfterSignal != nil, o.kind.isSubclass {
+                out.append("\(place) is an instance of the implementation's own subclass, which cannot be given an isReady override (readyAfterSignal)")
+            }
         }
         for (k, e) in dependencies.enumerated() { op(e.op, "dependency \(k)"); op(e.on, "dependency \(k)") }
         for (s, step) in driver.enumerated() {
             let place = "driver step \(s)"
             if let t = step.after {
-                op(t.op, "\(place)'s trigger")
+                if let o = t.op { op(o, "\(place)'s trigger") }
                 if case .blockBegan(let o, let b) = t, o >= 0, o < nOps, b >= operations[o].kind.blockCount || b < 0 {
                     out.append("\(place)'s trigger names block \(b) of operation \(o), which has \(operations[o].kind.blockCount) blocks")
                 }
@@ -42,11 +68,20 @@ extension Scenario {
             case .addBatch(let list, let q, _):
                 list.forEach { op($0, place) }; queue(q, place)
                 if list.isEmpty { out.append("\(place) adds an empty batch") }
-            case .start(let o), .cancel(let o), .waitUntilFinished(let o), .read(_, let o): op(o, place)
+            case .start(let o), .cancel(let o), .waitUntilFinished(let o): op(o, place)
+            case .read(let key, let o):
+                op(o, place)
+                if key == .executionBlocks, o >= 0, o < nOps, !operations[o].kind.isBlock {
+                    out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation")
+                }
             case .perform(let o, let steps):
                 op(o, place)
                 if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
-            case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q): queue(q, place)
+            case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q),
+                 .readSuspended(let q): queue(q, place)
+            case .addBlock(let o, let q): op(o, place); queue(q, place)
+            case .sleep(let n):
+                if !Step.workRange.contains(n) { out.append("\(place) sleeps \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)") }
             case .setMaxConcurrent(let q, let n):
                 queue(q, place)
                 if n < QueueConfig.defaultMax { out.append("\(place) sets maxConcurrent \(n); use -1 for the default, or 0 or more") }
@@ -98,6 +133,12 @@ extension Scenario {
             case .repeat(let n, let a):
                 if !Step.repeatRange.contains(n) { out.append("\(place) repeats \(n) times; allowed is \(Step.repeatRange.lowerBound)...\(Step.repeatRange.upperBound)") }
                 check(a, in: place, this: this, program: program, &out)
+            case .willChange(.executionBlocks), .didChange(.executionBlocks):
+                out.append("\(place) notifies executionBlocks, which is read only (it is not one of the observable key paths)")
+            case .read(.executionBlocks, let r):
+                let o = r.resolve(this)
+                if o >= 0 && o < nOps && !operations[o].kind.isBlock { out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation") }
+                else if o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
             case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
                 if program == nil && !(kind?.overridesStart ?? false) {
                     out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")
@@ -126,6 +167,84 @@ extension Scenario {
         case .not(let a): checkRefs(a, place, &out)
         case .and(let a, let b): checkRefs(a, place, &out); checkRefs(b, place, &out)
         }
+    }
+
+    /// Why a queue name cannot be used, or nil: it must be 1 to 64 characters with no control
+    /// characters (it becomes part of thread names, which travel in a line-based protocol).
+    static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "is empty; leave name out for the implementation's default" }
+        if name.count > 64 { return "has \(name.count) characters; allowed is 1 to 64" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "holds a control character" }
+        return nil
+    }
+
+    /// The operations some `addBlock` action adds, each with how many such actions add it, in
+    /// order of first appearance.
+    public func blockAddedOperations() -> [(op: Int, count: Int)] {
+        var counts: [(op: Int, count: Int)] = []
+        for step in driver {
+            guard case .addBlock(let o, _) = step.action else { continue }
+            if let k = counts.firstIndex(where: { $0.op == o }) { counts[k].count += 1 } else { counts.append((o, 1)) }
+        }
+        return counts
+    }
+
+    /// Every place, other than its own `addBlock` action and a `blockBegan` trigger, that names
+    /// operation `o`: dependencies, driver actions, triggers and explicit `op` references in any
+    /// step list.
+    func references(to o: Int) -> [String] {
+        var places: [String] = []
+        for (k, e) in dependencies.enumerated() where e.op == o || e.on == o { places.append("dependency \(k)") }
+        for (s, step) in driver.enumerated() {
+            let place = "driver step \(s)"
+            if let t = step.after, t.op == o { if case .blockBegan = t {} else { places.append("\(place)'s trigger") } }
+            switch step.action {
+            case .addBlock: break
+            case .add(let a, _), .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a), .perform(let a, _),
+                 .setCompletionBlock(let a, _), .addExecutionBlock(let a, _), .setQueuePriority(let a, _), .setThreadPriority(let a, _),
+                 .result(let a):
+                if a == o { places.append(place) }
+            case .addBatch(let list, _, _): if list.contains(o) { places.append(place) }
+            case .addDependency(let a, let b), .removeDependency(let a, let b): if a == o || b == o { places.append(place) }
+            case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended, .sleep: break
+            }
+        }
+        if stepLists.contains(where: { Self.names(o, in: $0) }) { places.append("a step") }
+        return places
+    }
+
+    /// Whether a step list names operation `o` explicitly (`op: o`, not `self`).
+    static func names(_ o: Int, in steps: [Step]) -> Bool {
+        func refers(_ r: OpRef) -> Bool { if case .op(let n) = r { return n == o }; return false }
+        func inCondition(_ c: Condition) -> Bool {
+            switch c {
+            case .isCancelled(let r), .isReady(let r), .isConcurrent(let r), .isExecuting(let r), .isFinished(let r): return refers(r)
+            case .not(let a): return inCondition(a)
+            case .and(let a, let b): return inCondition(a) || inCondition(b)
+            }
+        }
+        return steps.contains { step in
+            switch step {
+            case .spawn(_, let r), .start(let r), .cancel(let r), .read(_, let r): return refers(r)
+            case .if(let c, let a, let b): return inCondition(c) || names(o, in: a) || names(o, in: b)
+            case .repeat(_, let a): return names(o, in: a)
+            default: return false
+            }
+        }
+    }
+
+    /// The first step of a block handed to `addOperationWithBlock:` that needs `self` (there is
+    /// none: the queue made the operation), described; nil when every step can run without it.
+    static func firstSelfUse(_ steps: [Step]) -> String? {
+        for step in steps {
+            switch step {
+            case .work, .signal, .await, .readCurrentQueue: continue
+            case .repeat(_, let body): if let s = firstSelfUse(body) { return s }
+            case .spawn(_, .op), .start(.op), .cancel(.op), .read(_, .op): continue
+            default: return "\(step)"
+            }
+        }
+        return nil
     }
 
     /// A name from the file, quoted on one line: a problem is one sentence, whatever the name holds.

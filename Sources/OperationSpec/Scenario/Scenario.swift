@@ -47,10 +47,14 @@ public struct QueueConfig: Codable, Sendable, Equatable {
     /// `maxConcurrentOperationCount`; `QueueConfig.defaultMax` (-1) lets the implementation decide.
     public var maxConcurrent: Int
     public var suspended: Bool
+    /// `[queue setName:]`, set first in configuration; nil leaves the implementation's default.
+    /// GNUstep names a named queue's worker threads `<name>_<number>` (003). API surface 2.
+    public var name: String?
     public static let defaultMax = -1
-    public init(maxConcurrent: Int = QueueConfig.defaultMax, suspended: Bool = false) {
+    public init(maxConcurrent: Int = QueueConfig.defaultMax, suspended: Bool = false, name: String? = nil) {
         self.maxConcurrent = maxConcurrent
         self.suspended = suspended
+        self.name = name
     }
 }
 
@@ -63,13 +67,20 @@ public struct OperationConfig: Codable, Sendable, Equatable {
     public var threadPriority: Double?
     /// The completion block's body, set before the run; nil means no completion block.
     public var completion: [Step]?
+    /// A token the operation's class waits for in an `isReady` override (004, "Configuring
+    /// Interoperation Dependencies"): `isReady` returns `[super isReady]` only once `signal(n)`
+    /// has run, and NO before; the code that signals sends `willChange` / `didChange` of
+    /// `isReady` for the operation, as the guide asks of such a subclass. Not for the
+    /// implementation's own subclass, nor an operation added with `addBlock`. API surface 2.
+    public var readyAfterSignal: Int?
 
     public init(kind: OperationKind, queuePriority: Int? = nil, threadPriority: Double? = nil,
-                completion: [Step]? = nil) {
+                completion: [Step]? = nil, readyAfterSignal: Int? = nil) {
         self.kind = kind
         self.queuePriority = queuePriority
         self.threadPriority = threadPriority
         self.completion = completion
+        self.readyAfterSignal = readyAfterSignal
     }
 }
 

@@ -30,6 +30,9 @@ public indirect enum Step: Codable, Sendable, Equatable {
     case signal(Int)
     /// Rendezvous: wait for token `n`, at most `timeout` work units; the outcome lands in the trace.
     case await(Int, timeout: Int)
+    /// Read `[NSOperationQueue currentQueue]` (`OperationQueue.current`) from this code; the
+    /// value lands in the trace as `currentQueue(op: self, queue)`. API surface 2.
+    case readCurrentQueue
 
     /// The units a `work` step may last, the times a `repeat` may run its body, the units an
     /// `await` may wait: what `Scenario.problems()` allows.

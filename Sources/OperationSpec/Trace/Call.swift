@@ -18,6 +18,8 @@ public enum Call: Codable, Sendable, Equatable, Hashable {
     case waitUntilFinished(Int)
     case waitUntilAllFinished(queue: Int)
     case result(Int)
+    /// `addOperationWithBlock:` with the block of scenario operation `op` (API surface 2).
+    case addBlock(Int, queue: Int)
 
     /// The operation the call is about, when there is one.
     public var op: Int? {
@@ -25,7 +27,7 @@ public enum Call: Codable, Sendable, Equatable, Hashable {
         case .start(let o, _), .superStart(let o), .cancel(let o), .addOperation(let o, _),
              .addDependency(let o, _), .removeDependency(let o, _), .setCompletionBlock(let o),
              .addExecutionBlock(let o), .setQueuePriority(let o, _), .setThreadPriority(let o, _),
-             .waitUntilFinished(let o), .result(let o):
+             .waitUntilFinished(let o), .result(let o), .addBlock(let o, _):
             return o
         default: return nil
         }

@@ -1,8 +1,12 @@
-/// The KVO-compliant key paths of an operation (004 2.5.4), plus `threadPriority` for reads.
+/// The KVO-compliant key paths of an operation (004 2.5.4), plus `threadPriority` and (API
+/// surface 2) a block operation's `executionBlocks`, as a count, for reads.
 public enum StateKey: String, Codable, Sendable, Equatable, CaseIterable {
     case isCancelled, isConcurrent, isExecuting, isFinished, isReady
     case dependencies, queuePriority, completionBlock
     case threadPriority
+    /// `[blockOperation executionBlocks]`, read as the number of blocks (`Value.int`): only
+    /// for block operations, only in reads.
+    case executionBlocks
 
     /// Position among `allCases`, for arrays indexed by key.
     public var index: Int {
@@ -16,6 +20,7 @@ public enum StateKey: String, Codable, Sendable, Equatable, CaseIterable {
         case .queuePriority: return 6
         case .completionBlock: return 7
         case .threadPriority: return 8
+        case .executionBlocks: return 9
         }
     }
 

@@ -24,6 +24,8 @@ extension EventKind: CustomStringConvertible {
         case .read(let op, let k, let v): return "op \(op) \(k.rawValue) read \(v)"
         case .set(let op, let k, let v): return "op \(op) sets its \(k.rawValue) ivar to \(v ? "YES" : "NO")"
         case .operationCount(let q, let n): return "queue \(q) operationCount read \(n)"
+        case .suspended(let q, let b): return "queue \(q) isSuspended read \(b ? "YES" : "NO")"
+        case .currentQueue(let op, let q): return "op \(op) read currentQueue: " + (q.map { "queue \($0)" } ?? "none of the scenario's queues")
         case .work(let op, let n): return "op \(op) works \(n) unit" + (n == 1 ? "" : "s")
         case .signal(let t): return "token \(t) signalled"
         case .awaited(let t, let ok): return "token \(t) " + (ok ? "received" : "timed out")
@@ -58,6 +60,7 @@ extension Call: CustomStringConvertible {
         case .waitUntilFinished(let op): return "waitUntilFinished(op \(op))"
         case .waitUntilAllFinished(let q): return "waitUntilAllOperationsAreFinished(queue \(q))"
         case .result(let op): return "result(op \(op))"
+        case .addBlock(let op, let q): return "addOperationWithBlock(block of op \(op), queue \(q))"
         }
     }
 }

@@ -32,6 +32,12 @@ public enum EventKind: Codable, Sendable, Equatable {
     /// A concurrent subclass stored into its `executing` / `finished` ivar.
     case set(op: Int, StateKey, Bool)
     case operationCount(queue: Int, Int)
+    /// What `[queue isSuspended]` returned (API surface 2).
+    case suspended(queue: Int, Bool)
+    /// What `[NSOperationQueue currentQueue]` returned to code of `op`: the scenario's queue, or
+    /// nil for none of the scenario's queues (nil, the main queue, or a queue the scenario did
+    /// not make). API surface 2.
+    case currentQueue(op: Int, queue: Int?)
     /// Code of `op` began a unit of work of the given length.
     case work(op: Int, units: Int)
     case signal(token: Int)

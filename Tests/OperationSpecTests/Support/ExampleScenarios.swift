@@ -94,5 +94,21 @@ enum ExampleScenarios {
         operations: [OperationConfig(kind: .block([[.signal(1), .await(2, timeout: 5)], [.signal(2), .await(1, timeout: 5)]]))],
         driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
 
-    static let all = [queue, manual, cancelDuring, suspended, concurrent, priority, twoQueues, misuse, blocks]
+    /// API surface 2: a named serial queue running an operation and a block given with
+    /// addOperationWithBlock:, both reading currentQueue; an operation whose isReady override
+    /// waits for token 7, signalled by the driver after a sleep; executionBlocks and isSuspended reads.
+    static let surface2 = Scenario(name: "example-surface2",
+        queues: [QueueConfig(maxConcurrent: 1, name: "fetch"), QueueConfig()],
+        operations: [OperationConfig(kind: .main([.work(2), .readCurrentQueue])),
+                     OperationConfig(kind: .block([[.work(1), .readCurrentQueue]])),
+                     OperationConfig(kind: .main([.work(1)]), readyAfterSignal: 7),
+                     OperationConfig(kind: .block([[.work(1)], [.work(1)]]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.addBlock(op: 1, queue: 0)), DriverStep(.add(op: 2, queue: 1)),
+                 DriverStep(.addExecutionBlock(op: 3, [.work(1)])), DriverStep(.read(.executionBlocks, op: 3)),
+                 DriverStep(.readSuspended(queue: 1)), DriverStep(.sleep(3)), DriverStep(.perform(op: 3, [.signal(7)])),
+                 DriverStep(after: .signaled(7), .waitUntilAllFinished(queue: 0)), DriverStep(.waitUntilAllFinished(queue: 1)),
+                 DriverStep(.suspend(queue: 1)), DriverStep(.readSuspended(queue: 1)), DriverStep(.resume(queue: 1)),
+                 DriverStep(.add(op: 3, queue: 1)), DriverStep(.waitUntilAllFinished(queue: 1))])
+
+    static let all = [queue, manual, cancelDuring, suspended, concurrent, priority, twoQueues, misuse, blocks, surface2]
 }

@@ -20,6 +20,7 @@ enum RuleExamples {
         "READY-CANCELLED": RuleExample(scenario: S.manual) { $0.replace(.read(op: 2, .isReady, .bool(true)), with: .read(op: 2, .isReady, .bool(false))) },
         "READY-EXECUTING-FINISHED": RuleExample(scenario: S.queue) { $0.replace(.read(op: 0, .isReady, .bool(true)), with: .read(op: 0, .isReady, .bool(false))) },
         "READY-KVO": RuleExample(scenario: S.queue) { $0.drop(.willChange(op: 1, .isReady, .bool(false))) },
+        "READY-OVERRIDE": RuleExample(scenario: S.surface2) { $0.drop(.signal(token: 7)) },
         // CANCEL
         "CANCEL-SETS-FLAG": RuleExample(scenario: S.manual) { $0.replace(.read(op: 2, .isCancelled, .bool(true)), with: .read(op: 2, .isCancelled, .bool(false))) },
         "CANCEL-NOT-STOP": RuleExample(scenario: S.cancelDuring) { $0.drop(.mainEnded(op: 0)) },
@@ -122,7 +123,15 @@ enum RuleExamples {
         "QUEUE-CALLS-START": RuleExample(scenario: S.queue) { e in
             e.dropAll { if case .call(.start(0, .queue)) = $0 { return true }; if case .returned(.start(0, .queue)) = $0 { return true }; return false } },
         "QUEUE-THREAD-NAME": RuleExample(scenario: S.queue, profile: .gnustep) { $0.replace(.threadStarted(name: "NSOperationQ_1", queue: 0), with: .threadStarted(name: "worker-1", queue: 0)) },
+        "QUEUE-THREAD-NAME-SET": RuleExample(scenario: S.surface2, profile: .gnustep) { $0.replace(.threadStarted(name: "fetch_1", queue: 0), with: .threadStarted(name: "NSOperationQ_1", queue: 0)) },
+        "QUEUE-ADD-BLOCK-RUNS": RuleExample(scenario: S.surface2) { e in
+            e.dropAll { if case .blockBegan(1, _) = $0 { return true }; if case .blockEnded(1, _) = $0 { return true }; if case .work(1, _) = $0 { return true }
+                        if case .currentQueue(1, _) = $0 { return true }; return false } },
+        "QUEUE-WAIT-ALL-BLOCKS": RuleExample(scenario: S.surface2) { $0.drop(.blockEnded(op: 1, block: 0)) },
+        "QUEUE-SUSPENDED-READ": RuleExample(scenario: S.surface2) { $0.replace(.suspended(queue: 1, true), with: .suspended(queue: 1, false)) },
+        "QUEUE-CURRENT": RuleExample(scenario: S.surface2, profile: .classReference) { $0.replace(.currentQueue(op: 1, queue: 0), with: .currentQueue(op: 1, queue: nil)) },
         // BLOCK
+        "BLOCK-EXECUTION-BLOCKS": RuleExample(scenario: S.surface2, profile: .classReference) { $0.replace(.read(op: 3, .executionBlocks, .int(3)), with: .read(op: 3, .executionBlocks, .int(2))) },
         "BLOCK-ALL-BEFORE-FINISH": RuleExample(scenario: S.queue) { $0.drop(.blockEnded(op: 1, block: 1)) },
         "BLOCK-CONCURRENT": RuleExample(scenario: S.blocks) { $0.replace(.awaited(token: 2, satisfied: true), with: .awaited(token: 2, satisfied: false)) },
         "BLOCK-LATE-ADD-THROWS": RuleExample(scenario: S.queue) { e in

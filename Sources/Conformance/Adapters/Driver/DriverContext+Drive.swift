@@ -17,7 +17,8 @@ extension DriverContext {
     var triggerQuiet: TimeInterval { max(0.25, 4 * Double(scenario.longestSilentStep) * unit) }
     var stallQuiet: TimeInterval { max(0.5, 8 * Double(scenario.longestSilentStep) * unit) }
     /// The longest a driver call may run, however much is recorded meanwhile: four times all the
-    /// scenario's work and rendezvous timeouts done one after another, and at least 5 s.
+    /// scenario's work, rendezvous timeouts and driver sleeps done one after another, and at
+    /// least 5 s.
     var callDeadline: TimeInterval { max(5, 4 * Double(scenario.totalWork) * unit) }
 
     /// Runs the scenario; returns the trace's last event when the run is over (`end`, or `hang`
@@ -28,6 +29,9 @@ extension DriverContext {
         let quiet = triggerQuiet
         ThreadRole.with(.driver) {
             for (q, config) in scenario.queues.enumerated() {
+                // First, and not a logged call: naming a queue cannot fail, and a name set after
+                // operations were added could not name their threads.
+                if let name = config.name { queues[q].name = name }
                 if config.maxConcurrent != QueueConfig.defaultMax { perform(.setMaxConcurrent(queue: q, config.maxConcurrent), as: "the setup of queue \(q)") }
                 if config.suspended { perform(.suspend(queue: q), as: "the setup of queue \(q)") }
             }
@@ -134,6 +138,21 @@ extension DriverContext {
             log(.operationCount(queue: q, queues[q].operationCount))
         case .result:
             log(.unsupported("Foundation on Linux has no NSInvocationOperation, so no result to ask for"))
+        case .addBlock(let op, let q):
+            // The queue makes the operation; the block logs itself as block 0 of `op`, and
+            // nothing else of that operation can be seen.
+            guard case .block(let blocks) = scenario.operations[op].kind, let body = blocks.first else { return }
+            call(.addBlock(op, queue: q)) {
+                queues[q].addOperation { [unowned self] in
+                    self.log(.blockBegan(op: op, block: 0))
+                    self.run(body, this: op)
+                    self.log(.blockEnded(op: op, block: 0))
+                }
+            }
+        case .readSuspended(let q):
+            log(.suspended(queue: q, queues[q].isSuspended))
+        case .sleep(let n):
+            recorder.idle(for: Double(n) * unit)
         }
     }
 

@@ -41,14 +41,21 @@ final class DriverContext: @unchecked Sendable {
             queue.name = "opconform-\(q)"
             return queue
         }
+        let blockAdded = Set(scenario.blockAddedOperations().map(\.op))   // looked up, never iterated
         ops = scenario.operations.enumerated().map { i, config in
+            let token = config.readyAfterSignal
             switch config.kind {
-            case .main(let body), .invocation(let body): return MainOperation(index: i, body: body, context: self)
+            case .main(let body), .invocation(let body): return MainOperation(index: i, body: body, readyToken: token, context: self)
+            case .block where blockAdded.contains(i):
+                // Its block goes to `addOperation(_:)` as a closure (an `addBlock` step): the
+                // queue makes the operation. The slot keeps operation numbers in place, and
+                // nothing reaches it (`Scenario.problems()` refuses every other reference).
+                return Operation()
             case .block(let blocks):
-                let op = LoggedBlockOperation(index: i, context: self)
+                let op = LoggedBlockOperation(index: i, readyToken: token, context: self)
                 for (n, body) in blocks.enumerated() { op.addLoggedBlock(n, body) }
                 return op
-            case .concurrent(let program): return ProgramOperation(index: i, program: program, context: self)
+            case .concurrent(let program): return ProgramOperation(index: i, program: program, readyToken: token, context: self)
             case .subclass(let work):
                 // `OperationDriver.serve` refuses a scenario with these when it has no subclass.
                 guard let make = makeSubclass else { preconditionFailure("a subclass operation reached a driver without a subclass") }
@@ -130,6 +137,19 @@ final class DriverContext: @unchecked Sendable {
             _ = read(key, of: ref.resolve(this), logging: true)
         case .signal(let t):
             log(.signal(token: t))
+            // The operations whose isReady override waits for this token became ready: the
+            // signalling code says so, as 004 asks of such a subclass ("generate KVO
+            // notifications for the isReady key path"), in operation-number order.
+            for (o, config) in scenario.operations.enumerated() where config.readyAfterSignal == t {
+                _ = perform(.willChange(.isReady), this: o)
+                _ = perform(.didChange(.isReady), this: o)
+            }
+        case .readCurrentQueue:
+            if let current = currentQueue() {
+                log(.currentQueue(op: this, queue: current))
+            } else {
+                log(.unsupported("the queue under test cannot tell which queue runs the calling code (it is not an OperationQueue, and its ownsCurrentThread is nil)"))
+            }
         case .await(let t, let timeout):
             let ok = recorder.await(token: t, timeout: Double(timeout) * unit)
             log(.awaited(token: t, satisfied: ok))
@@ -152,10 +172,30 @@ final class DriverContext: @unchecked Sendable {
         case .queuePriority: value = .int(op.queuePriority.rawValue)
         case .completionBlock: value = .bool(op.completionBlock != nil)
         case .threadPriority: value = .double(Self.unknownPriority)
+        // `Scenario.problems()` allows this key only for block operations.
+        case .executionBlocks: value = .int((op as? BlockOperation)?.executionBlocks.count ?? 0)
         }
         let selfLogging = [StateKey.isCancelled, .isExecuting, .isFinished, .isReady].contains(key)
         if logging && !selfLogging { log(.read(op: index, key, value)) }
         return value
+    }
+
+    /// What `OperationQueue.current` says, as the number of the scenario's queue that is it
+    /// (compared by identity), wrapped: `.some(nil)` for none of them (nil, the main queue,
+    /// another queue). A queue under test that is not an `OperationQueue` has no entry in
+    /// `OperationQueue.current`: it answers through `ownsCurrentThread`, and when one of them
+    /// cannot tell, the result is nil ("cannot say").
+    func currentQueue() -> Int?? {
+        if queues.allSatisfy({ $0 is OperationQueue }) {
+            guard let current = OperationQueue.current else { return .some(nil) }
+            return .some(queues.firstIndex { ($0 as AnyObject) === current })
+        }
+        var owner: Int?
+        for (q, queue) in queues.enumerated() {
+            guard let owns = queue.ownsCurrentThread else { return nil }
+            if owns && owner == nil { owner = q }
+        }
+        return .some(owner)
     }
 
     private func evaluate(_ condition: Condition, this: Int) -> Bool {

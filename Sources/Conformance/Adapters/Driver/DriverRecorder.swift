@@ -132,17 +132,43 @@ final class DriverRecorder: @unchecked Sendable {
 
     /// Waits until the trigger happened (true), or until it can no longer be expected (false):
     /// its operation finished without it, nothing was recorded for `quiet` seconds, or `timeout`
-    /// ran out.
+    /// ran out. A `signaled` trigger has happened once its token was signalled.
     func wait(for trigger: Trigger, timeout: TimeInterval, quiet: TimeInterval) -> Bool {
         let deadline = clock.now + timeout
         condition.lock()
         defer { condition.unlock() }
-        while !occurred.contains(trigger) && !finished.contains(trigger.op) {
+        func happened() -> Bool {
+            if case .signaled(let t) = trigger { return tokens.contains(t) }
+            return occurred.contains(trigger)
+        }
+        while !happened() && !(trigger.op.map(finished.contains) ?? false) {
             let now = clock.now
             if now >= deadline || now - lastEventTime >= quiet { break }
             _ = condition.wait(until: Date().addingTimeInterval(min(deadline - now, lastEventTime + quiet - now)))
         }
-        return occurred.contains(trigger)
+        return happened()
+    }
+
+    /// Whether token `t` has been signalled: what an operation's `isReady` override asks
+    /// (`OperationConfig.readyAfterSignal`), from whatever thread calls the getter. Takes
+    /// `condition` briefly; callers hold at most their operation's read lock, which nothing
+    /// takes while holding `condition` (lock order: read lock, then `condition`).
+    func isSignalled(_ t: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return tokens.contains(t)
+    }
+
+    /// The driving thread idles for `seconds` of active time (a `sleep` action): a machine that
+    /// stops running the process meanwhile does not shorten the idle span the scenario asked
+    /// for, so the implementation gets the time to act that it would have had.
+    func idle(for seconds: TimeInterval) {
+        let end = clock.now + seconds
+        while true {
+            let left = end - clock.now
+            if left <= 0 { return }
+            Thread.sleep(forTimeInterval: left)
+        }
     }
 
     /// How long nothing has been recorded.

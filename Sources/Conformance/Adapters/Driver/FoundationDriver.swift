@@ -6,8 +6,10 @@ import OperationSpec
 /// process for every case of `--impl foundation`. A user's queue goes through the same code:
 /// only the queue differs.
 public enum FoundationDriver {
-    public static let capabilities: [Observation] = OperationDriver.capabilities
-    public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }) }
+    /// The shared driver's capabilities, and `apiSurface2`: it performs every construct of API
+    /// surface 2 on `OperationQueue` (Specs/api-surface.md).
+    public static let capabilities: [Observation] = OperationDriver.capabilities + [.apiSurface2]
+    public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }, surface2: true) }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.
     /// `plain`: run the same scenario without recording (no events but the last; the bench's

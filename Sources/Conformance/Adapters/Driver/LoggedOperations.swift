@@ -22,6 +22,9 @@ protocol LoggedOperation: Operation {
     var context: DriverContext { get }
     /// Held while a getter reads its value and logs it (`logged`).
     var readLock: NSLock { get }
+    /// The token the operation's `isReady` override waits for (`OperationConfig.readyAfterSignal`),
+    /// or nil for `isReady` as inherited.
+    var readyToken: Int? { get }
 }
 
 extension LoggedOperation {
@@ -35,6 +38,13 @@ extension LoggedOperation {
     }
     func logStart(_ body: () -> Void) { logCall(.start(index, by: ThreadRole.current), body) }
     func logCancel(_ body: () -> Void) { logCall(.cancel(index), body) }
+    /// The overridden `isReady`: the inherited answer, and NO until `readyToken` has been
+    /// signalled (004, "Configuring Interoperation Dependencies": return NO until your custom
+    /// condition holds, and call super to keep the default dependency management). The token
+    /// is asked from whatever thread calls the getter; the recorder guards it.
+    func ready(_ inherited: Bool) -> Bool {
+        inherited && (readyToken.map(context.recorder.isSignalled) ?? true)
+    }
     /// Reads a state getter and logs what it read, as one step: two threads reading at once
     /// log their values in the order they read them. Read and logged apart, a reader that saw
     /// isFinished NO could log it after another thread had read and logged YES, and the trace
@@ -59,12 +69,14 @@ extension LoggedOperation {
 final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
     let index: Int
     let body: [Step]
+    let readyToken: Int?
     unowned let context: DriverContext
     let readLock = NSLock()
 
-    init(index: Int, body: [Step], context: DriverContext) {
+    init(index: Int, body: [Step], readyToken: Int? = nil, context: DriverContext) {
         self.index = index
         self.body = body
+        self.readyToken = readyToken
         self.context = context
     }
 
@@ -75,7 +87,7 @@ final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
     }
     override func start() { logStart { super.start() } }
     override func cancel() { logCancel { super.cancel() } }
-    override var isReady: Bool { logged(.isReady, { super.isReady }, Value.bool) }
+    override var isReady: Bool { logged(.isReady, { ready(super.isReady) }, Value.bool) }
     override var isExecuting: Bool { logged(.isExecuting, { super.isExecuting }, Value.bool) }
     override var isFinished: Bool { logged(.isFinished, { super.isFinished }, Value.bool) }
     override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }
@@ -86,11 +98,13 @@ final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
 /// `@unchecked Sendable` (inherited) is sound: the stored properties are `let`.
 final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Sendable {
     let index: Int
+    let readyToken: Int?
     unowned let context: DriverContext
     let readLock = NSLock()
 
-    init(index: Int, context: DriverContext) {
+    init(index: Int, readyToken: Int? = nil, context: DriverContext) {
         self.index = index
+        self.readyToken = readyToken
         self.context = context
     }
 
@@ -110,7 +124,7 @@ final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Se
     }
     override func start() { logStart { super.start() } }
     override func cancel() { logCancel { super.cancel() } }
-    override var isReady: Bool { logged(.isReady, { super.isReady }, Value.bool) }
+    override var isReady: Bool { logged(.isReady, { ready(super.isReady) }, Value.bool) }
     override var isExecuting: Bool { logged(.isExecuting, { super.isExecuting }, Value.bool) }
     override var isFinished: Bool { logged(.isFinished, { super.isFinished }, Value.bool) }
     override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }
@@ -125,15 +139,17 @@ final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Se
 final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
     let index: Int
     let program: ConcurrentProgram
+    let readyToken: Int?
     unowned let context: DriverContext
     let readLock = NSLock()
     private let lock = NSLock()
     private var executingIvar = false
     private var finishedIvar = false
 
-    init(index: Int, program: ConcurrentProgram, context: DriverContext) {
+    init(index: Int, program: ConcurrentProgram, readyToken: Int? = nil, context: DriverContext) {
         self.index = index
         self.program = program
+        self.readyToken = readyToken
         self.context = context
     }
 
@@ -159,7 +175,7 @@ final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         return logged(.isFinished, { finishedIvar }, Value.bool)
     }
-    override var isReady: Bool { logged(.isReady, { super.isReady }, Value.bool) }
+    override var isReady: Bool { logged(.isReady, { ready(super.isReady) }, Value.bool) }
     override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }
 
     override func start() { logStart { context.run(program.start, this: index) } }

@@ -34,14 +34,26 @@ public struct OperationDriver {
     private let makeSubclass: ((SubclassProbe) -> Operation)?
     /// The name of the subclass under test, said in the hello.
     private let subclassName: String?
+    /// Whether the hello declares `apiSurface2`. The driver performs those constructs for any
+    /// queue (a queue of yours answers `readCurrentQueue` through `ownsCurrentThread`, and
+    /// `addOperation(_:)` with a block has a default), but only `FoundationDriver` declares
+    /// them: a declared capability changes the cases the harness generates for a seed, and a
+    /// package's pinned seeds (Examples/) would no longer name the cases they were chosen for.
+    let surface2: Bool
 
     /// `queue` makes one queue; it is called once for each of a scenario's queues, on the
     /// driving thread, before any operation runs.
     public init(name: String, queue: @escaping () -> any QueueUnderTest) {
+        self.init(name: name, queue: queue, surface2: false)
+    }
+
+    /// `surface2`: declare `apiSurface2` (`FoundationDriver`).
+    init(name: String, queue: @escaping () -> any QueueUnderTest, surface2: Bool) {
         self.name = name
         self.makeQueue = queue
         self.makeSubclass = nil
         self.subclassName = nil
+        self.surface2 = surface2
     }
 
     /// A driver for your own asynchronous `Operation` subclass: every asynchronous operation of
@@ -54,11 +66,15 @@ public struct OperationDriver {
         self.makeQueue = queue
         self.makeSubclass = { subclass($0) }
         self.subclassName = String(describing: S.self)
+        self.surface2 = false
     }
 
     /// What this driver observes: `capabilities`, less `superStart` for a subclass of yours (its
-    /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call).
-    var observations: [Observation] { makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart } }
+    /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call),
+    /// plus `apiSurface2` when it declares it (`surface2`).
+    var observations: [Observation] {
+        (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart }) + (surface2 ? [.apiSurface2] : [])
+    }
 
     /// Serves the requests on standard input and exits with the protocol's status (0, or 2
     /// for a request it cannot run). A request of protocol 3 that leaves nothing behind is

@@ -20,6 +20,10 @@ import Foundation
 /// queue must be safe to use from several threads, as `OperationQueue` is.
 public protocol QueueUnderTest: AnyObject {
     func addOperation(_ op: Operation)
+    /// `addOperationWithBlock:` (004, "Adding Operations to an Operation Queue": the queue
+    /// makes the operation). Optional: the default wraps the block in a `BlockOperation` and
+    /// adds that, which is what the guide says the method does; `OperationQueue` has its own.
+    func addOperation(_ block: @escaping @Sendable () -> Void)
     func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool)
     func cancelAllOperations()
     var isSuspended: Bool { get set }
@@ -38,7 +42,9 @@ public protocol QueueUnderTest: AnyObject {
     /// (the `threadIdentity` observation, behind QUEUE-THREADS, BLOCK-CONCURRENT and the START
     /// rules) is the driver's own record of the calling thread, whatever the queue answers here;
     /// the queue a thread works for only makes a replayed trace easier to read. `OperationQueue`
-    /// answers with `OperationQueue.current`.
+    /// answers with `OperationQueue.current`. For a queue that is not an `OperationQueue` it is
+    /// also the answer to a `readCurrentQueue` step (API surface 2: which of the scenario's
+    /// queues runs the calling code); when a queue cannot tell, that step is `unsupported`.
     ///
     /// It is called from any thread, while the driver's recorder holds no lock, and must not
     /// block or call into the operations.
@@ -47,6 +53,7 @@ public protocol QueueUnderTest: AnyObject {
 
 extension QueueUnderTest {
     public var ownsCurrentThread: Bool? { nil }
+    public func addOperation(_ block: @escaping @Sendable () -> Void) { addOperation(BlockOperation(block: block)) }
 }
 
 extension QueueUnderTest where Self: OperationQueue {

@@ -1,0 +1,35 @@
+extension Scenario {
+    /// The constructs of API surface 2 (`Specs/api-surface.md`) this scenario uses, named as the
+    /// scenario format names them, each once, in a fixed order. A driver that does not declare
+    /// `apiSurface2` cannot run a scenario for which this is not empty: the harness says which
+    /// constructs stand in the way instead of sending it.
+    public var surface2Constructs: [String] {
+        var used: [String] = []
+        func note(_ name: String) { if !used.contains(name) { used.append(name) } }
+        if queues.contains(where: { $0.name != nil }) { note("queue name") }
+        if operations.contains(where: { $0.readyAfterSignal != nil }) { note("readyAfterSignal") }
+        for step in driver {
+            if case .signaled? = step.after { note("signaled trigger") }
+            switch step.action {
+            case .addBlock: note("addBlock")
+            case .readSuspended: note("readSuspended")
+            case .sleep: note("sleep")
+            case .read(.executionBlocks, _): note("executionBlocks read")
+            default: break
+            }
+        }
+        func scan(_ steps: [Step]) {
+            for step in steps {
+                switch step {
+                case .readCurrentQueue: note("readCurrentQueue")
+                case .read(.executionBlocks, _): note("executionBlocks read")
+                case .if(_, let a, let b): scan(a); scan(b)
+                case .repeat(_, let a): scan(a)
+                default: break
+                }
+            }
+        }
+        stepLists.forEach(scan)
+        return used
+    }
+}
