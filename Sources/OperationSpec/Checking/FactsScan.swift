@@ -128,6 +128,9 @@ struct FactsScan {
             // call, and the call may never return (GNUstep can deadlock in it) while those
             // starts are in the trace. A suspension counts only once its call has returned.
             case .setSuspended(let q, false): if q < suspension.count { suspension[q].record(false, at: i) }
+            // A width takes effect from its call too: GNUstep sets it, then starts operations
+            // inside the same call, which may never return (it can deadlock there).
+            case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: i) }
             default: break
             }
             fileCall(c, i)
@@ -195,7 +198,6 @@ struct FactsScan {
         case .removeDependency(let op, let on):
             if valid(op) { removals.append((op, on, start, i)) }
         case .setSuspended(let q, true): if q < suspension.count { suspension[q].record(true, at: i) }
-        case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: start) }
         case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
         default: break
         }
