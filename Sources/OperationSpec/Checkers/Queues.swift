@@ -241,12 +241,7 @@ extension RuleBook {
                 // A named queue's threads are QUEUE-THREAD-NAME-SET's.
                 if q >= 0 && q < c.scenario.queues.count && c.scenario.queues[q].name != nil { continue }
                 r.hits += 1
-                // Compared as bytes: the number is what GNUstep formats with %d (ASCII digits), and
-                // Character's Unicode properties were most of this rule's time on large runs.
-                let bytes = name.utf8, prefix = "NSOperationQ_".utf8, number = bytes.dropFirst(prefix.count)
-                let named = bytes.starts(with: prefix) && !number.isEmpty
-                    && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                if !named {
+                if !Self.isNumbered(name, after: "NSOperationQ_") {
                     r.violations.append(c.violation("QUEUE-THREAD-NAME", "a worker thread was named \"\(name)\"", "NSOperationQ_<number>", [i]))
                 }
             }
@@ -260,11 +255,7 @@ extension RuleBook {
                 guard case .threadStarted(let name, let q?) = c.event(i).kind, q >= 0, q < c.scenario.queues.count,
                       let queueName = c.scenario.queues[q].name else { continue }
                 r.hits += 1
-                let prefix = Array((queueName + "_").utf8), bytes = Array(name.utf8)
-                let number = bytes.dropFirst(prefix.count)
-                let named = bytes.starts(with: prefix) && !number.isEmpty
-                    && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                if !named {
+                if !Self.isNumbered(name, after: queueName + "_") {
                     r.violations.append(c.violation("QUEUE-THREAD-NAME-SET", "a worker thread of queue \(q), named \"\(queueName)\", was named \"\(name)\"",
                                                     "\(queueName)_<number>", [i]))
                 }
@@ -348,6 +339,8 @@ extension RuleBook {
                        "Code a queue runs for an operation (a non-concurrent operation's main, or a block) sees that queue as currentQueue (class reference; not among the seed documents).",
                        cites: [Citation(.guide, "2.9.1")], strength: .observedOnly, needs: [.apiSurface2], profiles: [.classReference])) { c in
             var r = CheckResult()
+            // Each block given with addOperationWithBlock: and where, found once for all reads.
+            let blockAdds = c.scenario.queues.indices.flatMap { q in c.blockAdds(q).map { (op: $0.op, queue: q, call: $0.call) } }
             for i in c.facts.indices(.kind(.currentQueue)) {
                 guard case .currentQueue(let op, let seen) = c.event(i).kind, op >= 0, op < c.operationCount, !c.kind(op).overridesStart else { continue }
                 let thread = c.event(i).thread
@@ -359,7 +352,7 @@ extension RuleBook {
                 // The queue that ran it: the one it was given to, when a queue started it.
                 let queue: Int
                 if let add = c.facts.addedAt[op], c.startCalls(op).contains(where: { $0.by == .queue && $0.i < began }) { queue = add.queue }
-                else if let q = c.scenario.queues.indices.first(where: { q in c.blockAdds(q).contains { $0.op == op && $0.call < began } }) { queue = q }
+                else if let add = blockAdds.first(where: { $0.op == op && $0.call < began }) { queue = add.queue }
                 else { continue }
                 r.hits += 1
                 if seen != queue {
@@ -370,6 +363,15 @@ extension RuleBook {
             return r
         },
     ]
+
+    /// Whether a thread name is `prefix` followed by a decimal number, as GNUstep names its
+    /// workers. Compared as bytes: the number is what GNUstep formats with %d (ASCII digits), and
+    /// Character's Unicode properties were most of QUEUE-THREAD-NAME's time on large runs.
+    static func isNumbered(_ name: String, after prefix: String) -> Bool {
+        let bytes = name.utf8, number = bytes.dropFirst(prefix.utf8.count)
+        return bytes.starts(with: prefix.utf8) && !number.isEmpty
+            && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
 
     /// "This wait returns only after these operations finished, and then it returns": any
     /// isFinished NO read after the return is a violation (finishing never goes back), with KVO
