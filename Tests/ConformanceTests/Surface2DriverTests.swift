@@ -133,7 +133,11 @@ struct Surface2DriverTests {
 
     @Test("a signaled trigger waits for its token; a token no code signals is a missed trigger")
     func signaled() throws {
-        let s = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([.work(3), .signal(1), .work(1)]))],
+        // Operation 1 is never queued: its long step only widens the driver's window of silence
+        // (4 × the longest step, at least 0.25 s), after which a trigger counts as missed. A
+        // loaded CI machine once took longer than 0.25 s to start operation 0's worker.
+        let s = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([.work(3), .signal(1), .work(1)])),
+                                                               OperationConfig(kind: .main([.work(500)]))],
                          driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .signaled(1), .readOperationCount(queue: 0)),
                                   DriverStep(after: .signaled(9), .waitUntilAllFinished(queue: 0))])
         let (events, _) = Self.run(s)

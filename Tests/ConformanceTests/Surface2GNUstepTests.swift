@@ -117,7 +117,11 @@ struct Surface2GNUstepTests {
 
     @Test("a signaled trigger waits for its token, a token never signalled is missed, and sleep records nothing of its own")
     func signaledAndSleep() throws {
-        let s = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([.work(3), .signal(1), .work(1)]))],
+        // Operation 1 is never queued: its long step only widens the driver's window of silence
+        // (4 × the longest step, at least 0.25 s), after which a trigger counts as missed, so a
+        // loaded machine's slow worker start is not read as a missed token.
+        let s = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([.work(3), .signal(1), .work(1)])),
+                                                               OperationConfig(kind: .main([.work(500)]))],
                          driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .signaled(1), .sleep(5)),
                                   DriverStep(after: .signaled(9), .waitUntilAllFinished(queue: 0))])
         let t = try Self.run(s)
