@@ -63,6 +63,7 @@ public enum CLI {
         case "sweep": return try SweepCommand.run(Arguments(rest, command: "sweep"), console)
         case "convert": return try ConvertCommand.run(Arguments(rest, command: "convert"), console)
         case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
+        case "check": return try CheckCommand.run(Arguments(rest, command: "check"), console)
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
@@ -71,7 +72,7 @@ public enum CLI {
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, gate, matrix, bench, faults, samples, sweep, convert, driver, driver-check")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, check, gate, matrix, bench, faults, samples, sweep, convert, driver, driver-check")
         }
     }
 }

@@ -1,8 +1,9 @@
 import Conformance
 import Foundation
 
-/// `opconform convert FILE... [--check]`: rewrites scenario files of format 1 in format 2 and
-/// finding files of format 1 or 2 in format 3, in place (issue 17). Format 1 is still read, so
+/// `opconform convert FILE... [--check]`: rewrites scenario files of format 1 in format 2,
+/// finding files of format 1 or 2 in format 3, and old `replay --json` documents as trace files
+/// of format 2, in place (issue 17). Format 1 is still read, so
 /// nothing breaks if a file is never converted; converting makes it the file people can read
 /// and edit, and `--check` lets CI keep a folder of fixtures in the newest format.
 enum ConvertCommand {
@@ -10,8 +11,9 @@ enum ConvertCommand {
     opconform convert [--check] FILE...
 
     Rewrites each scenario file of format 1 (Swift's synthesized form, with "_0" fields) in
-    format 2 (Specs/scenario-format.md), and each finding file of format 1 or 2 in format 3 (its
-    scenario in format 2), in place. A file already in the newest format is left as it is.
+    format 2 (Specs/scenario-format.md), each finding file of format 1 or 2 in format 3 (its
+    scenario in format 2), and each old 'replay --json' document (trace format 1) as a trace
+    file of format 2 (Specs/trace-format.md), in place. A file already in the newest format is left as it is.
     Every file is read first, strictly (an unknown key is an error, with the nearest known
     one), and checked as replay checks it; then the old ones are written. So a file that
     cannot be read changes nothing.
@@ -37,7 +39,7 @@ enum ConvertCommand {
         var input = input
         let args = try input.parse(flags: ["--check"], options: [])
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
-        guard !args.positionals.isEmpty else { throw InputError("convert needs one or more scenario or finding files, e.g. opconform convert scenario.json") }
+        guard !args.positionals.isEmpty else { throw InputError("convert needs one or more scenario, finding or trace files, e.g. opconform convert scenario.json") }
         // Everything is read before anything is written: a bad file leaves every file as it was.
         var files: [Converted] = []
         for path in args.positionals { files.append(try read(path)) }
@@ -69,6 +71,11 @@ enum ConvertCommand {
         let data = try JSONCodec.readFile(at: path)
         if JSONCodec.looksLikeExpectations(data) {
             throw InputError("convert: \(path) is an expectations file, which has no older format to convert from; convert rewrites scenario and finding files")
+        }
+        if TraceFormat.looksLikeTrace(data) {
+            let file = try TraceFormat.decode(data, source: path)
+            let format = TraceFormat.declaredFormat(data) ?? TraceFormat.newest
+            return Converted(path: path, what: "trace", format: format, newest: TraceFormat.newest, data: TraceFormat.encode(file))
         }
         if let finding = try ReplayCommand.loadFinding(path) {
             return Converted(path: path, what: "finding", format: finding.format, newest: Finding.newestFormat, data: finding.fileData)

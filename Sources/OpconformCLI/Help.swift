@@ -11,7 +11,8 @@ enum Help {
       run        Generate cases from a seed, run them on an implementation, check every rule,
                  shrink each broken rule's first case and write it with a line to replay it.
       replay     Re-run one case (a finding file, a scenario file, or --seed S) and print its
-                 trace and verdict.
+                 trace and verdict; --trace FILE stores the trace (Specs/trace-format.md).
+      check FILE Judge a stored trace file again, offline, under any profile: nothing is run.
       gate       A run judged against a file of known, explained divergences: passes when every
                  failure is expected, fails on any new one (for CI).
       matrix     The same cases on several implementations: rules down, implementations across.
@@ -80,6 +81,7 @@ enum Help {
       swift run opconform samples --schedules 10000
       swift run opconform sweep my-scenario.json --schedules 5000
       swift run opconform replay Fixtures/samples/guide-listings-2-5-to-2-7.json --schedule-seed 8
+      swift run opconform replay --seed 7 --impl foundation --trace t.json && swift run opconform check t.json
       opconform run --impl exec:./my-driver --count 200
       opconform run --impl exec:python3 --driver-arg driver.py --unit-us 5000
     """
@@ -133,7 +135,7 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json]
+    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
 
@@ -151,7 +153,10 @@ enum Help {
     --seed S regenerates case seed S with the given generator options (defaults: size 8,
     misuse 10%, flaws 0%) and runs it under its own schedule seed: the line 'run' prints.
 
-      --json   print {scenario, trace, violations} as JSON (sorted keys)
+      --trace FILE   also write the run's trace file (Specs/trace-format.md, format 2: the
+                     scenario and every event), which 'opconform check FILE' judges again
+      --json   print the replay report {format, profile, trace, violations} (sorted keys;
+               the trace as a trace file; each violation's witnesses as event seq numbers)
     Exit status 1 when a rule is violated or the run crashed or hung (RUN-CRASH, RUN-HANG), 2 when
     the input is not valid, 4 when the driver broke the protocol (the case is not judged).
     """
@@ -318,6 +323,7 @@ enum Help {
         case "sweep": return sweep
         case "convert": return ConvertCommand.help
         case "replay": return replay
+        case "check": return CheckCommand.help
         case "run": return run
         case "faults": return faults
         case "driver": return driver

@@ -15,11 +15,12 @@ enum ReplayCommand {
         // when standard output carries JSON.
         var note: (String) -> Void = print
         let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict"],
-                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault"]
+                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault", "--trace"]
                                             + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
         if args.flags.contains("--json") { note = { console.err($0 + "\n") } }
         // Options first, so a typo in one is reported before any file is read.
+        if let path = args.options["--trace"] { try RunCommand.writable(file: path) }
         var profile = try args.profile()
         var faults = try args.faults()
         let checks = try args.rules()
@@ -98,15 +99,28 @@ enum ReplayCommand {
         if let why = impl.refusal(of: scenario) { throw InputError("replay: \(why)") }
         seed = try args.seed("--schedule-seed", default: seed)
         let trace = impl.run(scenario, scheduleSeed: seed)
+        let file = TraceFile(scenario: scenario, trace: trace)
+        if let path = args.options["--trace"] { try RunCommand.write(String(decoding: TraceFormat.encode(file), as: UTF8.self), to: path) }
+        let label = "\(impl.name), schedule seed \(seed), profile \(profile.rawValue)" + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ","))
+        return verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"), strict: args.flags.contains("--strict"),
+                       recorded: recorded, note: note, console: console)
+    }
+
+    /// Judges one trace and prints it as `replay` does (every event, then the verdict), or as
+    /// a replay report with `json`; returns the exit status. `check` judges a trace file with it.
+    static func verdict(on file: TraceFile, label: String, profile: Profile, checks: [RuleCheck], json: Bool, strict: Bool,
+                        recorded: String?, note: (String) -> Void, console: Console) -> Int32 {
+        func print(_ s: String) { console.out(s + "\n") }
+        let (scenario, trace) = (file.scenario, file.trace)
         // A trace whose driver broke the protocol is not judged (Specs/driver-protocol.md).
         let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
-        if args.flags.contains("--json") {
-            console.out(JSONCodec.encodeString(ReplayReport(scenario: scenario, trace: trace, violations: violations)))
+        if json {
+            console.out(String(decoding: ReplayReport.encode(file, profile: profile, violations: violations), as: UTF8.self))
         } else {
             for e in trace.events { print(e.description) }
             print("")
-            print("\(scenario.name): \(impl.name), schedule seed \(seed), profile \(profile.rawValue)" + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ",")) + ", \(scenario.operations.count) operations, \(trace.events.count) events, ended \(trace.ending.rawValue)")
+            print("\(scenario.name): \(label), \(scenario.operations.count) operations, \(trace.events.count) events, ended \(trace.ending.rawValue)")
             let reached = verdicts.filter { if case .checked(let r) = $0.verdict { return r.hits > 0 }; return false }.count
             print("\(checks.count) rules checked, \(reached) reached, \(violations.count) violations")
             for v in violations {
@@ -127,7 +141,7 @@ enum ReplayCommand {
         if trace.ending == .breach { return 4 }
         // A broken rule that only warns (a documented example, advice, observed only) fails the
         // replay only under --strict, as it fails a run.
-        let failing = violations.filter { args.flags.contains("--strict") || Finding.severity(of: $0.rule) == .failure }
+        let failing = violations.filter { strict || Finding.severity(of: $0.rule) == .failure }
         return failing.isEmpty && ShrinkTarget.death(of: trace).isEmpty ? 0 : 1
     }
 
@@ -140,11 +154,4 @@ enum ReplayCommand {
         if let problem = finding.scenario.problems().first { throw InputError("\(path): \(problem)") }
         return finding
     }
-}
-
-/// What `replay --json` prints.
-struct ReplayReport: Codable {
-    var scenario: Scenario
-    var trace: Trace
-    var violations: [Violation]
 }

@@ -16,9 +16,15 @@ enum JSONValue: Sendable, Equatable {
     case number(String)
     case bool(Bool)
     case null
+    /// The same value, written on one line (`{"a": 1, "b": [2]}`): how a trace file writes each
+    /// event, so a trace of thousands of events is a line per event that `grep` and `diff` can
+    /// read. Only the layout differs: it equals, and encodes as, the value it wraps.
+    indirect case oneLine(JSONValue)
 
     static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
+        case (.oneLine(let x), _): return x == b
+        case (_, .oneLine(let y)): return a == y
         case (.object(let x), .object(let y)):
             return x.count == y.count && zip(sorted(x), sorted(y)).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         case (.array(let x), .array(let y)): return x == y
@@ -54,6 +60,7 @@ enum JSONValue: Sendable, Equatable {
 
     /// An object's member, or nil.
     subscript(key: String) -> JSONValue? {
+        if case .oneLine(let inner) = self { return inner[key] }
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
@@ -72,33 +79,36 @@ enum JSONValue: Sendable, Equatable {
         members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
-    private func write(into out: inout [UInt8], indent: Int) {
-        func newline(_ level: Int) {
+    private func write(into out: inout [UInt8], indent: Int, flat: Bool = false) {
+        // One line: a space after each comma, none inside the brackets.
+        func newline(_ level: Int, first: Bool = false) {
+            guard !flat else { if !first { out.append(0x20) }; return }
             out.append(0x0A)
             out += repeatElement(0x20, count: 2 * level)
         }
         switch self {
+        case .oneLine(let inner): inner.write(into: &out, indent: indent, flat: true)
         case .object(let members):
             guard !members.isEmpty else { out += Array("{}".utf8); return }
             out.append(UInt8(ascii: "{"))
             for (k, member) in Self.sorted(members).enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
-                newline(indent + 1)
+                newline(indent + 1, first: k == 0)
                 Self.writeString(member.key, into: &out)
                 out += Array(": ".utf8)
-                member.value.write(into: &out, indent: indent + 1)
+                member.value.write(into: &out, indent: indent + 1, flat: flat)
             }
-            newline(indent)
+            if !flat { newline(indent) }
             out.append(UInt8(ascii: "}"))
         case .array(let items):
             guard !items.isEmpty else { out += Array("[]".utf8); return }
             out.append(UInt8(ascii: "["))
             for (k, item) in items.enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
-                newline(indent + 1)
-                item.write(into: &out, indent: indent + 1)
+                newline(indent + 1, first: k == 0)
+                item.write(into: &out, indent: indent + 1, flat: flat)
             }
-            newline(indent)
+            if !flat { newline(indent) }
             out.append(UInt8(ascii: "]"))
         case .string(let s): Self.writeString(s, into: &out)
         case .number(let text): out += Array(text.utf8)
@@ -142,6 +152,7 @@ extension JSONValue: Encodable {
 
     func encode(to encoder: Encoder) throws {
         switch self {
+        case .oneLine(let inner): try inner.encode(to: encoder)
         case .object(let members):
             var c = encoder.container(keyedBy: Key.self)
             for m in Self.sorted(members) { try c.encode(m.value, forKey: Key(stringValue: m.key)) }

@@ -421,7 +421,7 @@ struct ScenarioDecoder {
     }
 
     /// A string that must be one of `names`.
-    private func named<T>(_ node: Node, _ path: Path, _ noun: String, _ names: [String], _ make: (String) -> T?) throws(InputError) -> T {
+    func named<T>(_ node: Node, _ path: Path, _ noun: String, _ names: [String], _ make: (String) -> T?) throws(InputError) -> T {
         if case .string(let s) = node.value {
             if let value = make(s) { return value }
             throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), which is not \(noun)\(KeySuggestion.clause(for: s, among: names)) (it must be one of: \(names.joined(separator: ", ")))")
@@ -430,14 +430,16 @@ struct ScenarioDecoder {
     }
 
     // MARK: sentences
+    // Internal, not private: `TraceDecoder` reads trace files with these same pieces, so a
+    // trace file's refusals are worded as a scenario file's are.
 
-    private func at(_ node: Node) -> String { diagnosis.at(node.offset) }
+    func at(_ node: Node) -> String { diagnosis.at(node.offset) }
 
-    private func objectName(_ path: Path) -> String { path.isEmpty ? "the top-level object" : "the object \(JSONPathSegment.render(path))" }
+    func objectName(_ path: Path) -> String { path.isEmpty ? "the top-level object" : "the object \(JSONPathSegment.render(path))" }
 
-    private func fail(_ sentence: String) -> InputError { InputError(JSONDiagnosis.oneLine("\(source): \(sentence)", limit: 1000)) }
+    func fail(_ sentence: String) -> InputError { InputError(JSONDiagnosis.oneLine("\(source): \(sentence)", limit: 1000)) }
 
-    private func mustBe(_ node: Node, _ path: Path, _ requirement: String) -> InputError {
+    func mustBe(_ node: Node, _ path: Path, _ requirement: String) -> InputError {
         fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be \(requirement)")
     }
 }
