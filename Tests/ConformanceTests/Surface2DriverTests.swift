@@ -288,4 +288,26 @@ struct Surface2DriverTests {
         #expect(kinds.contains(.didChange(op: 1, .isReady, .bool(true))) && kinds.contains(.mainEnded(op: 1)))
         #expect(!kinds.contains(.triggerMissed(4)))
     }
+
+    /// The public opt-in (`OperationDriver(name:queue:apiSurface2:)`): a user's queue of another
+    /// type (the sample driver's `Forwarding`, which forwards to an OperationQueue and cannot
+    /// tell its own threads) declares API surface 2, and a run then generates the constructs and
+    /// judges them with their rules, which pass on it. Without the opt-in, the same driver's
+    /// cases are the old ones and the rules are not observable.
+    @Test("a driver of your own queue opts in to API surface 2 with apiSurface2: true, and its run reaches and passes the new rules",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: SubclassUnderTestTests.driver), "swift build builds the sample driver"))
+    func publicOptIn() throws {
+        let impl = try Implementations.external(command: [SubclassUnderTestTests.driver, "--forwarding-surface2"])
+        #expect(impl.name == "forwarding" && impl.capabilities.contains(.apiSurface2))
+        let result = Runner(RunConfiguration(impl: impl, seed: 5, count: 40, shrink: false)).run()
+        let stats = Dictionary(uniqueKeysWithValues: result.statistics.map { ($0.id, $0) })
+        for id in ["QUEUE-ADD-BLOCK-RUNS", "QUEUE-SUSPENDED-READ", "READY-OVERRIDE"] {
+            #expect(stats[id]?.hits ?? 0 > 0 && stats[id]?.status == .pass, "\(id): \(String(describing: stats[id]))")
+        }
+        // Without the opt-in the capability is not declared: the same rules cannot be observed.
+        let plain = try Implementations.external(command: [SubclassUnderTestTests.driver, "--no-subclass"])
+        #expect(!plain.capabilities.contains(.apiSurface2))
+        let old = Runner(RunConfiguration(impl: plain, seed: 5, count: 5, shrink: false)).run()
+        #expect(old.statistics.first { $0.id == "QUEUE-ADD-BLOCK-RUNS" }?.status == .notObservable)
+    }
 }

@@ -39,8 +39,26 @@ final class Probed: Careful, @unchecked Sendable {
     override var isCancelled: Bool { probe.isCancelled { super.isCancelled } }
 }
 
+/// A queue of another type, written with OperationQueue's names: it forwards to one, and
+/// cannot tell which threads are its own. `@unchecked Sendable` is sound: `inner` is a `let`
+/// and OperationQueue is thread-safe.
+final class Forwarding: QueueUnderTest, @unchecked Sendable {
+    let inner = OperationQueue()
+    func addOperation(_ op: Operation) { inner.addOperation(op) }
+    func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool) { inner.addOperations(ops, waitUntilFinished: wait) }
+    func cancelAllOperations() { inner.cancelAllOperations() }
+    var isSuspended: Bool { get { inner.isSuspended } set { inner.isSuspended = newValue } }
+    var maxConcurrentOperationCount: Int { get { inner.maxConcurrentOperationCount } set { inner.maxConcurrentOperationCount = newValue } }
+    func waitUntilAllOperationsAreFinished() { inner.waitUntilAllOperationsAreFinished() }
+    var operationCount: Int { inner.operationCount }
+    var name: String? { get { inner.name } set { inner.name = newValue } }
+}
+
 // `--no-subclass`: the same driver without a subclass, to see it refuse subclass operations.
-if CommandLine.arguments.contains("--no-subclass") {
+// `--forwarding-surface2`: a queue of another type, declaring API surface 2 (the public opt-in).
+if CommandLine.arguments.contains("--forwarding-surface2") {
+    OperationDriver(name: "forwarding", queue: { Forwarding() }, apiSurface2: true).main()
+} else if CommandLine.arguments.contains("--no-subclass") {
     OperationDriver(name: "careful", queue: { OperationQueue() }).main()
 } else {
     OperationDriver(name: "careful", subclass: { Probed($0) }).main()

@@ -9,7 +9,7 @@ public enum FoundationDriver {
     /// The shared driver's capabilities, and `apiSurface2`: it performs every construct of API
     /// surface 2 on `OperationQueue` (Specs/api-surface.md).
     public static let capabilities: [Observation] = OperationDriver.capabilities + [.apiSurface2]
-    public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }, surface2: true) }
+    public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }, apiSurface2: true) }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.
     /// `plain`: run the same scenario without recording (no events but the last; the bench's

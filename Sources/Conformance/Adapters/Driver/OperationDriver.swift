@@ -34,26 +34,33 @@ public struct OperationDriver {
     private let makeSubclass: ((SubclassProbe) -> Operation)?
     /// The name of the subclass under test, said in the hello.
     private let subclassName: String?
-    /// Whether the hello declares `apiSurface2`. The driver performs those constructs for any
-    /// queue (a queue of yours answers `readCurrentQueue` through `ownsCurrentThread`, and
-    /// `addOperation(_:)` with a block has a default), but only `FoundationDriver` declares
-    /// them: a declared capability changes the cases the harness generates for a seed, and a
-    /// package's pinned seeds (Examples/) would no longer name the cases they were chosen for.
+    /// Whether the hello declares `apiSurface2` (Specs/api-surface.md). The driver performs
+    /// those constructs for any queue (a queue of yours answers `readCurrentQueue` through
+    /// `ownsCurrentThread`, and `addOperation(_:)` with a block has a default), but declares
+    /// them only when asked: a declared capability changes the cases the harness generates for
+    /// a seed, and a package's pinned seeds (Examples/) would no longer name the cases they
+    /// were chosen for. `FoundationDriver` declares them.
     let surface2: Bool
 
     /// `queue` makes one queue; it is called once for each of a scenario's queues, on the
     /// driving thread, before any operation runs.
     public init(name: String, queue: @escaping () -> any QueueUnderTest) {
-        self.init(name: name, queue: queue, surface2: false)
+        self.init(name: name, queue: queue, apiSurface2: false)
     }
 
-    /// `surface2`: declare `apiSurface2` (`FoundationDriver`).
-    init(name: String, queue: @escaping () -> any QueueUnderTest, surface2: Bool) {
+    /// The same, declaring `apiSurface2` when `apiSurface2` is true: the harness then also
+    /// generates `addOperation(_:)` with a block (`addOperationWithBlock:`), `isSuspended`
+    /// reads, `OperationQueue.current` reads (answered by your queue's `ownsCurrentThread`),
+    /// queue names, `executionBlocks` reads and operations that override `isReady`, and judges
+    /// them with their rules (QUEUE-ADD-BLOCK-RUNS, QUEUE-WAIT-ALL-BLOCKS, QUEUE-SUSPENDED-READ,
+    /// READY-OVERRIDE, ...). Opting in changes which case a seed makes: a seed pinned before
+    /// names another case after.
+    public init(name: String, queue: @escaping () -> any QueueUnderTest, apiSurface2: Bool) {
         self.name = name
         self.makeQueue = queue
         self.makeSubclass = nil
         self.subclassName = nil
-        self.surface2 = surface2
+        self.surface2 = apiSurface2
     }
 
     /// A driver for your own asynchronous `Operation` subclass: every asynchronous operation of
