@@ -11,7 +11,10 @@ extension RuleBook {
                     guard let done = c.facts.returned(call) else { continue }
                     // Only where the operation surely had not finished: never started before the call.
                     guard c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
-                    let after = c.reports(op, .isCancelled).filter { c.facts.began($0.i, after: done) && $0.isRead }
+                    // Every observation that began after the return counts: a read, or the value a
+                    // notification carried (a `will isCancelled (NO)` sent after cancel returned
+                    // shows the flag was not yet set, as a read of NO would).
+                    let after = c.observations(op, .isCancelled).filter { c.facts.began($0.i, after: done) }
                     guard !after.isEmpty else { continue }
                     r.hits += 1
                     if let bad = after.first(where: { $0.value == .bool(false) }) {
@@ -109,8 +112,11 @@ extension RuleBook {
                     guard let finished = c.facts.finishedAt[op], c.facts.settled(finished, before: call),
                           !c.facts.cancelled(op, before: call), c.facts.cancelCalledAt[op] == call else { continue }
                     let after = c.opEvents(op).filter { $0.i > call }
-                    let flips = after.filter { if case .didChange(_, .isCancelled, .bool(true)) = $0.kind { return true }
-                                               if case .read(_, .isCancelled, .bool(true)) = $0.kind { return true }; return false }
+                    // Any observation of YES shows the flip, a will-change's value included (a
+                    // will-change carrying YES was sent after the flag was already set).
+                    let flips = after.filter { switch $0.kind {
+                        case .didChange(_, .isCancelled, .bool(true)), .read(_, .isCancelled, .bool(true)), .willChange(_, .isCancelled, .bool(true)): return true
+                        default: return false } }
                     guard c.can(.kvo) || after.contains(where: { if case .read(_, .isCancelled, _) = $0.kind { return true }; return false }) else { continue }
                     r.hits += 1
                     if let bad = flips.first {
@@ -130,11 +136,13 @@ extension RuleBook {
                 for op in c.allOps {
                     guard let add = c.facts.addedAt[op], add.queue == q, add.call < i,
                           c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
-                    let reads = c.reports(op, .isCancelled).filter { c.facts.began($0.i, after: done) && $0.isRead }
+                    // Observations that began after the return: reads, and the values notifications
+                    // carried (a will-change of NO then shows the operation not yet cancelled).
+                    let seen = c.observations(op, .isCancelled).filter { c.facts.began($0.i, after: done) }
                     let notified = c.reports(op, .isCancelled).contains { !$0.isRead && $0.i > i && $0.i < done && $0.value == .bool(true) }
-                    guard !reads.isEmpty || c.can(.kvo) else { continue }
+                    guard !seen.isEmpty || c.can(.kvo) else { continue }
                     r.hits += 1
-                    if let bad = reads.first(where: { $0.value == .bool(false) }) {
+                    if let bad = seen.first(where: { $0.value == .bool(false) }) {
                         r.violations.append(c.violation("CANCEL-ALL",
                             "op \(op), waiting in queue \(q), reported isCancelled NO after cancelAllOperations returned", "every operation in the queue is cancelled", [i, done, bad.i]))
                     } else if c.can(.kvo) && !notified && c.facts.cancelled(op, before: i) == false {

@@ -13,6 +13,20 @@ extension CheckContext {
     /// 100,000 operations).
     func reports(_ op: Int, _ key: StateKey) -> Reports { Reports(events: trace.events, positions: facts.reports(op, key)) }
 
+    /// Every observation of a state key's value about `op`: reads, and the values will- and
+    /// did-changes carried (a will-change's is the value before the change it announces).
+    func observations(_ op: Int, _ key: StateKey) -> ValueObservations { ValueObservations(facts.events(about: op, .keys(key, nil))) }
+
+    /// The first time the task of `op`, an operation with the default start, began after a
+    /// start call: from then on it is executing or finished (the default start sets executing
+    /// before it runs the task, and only finishing clears it). Nil for a subclass that
+    /// overrides start, which owns its state (Listing 2-6's order detaches main before it sets
+    /// executing), and for a task run without a start call (QUEUE-CALLS-START's business).
+    func startedTask(_ op: Int) -> Int? {
+        guard !kind(op).overridesStart, let s = facts.firstStart[op] else { return nil }
+        return taskBegins(op).first { $0 > s }
+    }
+
     /// The first event about `op` after `i` of kind `a` (or `b`): compares tags, copies no event.
     func firstIndex(_ op: Int, after i: Int, _ a: EventTag, _ b: EventTag? = nil) -> Int? {
         indices(op, a, b).first { $0 > i }
@@ -61,6 +75,23 @@ extension CheckContext {
         let began = taskBegins(op).first
         let started = TraceFacts.earlier(TraceFacts.earlier(facts.executingAt[op], facts.finishedAt[op]), began)
         return started.flatMap { $0 < i ? $0 : nil }
+    }
+
+    /// Whether the notification at `i` comes in one burst with a change of `op`'s isExecuting or
+    /// isFinished on the same thread: walking back over that thread's notifications and ivar
+    /// stores, one of them is about those keys of `op`, before anything else was logged.
+    func inBurstOfStateChange(_ op: Int, _ i: Int) -> Bool {
+        var j = facts.previousOnThread[i]
+        while j >= 0 {
+            switch event(j).kind {
+            case .willChange(op, .isExecuting, _), .didChange(op, .isExecuting, _), .willChange(op, .isFinished, _),
+                 .didChange(op, .isFinished, _), .set(op, _, _):
+                return true
+            case .willChange, .didChange, .set: j = facts.previousOnThread[j]
+            default: return false
+            }
+        }
+        return false
     }
 
     var operationCount: Int { scenario.operations.count }

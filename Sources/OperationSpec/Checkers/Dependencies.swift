@@ -30,7 +30,8 @@ extension RuleBook {
                       c.facts.dependencies(of: op, at: i).contains(on), let end = c.facts.endOf[i] else { continue }
                 r.hits += 1
                 guard c.facts.returned(i) != nil else { continue }
-                if let bad = c.reports(op, .dependencies).first(where: { rep in
+                // A will-change's value is the list when it was sent (before the change it announces).
+                if let bad = c.observations(op, .dependencies).first(where: { rep in
                     if c.facts.began(rep.i, after: end), case .ops(let list) = rep.value { return list.filter { $0 == on }.count > 1 }
                     return false
                 }) {

@@ -80,9 +80,11 @@ extension RuleBook {
                 guard let call = c.facts.cancelCalledAt[op], let done = c.facts.endOf[call],
                       let s = c.startCalls(op).first(where: { $0.i > done && !$0.threw }), c.facts.firstStart[op] == s.i else { continue }
                 r.hits += 1
+                // A will-change carrying YES was sent while isExecuting already said YES.
                 if let exec = c.facts.opEvents[op].first(where: { j in j > s.i && {
                     switch c.event(j).kind {
-                    case .didChange(_, .isExecuting, .bool(true)), .read(_, .isExecuting, .bool(true)), .set(_, .isExecuting, true): return true
+                    case .didChange(_, .isExecuting, .bool(true)), .read(_, .isExecuting, .bool(true)), .set(_, .isExecuting, true),
+                         .willChange(_, .isExecuting, .bool(true)): return true
                     default: return false
                     } }() }) {
                     r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, reported isExecuting YES",

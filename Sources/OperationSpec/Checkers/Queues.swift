@@ -396,7 +396,9 @@ extension RuleBook {
                 guard case .returned(let call) = e.kind, let ops = targets(c, call, i), !ops.isEmpty else { continue }
                 r.hits += 1
                 for op in ops {
-                    if let bad = c.reports(op, .isFinished).first(where: { c.facts.began($0.i, after: i) && $0.isRead && $0.value == .bool(false) }) {
+                    // Any observation of NO that began after the return: a read, or a will-change
+                    // (its value is isFinished before the finish it announces, so the finish came later).
+                    if let bad = c.observations(op, .isFinished).first(where: { c.facts.began($0.i, after: i) && $0.value == .bool(false) }) {
                         r.violations.append(c.violation(id, "\(call) returned while op \(op) had not finished", "the wait returns only after the work is done", [i, bad.i]))
                     } else if c.can(.kvo) && !c.facts.finishing(op, before: i) {
                         r.violations.append(c.violation(id, "\(call) returned before op \(op) began finishing", "the wait returns only after the work is done", [i]))

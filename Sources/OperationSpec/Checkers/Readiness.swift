@@ -8,10 +8,14 @@ extension RuleBook {
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                for report in c.reports(op, .isReady) {
+                // Its task beginning inside start shows it executing as surely as a report does:
+                // a driver that cannot read isExecuting (no KVO) still shows main begin.
+                let started = c.startedTask(op)
+                // A will-change's value is isReady's when it was sent: a report like a read.
+                for report in c.observations(op, .isReady) {
                     let i = report.i
                     if c.facts.cancelCalledAt[op].map({ $0 < i }) == true || c.facts.executingAt[op].map({ $0 < i }) == true
-                        || c.facts.finishing(op, before: i) { continue }
+                        || started.map({ $0 < i }) == true || c.facts.finishing(op, before: i) { continue }
                     guard let pending = c.facts.dependencies(of: op, at: i).first(where: { !c.facts.finishing($0, before: i) }) else { continue }
                     r.hits += 1
                     if report.value == .bool(true) {
@@ -56,7 +60,8 @@ extension RuleBook {
                 guard let cancelCall = c.indices(op, .call(.cancel)).first,
                       let done = c.facts.returned(cancelCall),
                       !c.facts.finishing(op, before: cancelCall) else { continue }
-                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: done) && !c.overrideHolds(op, at: report.i) {
+                // A will-change that began after cancel returned carries isReady as it was then.
+                for report in c.observations(op, .isReady) where c.facts.began(report.i, after: done) && !c.overrideHolds(op, at: report.i) {
                     guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
@@ -72,9 +77,16 @@ extension RuleBook {
                        cites: [Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
-                let marks = [c.facts.executingAt[op], c.facts.finishedAt[op]].compactMap { $0 }
+                // Executing is shown by a report, or by the task beginning inside the default start.
+                let marks = [c.facts.executingAt[op], c.facts.finishedAt[op], c.startedTask(op)].compactMap { $0 }
                 guard let mark = marks.min() else { continue }
-                for report in c.reports(op, .isReady) where c.facts.began(report.i, after: mark) && !c.overrideHolds(op, at: report.i) {
+                for report in c.observations(op, .isReady) where c.facts.began(report.i, after: mark) && !c.overrideHolds(op, at: report.i) {
+                    // isReady follows from the state: a will-change of it sent in the same burst as
+                    // the change to executing or finished announces the readiness change that
+                    // change causes, and carries the value from before (the reference engine
+                    // recomputes isReady right after it stores executing). Sent any later, its NO
+                    // is a report like a read's.
+                    if report.source == .willChange && c.inBurstOfStateChange(op, report.i) { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
                         r.violations.append(c.violation("READY-EXECUTING-FINISHED",
@@ -89,11 +101,31 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
             for op in c.allOps {
-                var last: Value?
+                var last: Value?, lastAt = 0
                 var announced = false
+                // The will-change the signalling code sends when it lifts an isReady override
+                // (readyAfterSignal): by the subclass's design the getter already says the new
+                // value when it is sent, so its value is not the one before an announced change.
+                let lift = c.overrideLifted(op).flatMap { did in
+                    c.indices(op, .kind(.willChange)).last { $0 < did && c.event($0).thread == c.event(did).thread && c.facts.isWill($0, .isReady) }
+                }
                 for (i, k) in c.opEvents(op, .keys(.isReady, nil)) {
                     switch k {
-                    case .willChange(_, .isReady, _): announced = true
+                    case .willChange(_, .isReady, let v):
+                        // A will-change carries isReady before the change it announces: a value
+                        // other than the last one seen, taken surely after it, shows an earlier
+                        // change that no will-change announced (a silent change, then a notified one).
+                        if i != lift, let prev = last, prev != v, c.facts.began(i, after: lastAt) {
+                            r.hits += 1
+                            if !announced {
+                                r.violations.append(c.violation("READY-KVO",
+                                    "op \(op)'s isReady went from \(prev) to \(v) with no will-change notification (the next will-change carried \(v))",
+                                    "every change of isReady is notified", [lastAt, i]))
+                            }
+                        }
+                        announced = true
+                        last = v
+                        lastAt = i
                     case .didChange(_, .isReady, let v), .read(_, .isReady, let v):
                         if let prev = last, prev != v {
                             r.hits += 1
@@ -104,6 +136,7 @@ extension RuleBook {
                             }
                         }
                         last = v
+                        lastAt = i
                         if case .didChange = k { announced = false }
                     default: break
                     }

@@ -28,13 +28,17 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
-                guard let began = c.taskBegins(op).first else { continue }
+                // Executing since its task began, or since a report of isExecuting YES (a read, a
+                // notification's value) after the first start call: the default start sets
+                // executing before it runs the task, so a second start can come in between.
+                let reported = c.facts.executingAt[op].flatMap { e in c.facts.firstStart[op].map { $0 < e } == true ? e : nil }
+                guard let began = TraceFacts.earlier(c.taskBegins(op).first, reported) else { continue }
                 for s in c.startCalls(op) where s.i > began {
                     guard let end = s.end, !c.facts.finishing(op, before: end) else { continue }
                     r.hits += 1
                     if !s.threw {
                         r.violations.append(c.violation("START-EXECUTING-THROWS",
-                            "a second start on op \(op), called while its task ran, returned normally", "start on an executing operation throws", [began, s.i, end]))
+                            "a second start on op \(op), called while it was executing, returned normally", "start on an executing operation throws", [began, s.i, end]))
                     }
                 }
             }

@@ -10,21 +10,22 @@ extension RuleBook {
             for op in c.allOps {
                 // Exact: a subclass's own ivar stores show both values at every moment.
                 var ivars: [StateKey: Int] = [:]
-                // Sound for any source: finishing never goes back, so an observation of
-                // executing YES that began after evidence of finished YES shows both at once.
-                var finished: Int?
+                // Sound for any source: finishing never goes back, so an observation of executing
+                // YES that began after evidence of finished YES shows both at once. The evidence
+                // is the facts' first (a read, a did-change, a will-change carrying YES, an ivar
+                // store, or the completion block beginning); an observation of executing is a
+                // read or the value a will- or did-change carried when it was sent: a
+                // `will isExecuting (YES)` posted after `did isFinished (YES)` is both YES.
+                let finished = c.facts.finishedAt[op]
                 for (i, k) in c.opEvents(op, .keys(.isExecuting, .isFinished)) {
                     var both: [Int]?
                     switch k {
                     case .set(_, let key, let v) where key == .isExecuting || key == .isFinished:
                         r.hits += 1
                         ivars[key] = v ? i : nil
-                        if key == .isFinished && v && finished == nil { finished = i }
                         if let e = ivars[.isExecuting], let f = ivars[.isFinished] { both = [e, f] }
-                    case .didChange(_, .isFinished, .bool(true)), .read(_, .isFinished, .bool(true)):
-                        if finished == nil { finished = i }
-                    case .didChange(_, .isExecuting, let v), .read(_, .isExecuting, let v):
-                        guard let f = finished else { continue }
+                    case .didChange(_, .isExecuting, let v), .read(_, .isExecuting, let v), .willChange(_, .isExecuting, let v):
+                        guard let f = finished, f < i else { continue }
                         r.hits += 1
                         if v == .bool(true) && c.facts.began(i, after: f) { both = [f, i] }
                     default: continue
@@ -62,11 +63,12 @@ extension RuleBook {
                        cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).reportsConcurrent {
-                for report in c.reports(op, .isConcurrent) {
+                // Notifications of isConcurrent carry its value too (GNUstep's driver observes it).
+                for seen in c.observations(op, .isConcurrent) {
                     r.hits += 1
-                    if report.value == .bool(true) {
+                    if seen.value == .bool(true) {
                         r.violations.append(c.violation("STATE-NOT-CONCURRENT-DEFAULT", "op \(op) reported isConcurrent YES without overriding it",
-                                                        "the default isConcurrent is NO", [report.i]))
+                                                        "the default isConcurrent is NO", [seen.i]))
                     }
                 }
             }
@@ -78,11 +80,13 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps {
                 let first = c.facts.firstStart[op] ?? Int.max
-                for report in c.reports(op, .isExecuting) where report.i < first {
+                // A will-change's value counts as a read's does: it is what isExecuting said when
+                // the notification was sent.
+                for seen in c.observations(op, .isExecuting) where seen.i < first {
                     r.hits += 1
-                    if report.value == .bool(true) {
+                    if seen.value == .bool(true) {
                         r.violations.append(c.violation("STATE-NOT-EXECUTING-BEFORE-START", "op \(op) reported isExecuting YES before start was called",
-                                                        "an operation executes only once started", [report.i]))
+                                                        "an operation executes only once started", [seen.i]))
                     }
                 }
             }
@@ -111,8 +115,11 @@ extension RuleBook {
                 var yes: Int?
                 for (i, k) in c.opEvents(op, .keys(key, nil)) {
                     let v: Bool
+                    // A will-change's value is the property's when it was sent, before the
+                    // change it announces: `will isFinished (NO)` after a YES is a going back
+                    // as surely as a read of NO is (and before the YES, the normal finish).
                     switch k {
-                    case .didChange(_, key, .bool(let b)), .read(_, key, .bool(let b)): v = b
+                    case .didChange(_, key, .bool(let b)), .read(_, key, .bool(let b)), .willChange(_, key, .bool(let b)): v = b
                     case .set(_, key, let b): v = b
                     default: continue
                     }

@@ -10,7 +10,7 @@ extension RuleBook {
             for op in c.allOps where c.kind(op).overridesStart {
                 guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end, !c.facts.finishing(op, before: end),
                       c.facts.finishedAt[op] != nil || c.indices(op, .kind(.mainBegan)).contains(where: { $0 > end }) else { continue }
-                for report in c.reports(op, .isConcurrent) {
+                for report in c.observations(op, .isConcurrent) {
                     r.hits += 1
                     if report.value == .bool(false) {
                         r.violations.append(c.violation("SUBCLASS-CONCURRENT-FLAG", "op \(op) runs asynchronously but reported isConcurrent NO",

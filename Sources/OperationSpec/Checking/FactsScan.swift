@@ -165,11 +165,18 @@ struct FactsScan {
             guard valid(op) else { return }
             about.file(op, i)
             Self.first(&finishedAt, op, i)
-        case .willChange(let op, let key, _):
+        case .willChange(let op, let key, let v):
             keys[i] = Int8(key.index)
             guard valid(op) else { return }
             about.file(op, i)
             if key == .isFinished { Self.first(&finishingAt, op, i) }
+            // A will-change carries the value before the change it announces: YES there is a
+            // state the operation was already in, as a read of YES would show.
+            if v == .bool(true) {
+                if key == .isFinished { Self.first(&finishedAt, op, i) }
+                if key == .isCancelled { Self.first(&cancelledAt, op, i) }
+                if key == .isExecuting { Self.first(&executingAt, op, i) }
+            }
         case .mainBegan(let op, _), .mainEnded(let op), .blockBegan(let op, _),
              .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _):
             if valid(op) { about.file(op, i) }

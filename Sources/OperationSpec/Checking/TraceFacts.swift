@@ -1,7 +1,8 @@
 /// Facts indexed from a trace in one pass, shared by all checkers: which events concern which
 /// operation and queue, how calls paired with their returns, and the first evidence of each
-/// state. "Evidence" is any event that shows a state: a did-change, a read, an ivar store, or a
-/// consequence (a completion block runs only after its operation finished).
+/// state. "Evidence" is any event that shows a state: a did-change, a read, a will-change
+/// carrying YES (the value before the change it announces: the state already held), an ivar
+/// store, or a consequence (a completion block runs only after its operation finished).
 public struct TraceFacts: Sendable {
     /// For each operation, the indices of the events about it, in order.
     public private(set) var opEvents: IndexGroups
