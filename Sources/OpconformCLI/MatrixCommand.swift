@@ -37,6 +37,7 @@ enum MatrixCommand {
                                                  shrink: !args.flags.contains("--no-shrink"))
             // The same cases in every column: API surface 2 only when every column performs it.
             configuration.generator.surface2 = impls.allSatisfy { $0.capabilities.contains(.apiSurface2) }
+            configuration.generator.splitMisuse = impls.allSatisfy { !$0.capabilities.contains(.thrownErrors) }
             configuration.jobs = try args.jobs(for: impl)
             configuration.replayProgram = CLI.replayProgram
             let dir = (out as NSString).appendingPathComponent(impl.name)

@@ -90,9 +90,11 @@ enum ReplayCommand {
         // subclass, and with API surface 2 when it performs it.
         if var identity = regenerated {
             let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
-            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
+            let split = !impl.capabilities.contains(.thrownErrors)
+            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) || (split && !identity.options.splitMisuse) {
                 identity.options.subclass = identity.options.subclass || subclass
                 identity.options.surface2 = identity.options.surface2 || surface2
+                identity.options.splitMisuse = identity.options.splitMisuse || split
                 scenario = identity.scenario()
             }
         }

@@ -40,6 +40,12 @@ private struct Builder {
     var driver: [DriverStep] = []
     var nextToken = 1
     var misuse = false
+    /// With `splitMisuse`, which moment a misuse case misuses at: before the adds (`true`) or
+    /// while the operations run (`false`); nil without the option (both, as in version 1).
+    var early: Bool?
+    /// The stream that chooses `early`, apart from the main one so that the main draws of a
+    /// case stay version 1's up to the first misuse.
+    static let splitSalt: UInt64 = 0x5EED_0F1A_7E00_0018
     /// Queued operations the driver started by hand first (misuse): each is added on its own,
     /// so its refused add cannot take innocent operations of a batch down with it.
     var startedFirst: [Int] = []
@@ -65,6 +71,10 @@ private struct Builder {
 
     mutating func build(seed: UInt64) -> Scenario {
         misuse = chance(options.misuseRate)
+        if misuse && options.splitMisuse {
+            var side = Xoshiro256(seed: seed ^ Self.splitSalt)
+            early = side.below(2) == 0
+        }
         makeQueues()
         makeOperations()
         makeDependencies()
@@ -216,7 +226,7 @@ private struct Builder {
             step(.setMaxConcurrent(queue: q, 0))
             zeroed[q] = true
         }
-        if misuse { misuseBeforeAdds(queued: queued) }
+        if misuse && early != false { misuseBeforeAdds(queued: queued) }
 
         // Phase B: manual starts, then the adds.
         for op in manual {
@@ -240,7 +250,7 @@ private struct Builder {
                 step(.add(op: batch[0], queue: q))
             }
         }
-        if misuse, let op = queued.first, queues.count > 1, chance(50) {
+        if misuse && early != false, let op = queued.first, queues.count > 1, chance(50) {
             step(.add(op: op, queue: (placement[op]! + 1) % queues.count))  // already in a queue
         }
 
@@ -269,7 +279,7 @@ private struct Builder {
             step(.addDependency(op: y, on: x), after: .started(x))  // late: may not hold y back (004 2.6.1)
         }
         if chance(15), let op = queued.randomPick(&rng) { step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0])) }
-        if misuse { misuseWhileRunning(queued: queued) }
+        if misuse && early != true { misuseWhileRunning(queued: queued) }
         if chance(20), !suspended.contains(true), !zeroed.contains(true), let op = queued.randomPick(&rng) {
             step(.waitUntilFinished(op))
         }

@@ -58,6 +58,9 @@ public struct RunConfiguration: Sendable {
         if impl.subclass != nil { self.generator.subclass = true }
         // A driver that performs API surface 2 is given it to perform.
         if impl.capabilities.contains(.apiSurface2) { self.generator.surface2 = true }
+        // An implementation that cannot report misuse as an error dies of the first: each misuse
+        // case then misuses once, early or late, so that the late misuse is reached at all.
+        if !impl.capabilities.contains(.thrownErrors) { self.generator.splitMisuse = true }
         self.rules = rules
         self.shrink = shrink
         self.attempts = attempts

@@ -107,7 +107,7 @@ public enum FindingFile {
             switch path {
             case []: return ["driver", "interrupted"] + (finding.format < 3 ? [] : ["scenario"])
             // Written only when true (`GeneratorOptions.encode`), so `false` in a file is not re-written.
-            case [.key("identity"), .key("options")]: return ["subclass", "surface2"]
+            case [.key("identity"), .key("options")]: return ["splitMisuse", "subclass", "surface2"]
             default:
                 guard path.first == .key("scenario") else { return [] }
                 return finding.scenario.optionalKeys(at: Array(path.dropFirst()))
