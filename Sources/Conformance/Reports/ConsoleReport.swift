@@ -25,7 +25,12 @@ public enum ConsoleReport {
             }
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
-            out += f.attempts > 1 ? ", reproduces \(f.reproduced) of \(f.attempts)" : ""
+            out += f.replayRate.map { ", " + $0 } ?? ""
+            // The smallest case replayed less often than the original: a larger one was kept.
+            if f.shrinkWalkedBack > 0 {
+                out += f.shrinkSteps == 0 ? "; the original kept (smaller cases replayed less often)"
+                    : "; kept \(f.shrinkWalkedBack) \(f.shrinkWalkedBack == 1 ? "step" : "steps") short of the smallest, which replayed less often"
+            }
             out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }

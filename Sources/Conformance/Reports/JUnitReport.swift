@@ -24,7 +24,7 @@ public enum JUnitReport {
                 let f = r.findings.first { $0.rule == s.id }
                 let message = f?.message ?? "\(s.violations) violating cases"
                 var body = "\(s.violations) of \(r.cases) cases broke \(s.id) [\(strength)]\n"
-                if let f { body += "replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n" }
+                if let f { body += "replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n" + (f.replayRate.map { $0 + "\n" } ?? "") }
                 if s.status == .fail || strict {
                     out += "  <failure message=\"\(escape(message))\">" + escape(body) + "</failure>\n    "
                 } else {
@@ -39,7 +39,7 @@ public enum JUnitReport {
             out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
             if let f = r.findings.first(where: { $0.rule == rule }) {
                 out += "\n      <failure message=\"\(escape(f.message))\">"
-                out += escape("\(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending)\nreplay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n")
+                out += escape("\(r.endings[ending] ?? 0) of \(r.cases) cases ended in a \(ending)\nreplay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n" + (f.replayRate.map { $0 + "\n" } ?? ""))
                 out += "</failure>\n    "
             }
             out += "</testcase>\n"

@@ -102,7 +102,7 @@ public struct MatrixReport {
             out += "directory), the second regenerates the original case from its seed anywhere.\n"
             for f in failures {
                 let finding = f.finding, column = columns[f.column]
-                out += "\n<a id=\"f\(f.number)\"></a>**F\(f.number). \(f.rule) on \(column.name)** (\(f.text); \(finding.strengthLabel)): \(finding.message)\n\n"
+                out += "\n<a id=\"f\(f.number)\"></a>**F\(f.number). \(f.rule) on \(column.name)** (\(f.text); \(finding.strengthLabel)\(finding.replayRate.map { "; " + $0 } ?? "")): \(finding.message)\n\n"
                 out += "```\n\(finding.replayLine(file: column.files[f.rule]))\n\(finding.replayLine(file: nil))\n```\n"
             }
         }
@@ -131,7 +131,7 @@ public struct MatrixReport {
             out += "\nrules that differ:\n" + "rule".padding(36) + columns.map { $0.name.padding(20) }.joined() + "\n"
             for rule in differing { out += rule.padding(36) + columns.map { cell(rule, $0).padding(20) }.joined() + "\n" }
         }
-        for f in failures { out += "\nF\(f.number) \(f.rule) [\(f.finding.strengthLabel)] on \(columns[f.column].name): \(f.finding.message)\n  replay: \(f.finding.replayLine(file: columns[f.column].files[f.rule], program: columns[f.column].result.configuration.replayProgram))\n" }
+        for f in failures { out += "\nF\(f.number) \(f.rule) [\(f.finding.strengthLabel)] on \(columns[f.column].name): \(f.finding.message)\n\(f.finding.replayRate.map { "  " + $0 + "\n" } ?? "")  replay: \(f.finding.replayLine(file: columns[f.column].files[f.rule], program: columns[f.column].result.configuration.replayProgram))\n" }
         return out
     }
 }

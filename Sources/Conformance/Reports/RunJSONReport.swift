@@ -17,6 +17,12 @@ public struct RunJSONReport: Codable, Sendable {
         public var operations: Int
         public var originalOperations: Int
         public var reproduced: String
+        /// On a nondeterministic implementation: the original case's replay rate, `k/n` over the
+        /// same `n` as `reproduced` (issue 18). Absent on a deterministic one.
+        public var originalReproduced: String?
+        /// Accepted shrink steps given up because the smallest case replayed less often than the
+        /// original. Absent when none were.
+        public var shrinkWalkedBack: Int?
         public var shrinkMilliseconds: Int
         public var shrinkExhausted: Bool
     }
@@ -71,6 +77,8 @@ public struct RunJSONReport: Codable, Sendable {
             return FindingEntry(rule: f.rule, severity: f.severity.rawValue, strength: f.strengthLabel, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
                                 replay: f.replayLine(file: file, program: r.configuration.replayProgram), scenarioFile: file, operations: f.operations,
                                 originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
+                                originalReproduced: f.originalReproduced.map { "\($0)/\(f.attempts)" },
+                                shrinkWalkedBack: f.shrinkWalkedBack > 0 ? f.shrinkWalkedBack : nil,
                                 shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)
         }
     }

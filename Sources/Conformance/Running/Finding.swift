@@ -60,10 +60,28 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// shrinking had not begun), and `reproduced` is 1 of 1, the run that showed it. Absent
     /// otherwise, so findings of whole runs keep their bytes.
     public var interrupted: Bool?
+    /// For a nondeterministic implementation: in how many of `attempts` runs the original,
+    /// unminimised case broke the rule, measured before shrinking (issue 18). A minimum that
+    /// replays less often than this is not kept (`Shrinker`), so `reproduced` is at least this
+    /// unless the run was interrupted. Absent for a deterministic implementation (the reference
+    /// engine: 1 of 1), so its findings keep their bytes.
+    public var originalReproduced: Int?
+    /// Accepted shrink steps given up because the smallest case replayed less often than the
+    /// original (`Shrinker.Result.walkedBack`): 0 when the minimum held up. A measurement of the
+    /// run that wrote the finding, like `shrinkMilliseconds`, so not part of the file.
+    public var shrinkWalkedBack = 0
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
-        case scenario, scheduleSeed, reproduced, attempts, shrinkSteps, shrinkExhausted, interrupted
+        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted
+    }
+
+    /// "replays 4 of 5 (the original: 5 of 5)": how often the finding's scenario breaks the rule
+    /// again, beside the original's rate when it was measured; nil for a finding of a
+    /// deterministic implementation (one run decides, 1 of 1).
+    public var replayRate: String? {
+        guard attempts > 1 || originalReproduced != nil else { return nil }
+        return "replays \(reproduced) of \(attempts)" + (originalReproduced.map { " (the original: \($0) of \(attempts))" } ?? "")
     }
 
     public var operations: Int { scenario.operations.count }
@@ -99,6 +117,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         try c.encode(scheduleSeed, forKey: .scheduleSeed)
         try c.encode(reproduced, forKey: .reproduced)
         try c.encode(attempts, forKey: .attempts)
+        try c.encodeIfPresent(originalReproduced, forKey: .originalReproduced)
         try c.encode(shrinkSteps, forKey: .shrinkSteps)
         try c.encode(shrinkExhausted, forKey: .shrinkExhausted)
         try c.encodeIfPresent(interrupted, forKey: .interrupted)
@@ -145,6 +164,9 @@ extension Finding: CheckedInput {
         }
         if format == 1 && driver != nil {
             return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2 or 3, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
+        }
+        if let o = originalReproduced, !(0...max(0, attempts)).contains(o) {
+            return .init(path: [.key("originalReproduced")], what: "is \(o)", requirement: ", but must be 0 to attempts (\(attempts)): runs of the original that broke the rule")
         }
         return Self.ruleProblem(rule, at: [.key("rule")])
     }

@@ -249,15 +249,26 @@ public struct Runner: Sendable {
         let mid = clock.now
         let cpu = CPUTime.now() - cpuAtStart
         var findings: [Finding] = []
+        // The minima found so far, in finding order (catalog order, then the pseudo-rules):
+        // one case often breaks several rules for one cause, and a sibling's minimum is a
+        // shorter way down when it shows the next rule's failure too.
+        var hints: [Shrinker.Hint] = []
+        func found(_ finding: Finding) {
+            findings.append(finding)
+            guard finding.shrinkSteps > 0, finding.reproduced > 0, finding.interrupted != true else { return }
+            var hint = Shrinker.Hint(scenario: finding.scenario, scheduleSeed: finding.scheduleSeed)
+            hint.scenario.name = ""
+            if !hints.contains(hint) { hints.append(hint) }
+        }
         for (n, failing) in first.enumerated() {
             guard let f = failing else { continue }
             shrinking(c.rules[n].rule.id)
-            findings.append(finding(for: f, rule: c.rules[n]))
+            found(finding(for: f, rule: c.rules[n], hints: hints))
         }
         for (f, target) in [(crashed, ShrinkTarget.crash), (hung, ShrinkTarget.hang), (breached, ShrinkTarget.breach)] {
             guard let f else { continue }
             shrinking(target.id)
-            findings.append(finding(for: f, target: target))
+            found(finding(for: f, target: target, hints: hints))
         }
         let end = clock.now
         var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
@@ -294,7 +305,9 @@ public struct Runner: Sendable {
                            interrupted: c.stop?.isRequested == true)
     }
 
-    func finding(for f: FailingCase, rule: RuleCheck) -> Finding { finding(for: f, target: ShrinkTarget(rule)) }
+    func finding(for f: FailingCase, rule: RuleCheck, hints: [Shrinker.Hint] = []) -> Finding {
+        finding(for: f, target: ShrinkTarget(rule), hints: hints)
+    }
 
     /// The shrinker the runner uses for `target`. A run that stalls costs the driver's stall
     /// window (half a second or more): a death is shrunk on a smaller budget than a rule.
@@ -329,6 +342,8 @@ public struct Runner: Sendable {
         out.message = result.violation.observed + "; required: " + result.violation.expected
         out.reproduced = result.reproduced
         out.attempts = result.attempts
+        out.originalReproduced = result.originalReproduced
+        out.shrinkWalkedBack = result.walkedBack
         out.shrinkSteps = result.accepted
         out.shrinkExhausted = result.exhausted
         out.shrinkMilliseconds = result.milliseconds
@@ -336,8 +351,9 @@ public struct Runner: Sendable {
     }
 
     /// The failing case, shrunk (unless the run says not to) to the smallest scenario that still
-    /// shows the same failure, crashes and hangs included.
-    func finding(for f: FailingCase, target: ShrinkTarget) -> Finding {
+    /// shows the same failure, crashes and hangs included; `hints` are earlier findings' minima
+    /// to try first (`Shrinker.shrink(_:scheduleSeed:hints:)`).
+    func finding(for f: FailingCase, target: ShrinkTarget, hints: [Shrinker.Hint] = []) -> Finding {
         let c = configuration
         let shrinker = shrinker(for: target)
         var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
@@ -348,13 +364,15 @@ public struct Runner: Sendable {
         let shrinks = c.shrink && target.id != Finding.protocolRule
         var interrupted = c.stop?.isRequested == true
         if shrinks && !interrupted {
-            result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed)
+            result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed, hints: hints)
             interrupted = result.interrupted
             if result.reproduced == 0 && !interrupted {
                 // The minimum did not hold up: report the original case, measured the same way.
                 result.scenario = f.scenario; result.scheduleSeed = f.identity.scheduleSeed; result.violation = f.violation
                 result.accepted = 0
                 result.reproduced = shrinker.reproductions(f.scenario, scheduleSeed: f.identity.scheduleSeed, signature: Shrinker.signature(f.violation))
+                result.attempts = shrinker.rateAttempts
+                if !c.impl.isDeterministic { result.originalReproduced = result.reproduced }
             }
         }
         var minimal = result.scenario
@@ -366,6 +384,8 @@ public struct Runner: Sendable {
                        scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
                        shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
         if interrupted && shrinks { finding.interrupted = true }
+        finding.originalReproduced = result.originalReproduced
+        finding.shrinkWalkedBack = result.walkedBack
         return finding
     }
 }

@@ -85,6 +85,7 @@ public enum FindingFile {
             let scheduleSeed = try c.decode(UInt64.self, forKey: .scheduleSeed)
             let reproduced = try c.decode(Int.self, forKey: .reproduced)
             let attempts = try c.decode(Int.self, forKey: .attempts)
+            let originalReproduced = try c.decodeIfPresent(Int.self, forKey: .originalReproduced)
             let shrinkSteps = try c.decode(Int.self, forKey: .shrinkSteps)
             let shrinkExhausted = try c.decode(Bool.self, forKey: .shrinkExhausted)
             let interrupted = try c.decodeIfPresent(Bool.self, forKey: .interrupted)
@@ -92,7 +93,7 @@ public enum FindingFile {
                               runSeed: runSeed, caseIndex: caseIndex, identity: identity, originalHash: originalHash,
                               originalOperations: originalOperations, scenario: scenario, scheduleSeed: scheduleSeed,
                               reproduced: reproduced, attempts: attempts, shrinkSteps: shrinkSteps, shrinkExhausted: shrinkExhausted,
-                              interrupted: interrupted)
+                              interrupted: interrupted, originalReproduced: originalReproduced)
         }
 
         /// Written again to compare keys with: the scenario in the form the file holds it,
@@ -105,7 +106,8 @@ public enum FindingFile {
 
         func optionalKeys(at path: [JSONPathSegment]) -> [String] {
             switch path {
-            case []: return ["driver", "interrupted"] + (finding.format < 3 ? [] : ["scenario"])
+            // `originalReproduced` is written only for a nondeterministic implementation (issue 18).
+            case []: return ["driver", "interrupted", "originalReproduced"] + (finding.format < 3 ? [] : ["scenario"])
             // Written only when true (`GeneratorOptions.encode`), so `false` in a file is not re-written.
             case [.key("identity"), .key("options")]: return ["splitMisuse", "subclass", "surface2"]
             default:

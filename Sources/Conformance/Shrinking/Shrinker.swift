@@ -14,13 +14,37 @@ import ReferenceEngine
 /// A smaller scenario schedules differently, so each candidate is tried under the current
 /// schedule seed and a few others derived from it. On a nondeterministic implementation each of
 /// those is tried `attempts` times, and the result says how often the final scenario reproduces.
+///
+/// A minimum must replay at least as often as what it was minimised from (issue 18): on a
+/// nondeterministic implementation the original's replay rate is measured first (`rateAttempts`
+/// runs), and so is the minimum's. A minimum that replays less often (a race whose trigger was
+/// shrunk away, which the implementation now wins most of the time) is given up for the
+/// smallest scenario along the chain of accepted candidates whose rate is at least the
+/// original's, or for the original itself (`Result.walkedBack`).
+///
+/// Findings of one run often share a cause: `hints` (earlier findings' minima) are tried before
+/// the greedy search, and the search starts from the first that still shows this failure.
 public struct Shrinker: Sendable {
+    /// A scenario to try before the greedy search: a minimum already found for another rule of
+    /// the same run, with the schedule seed it broke under.
+    public struct Hint: Sendable, Equatable {
+        public var scenario: Scenario
+        public var scheduleSeed: UInt64
+        public init(scenario: Scenario, scheduleSeed: UInt64) {
+            self.scenario = scenario
+            self.scheduleSeed = scheduleSeed
+        }
+    }
+
     public struct Result: Sendable {
         public var scenario: Scenario
         public var scheduleSeed: UInt64
         public var violation: Violation
+        /// Accepted steps from the original to `scenario` (a hint counts as one).
         public var accepted: Int
+        /// Runs of candidates: what the budget counts (the rate measurements are `rateRuns`).
         public var runs: Int
+        /// In how many of `attempts` runs (`rateAttempts`) `scenario` showed the violation.
         public var reproduced: Int
         public var attempts: Int
         public var milliseconds: Int
@@ -29,6 +53,21 @@ public struct Shrinker: Sendable {
         /// The run was stopped (`stop`) before the search ended: `scenario` is the smallest
         /// confirmed so far, and `reproduced` was not measured again (1 of 1: it was seen).
         public var interrupted = false
+        /// On a nondeterministic implementation: in how many of `attempts` runs the original
+        /// scenario showed the violation, measured before shrinking. Nil on a deterministic one
+        /// (one run decides: 1 of 1) and when the search was stopped before it was measured.
+        public var originalReproduced: Int? = nil
+        /// Accepted steps given up because the smallest candidate replayed less often than the
+        /// original: 0 when the minimum held up; `accepted + walkedBack` steps were taken, and
+        /// `accepted == 0` with `walkedBack > 0` means the original itself was kept.
+        public var walkedBack = 0
+        /// The index of the hint the search started from, if one was accepted.
+        public var hint: Int? = nil
+        /// Runs spent measuring replay rates (the original's, the minimum's, and those walked
+        /// back through).
+        public var rateRuns = 0
+        /// A larger scenario than the smallest found was kept, since it replays more often.
+        public var keptLarger: Bool { walkedBack > 0 }
     }
 
     public let impl: any Implementation
@@ -42,6 +81,11 @@ public struct Shrinker: Sendable {
     /// operations on a queue whose width is off by one), and its replay line then says "did not
     /// break" most of the time; requiring most runs keeps the work that makes the failure show.
     public var keepAfter: Int
+    /// Runs that measure a replay rate: the original's before shrinking and the minimum's after
+    /// (the `attempts` a result reports). 1 on a deterministic implementation, where one run
+    /// decides; on a real one 5, or `attempts` when more were asked for: with 3, a minimum that
+    /// replays 2 of 3 could not be told from one that replays 3 of 3.
+    public var rateAttempts: Int
     public var budget = 4000
     /// Set to stop the search at once (SIGINT): no candidate run after it is trusted, since the
     /// stop kills the implementation's driver.
@@ -61,6 +105,7 @@ public struct Shrinker: Sendable {
         self.target = target
         self.attempts = attempts ?? (impl.isDeterministic ? 1 : 3)
         self.keepAfter = impl.isDeterministic ? 1 : self.attempts / 2 + 1
+        self.rateAttempts = impl.isDeterministic ? 1 : max(5, self.attempts)
         // A real implementation chooses its own interleavings, and every run costs a process:
         // one schedule seed, repeated `attempts` times, and a budget of a few hundred runs.
         if !impl.isDeterministic {
@@ -93,15 +138,22 @@ public struct Shrinker: Sendable {
         return (found.first { signature == nil || Self.signature($0) == signature }, trace.ending)
     }
 
-    /// Counts how many of `attempts` runs show the violation.
+    /// Counts how many of `rateAttempts` runs show the violation: a scenario's replay rate.
     public func reproductions(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> Int {
-        (0..<attempts).filter { _ in run(scenario, scheduleSeed: scheduleSeed, signature: signature).0 != nil }.count
+        (0..<rateAttempts).filter { _ in run(scenario, scheduleSeed: scheduleSeed, signature: signature).0 != nil }.count
     }
 
-    public func shrink(_ scenario: Scenario, scheduleSeed: UInt64) -> Result {
+    /// Whether `a` is smaller than `b`: fewer operations, then fewer driver steps, edges, queues.
+    /// A hint is tried only when it is, so the search never starts from something larger.
+    public static func isSmaller(_ a: Scenario, than b: Scenario) -> Bool {
+        func size(_ s: Scenario) -> [Int] { [s.operations.count, s.driver.count, s.dependencies.count, s.queues.count] }
+        return size(a).lexicographicallyPrecedes(size(b))
+    }
+
+    public func shrink(_ scenario: Scenario, scheduleSeed: UInt64, hints: [Hint] = []) -> Result {
         let clock = ContinuousClock()
         let start = clock.now
-        var best = scenario, seed = scheduleSeed, runs = 1, accepted = 0
+        var best = scenario, seed = scheduleSeed, runs = 1, rateRuns = 0
         var (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
         // A real implementation may not show a failure that depends on timing on the first run
         // again: it gets `attempts` tries before the search gives up on the case.
@@ -112,9 +164,33 @@ public struct Shrinker: Sendable {
         var witness = first
         let signature = first.map(Self.signature)
         let seeds = [scheduleSeed] + (1..<schedulesPerCandidate).map { SplitMix64.derive(scheduleSeed, UInt64($0)) }
+        // Every accepted candidate in order, the smallest last: the way back when the smallest
+        // replays less often than the original.
+        var chain: [(scenario: Scenario, seed: UInt64, violation: Violation)] = []
+        var hintTaken: Int?
 
-        func fails(_ candidate: Scenario) -> (UInt64, Violation)? {
-            for s in ([seed] + seeds.filter { $0 != seed }) {
+        /// How many of `rateAttempts` runs show the violation, or nil as soon as fewer than
+        /// `needing` can (the rest of the runs are not spent) or the run is stopped.
+        func rate(_ candidate: Scenario, _ s: UInt64, needing: Int = 0) -> Int? {
+            var shown = 0
+            for attempt in 0..<rateAttempts {
+                if shown + (rateAttempts - attempt) < needing { return nil }
+                rateRuns += 1
+                if run(candidate, scheduleSeed: s, signature: signature).0 != nil { shown += 1 }
+                if stop?.isRequested == true { return nil }
+            }
+            return shown
+        }
+
+        /// Whether the candidate shows the failure (`keepAfter` of `attempts` runs under one
+        /// schedule seed): under `preferred` first, then the current seed, then the derived
+        /// ones; on a nondeterministic implementation, where a seed hardly steers the schedule
+        /// and every run costs a process, under `preferred` alone when it is given.
+        func fails(_ candidate: Scenario, preferred: UInt64? = nil) -> (UInt64, Violation)? {
+            var order: [UInt64] = []
+            let tried = preferred.map { impl.isDeterministic ? [$0, seed] + seeds : [$0] } ?? [seed] + seeds
+            for s in tried where !order.contains(s) { order.append(s) }
+            for s in order {
                 var shown = 0, witnessed: Violation?
                 for attempt in 0..<attempts {
                     // Stop as soon as the rest of the attempts could not reach `keepAfter`.
@@ -134,9 +210,29 @@ public struct Shrinker: Sendable {
             return nil
         }
 
+        // The original's replay rate, before anything is taken from it (a real implementation
+        // only: on a deterministic one the run above decided it).
+        var originalRate: Int?
+        if witness != nil && !impl.isDeterministic && stop?.isRequested != true { originalRate = rate(scenario, scheduleSeed) }
+
         var position = 0, exhausted = false
         let mustComplete = completesOnCorrectRuntime(scenario, seeds: seeds)
-        if witness != nil {
+        if witness != nil && stop?.isRequested != true {
+            // Another finding's minimum, when it is smaller and shows this failure too, is a
+            // shorter way down: the first that does is where the search starts.
+            for (i, hint) in hints.enumerated() {
+                if stop?.isRequested == true || runs >= budget { break }
+                var candidate = hint.scenario
+                // It stands for this case now: its label and provenance are this case's.
+                candidate.name = scenario.name; candidate.seed = scenario.seed; candidate.generatorVersion = scenario.generatorVersion
+                guard Self.isSmaller(candidate, than: best), candidate.problems().isEmpty,
+                      let (s, v) = fails(candidate, preferred: hint.scheduleSeed),
+                      !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds) else { continue }
+                best = candidate; seed = s; witness = v
+                chain.append((candidate, s, v))
+                hintTaken = i
+                break
+            }
             search: while true {
                 let candidates = Self.candidates(best)
                 guard !candidates.isEmpty else { break }
@@ -148,21 +244,49 @@ public struct Shrinker: Sendable {
                     guard candidate != best, candidate.problems().isEmpty, let (s, v) = fails(candidate),
                           !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds) else { continue }
                     best = candidate; seed = s; witness = v
-                    accepted += 1
+                    chain.append((candidate, s, v))
                     position = index
                     continue search
                 }
                 break
             }
         }
+        var reproduced = 0, walkedBack = 0
+        if stop?.isRequested != true {
+            // Nothing accepted: the minimum is the original, already measured.
+            reproduced = chain.isEmpty ? (originalRate ?? rate(best, seed) ?? 0) : (rate(best, seed) ?? 0)
+            if let original = originalRate, reproduced < original, !chain.isEmpty, stop?.isRequested != true {
+                // The minimum replays less often than the original: back along the chain to the
+                // smallest that replays at least as often, or to the original.
+                var kept: (scenario: Scenario, seed: UInt64, violation: Violation?, rate: Int, back: Int)
+                    = (scenario, scheduleSeed, first, original, chain.count)
+                for k in stride(from: chain.count - 2, through: 0, by: -1) {
+                    if stop?.isRequested == true { break }
+                    if let r = rate(chain[k].scenario, chain[k].seed, needing: original) {
+                        kept = (chain[k].scenario, chain[k].seed, chain[k].violation, r, chain.count - 1 - k)
+                        break
+                    }
+                }
+                if stop?.isRequested != true {
+                    best = kept.scenario; seed = kept.seed; witness = kept.violation
+                    reproduced = kept.rate; walkedBack = kept.back
+                }
+            }
+        }
         let interrupted = stop?.isRequested == true
-        let reproduced = interrupted ? (witness == nil ? 0 : 1) : reproductions(best, scheduleSeed: seed, signature: signature)
+        if interrupted { reproduced = witness == nil ? 0 : 1 }
         let elapsed = clock.now - start
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        return Result(scenario: best, scheduleSeed: seed,
-                      violation: witness ?? Violation(rule: target.id, observed: "did not reproduce", expected: "", witnesses: []),
-                      accepted: accepted, runs: runs, reproduced: reproduced, attempts: interrupted ? 1 : attempts, milliseconds: ms,
-                      exhausted: exhausted, interrupted: interrupted)
+        var result = Result(scenario: best, scheduleSeed: seed,
+                            violation: witness ?? Violation(rule: target.id, observed: "did not reproduce", expected: "", witnesses: []),
+                            accepted: chain.count - walkedBack, runs: runs, reproduced: reproduced, attempts: interrupted ? 1 : rateAttempts,
+                            milliseconds: ms, exhausted: exhausted, interrupted: interrupted)
+        result.originalReproduced = interrupted ? nil : originalRate
+        result.walkedBack = walkedBack
+        // A hint is the chain's first step: walking back to the original gives it up too.
+        result.hint = walkedBack < chain.count ? hintTaken : nil
+        result.rateRuns = rateRuns
+        return result
     }
 
     /// Smaller variants of `s`, coarse first.
