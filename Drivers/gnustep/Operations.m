@@ -32,6 +32,18 @@ logged(NSInteger op, NSString *key, BOOL value)
   return value;
 }
 
+/* The same, for a getter that holds its lock: the timing noise comes before it takes the
+ * lock and after it lets go (Perturb, Recorder.h). */
+static BOOL
+loggedUnderLock(NSInteger op, NSString *key, BOOL value)
+{
+  if (quietDepth == 0)
+    {
+      RecordQuietly(EvRead(op, key, ValBool(value)));
+    }
+  return value;
+}
+
 /* The isReady override of every class: the inherited answer, and NO until the operation's
  * token (if it waits for one) has been signalled. The token is asked of the recorder, under
  * its lock, from whatever thread calls the getter (GNUstep's queue calls it from the thread
@@ -232,13 +244,15 @@ LOGGED_OPERATION_OVERRIDES
  * let a reader log the old value after it). Lock order: this lock, then the recorder's. */
 - (void) setState: (NSString *)key to: (BOOL)value
 {
+  Perturb();
   [lock lock];
   if ([key isEqual: @"isExecuting"])
     executing = value;
   else if ([key isEqual: @"isFinished"])
     finished = value;
-  Record(EvSet(index, key, value));
+  RecordQuietly(EvSet(index, key, value));
   [lock unlock];
+  Perturb();
 }
 
 - (void) superStart
@@ -255,9 +269,13 @@ LOGGED_OPERATION_OVERRIDES
 {
   BOOL v;
 
+  if (quietDepth == 0)
+    Perturb();
   [lock lock];
-  v = logged(index, @"isExecuting", executing);
+  v = loggedUnderLock(index, @"isExecuting", executing);
   [lock unlock];
+  if (quietDepth == 0)
+    Perturb();
   return v;
 }
 
@@ -265,9 +283,13 @@ LOGGED_OPERATION_OVERRIDES
 {
   BOOL v;
 
+  if (quietDepth == 0)
+    Perturb();
   [lock lock];
-  v = logged(index, @"isFinished", finished);
+  v = loggedUnderLock(index, @"isFinished", finished);
   [lock unlock];
+  if (quietDepth == 0)
+    Perturb();
   return v;
 }
 

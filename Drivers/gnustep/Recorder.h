@@ -30,16 +30,29 @@ void WriteMessage(id message);
   double stallQuiet;                    /* the case's stall window (Driver.h) */
   NSInteger openFrames;                 /* begun and not yet ended: see record: */
   NSInteger liveSpawned;                /* threads of spawn steps whose body has not ended */
+  NSInteger noiseLevel;                 /* the request's timing noise, 0 to 3 (see Perturb) */
+  uint64_t noiseSeed;                   /* the schedule seed the draws come from */
+  uint64_t *noiseStates;                /* each thread's draw state, by thread number */
+  NSInteger noiseThreads;               /* how many of noiseStates are set */
+  NSInteger noiseCapacity;
 }
 /* Starts a case: seq and thread numbers from 0, no triggers, tokens or pending call, not
- * closed, the last event now; `quiet` is the case's stall window, for closeIfStalled. Called
- * on the thread that reads the request (thread 0 of the case) before the case records
- * anything, and only when nothing of the previous case runs any more (main.m). */
-- (void) beginCaseWithStallQuiet: (double)quiet;
+ * closed, the last event now; `quiet` is the case's stall window, for closeIfStalled; `level`
+ * and `seed` the case's timing noise (0: none) and where its draws come from. Called on the
+ * thread that reads the request (thread 0 of the case) before the case records anything, and
+ * only when nothing of the previous case runs any more (main.m). */
+- (void) beginCaseWithStallQuiet: (double)quiet noise: (NSInteger)level seed: (uint64_t)seed;
 /* The queues whose worker threads threadStarted names. Set once, before any operation runs. */
 - (void) setQueues: (NSArray *)q;
-/* Records one event (an EventKind from Events.h) on the calling thread. */
+/* Records one event (an EventKind from Events.h) on the calling thread. With timing noise and
+ * `perturbing`, the thread makes its noise for this instrumented point before the event and
+ * after it, outside the lock (none before a thread's first event: it has no number yet). A
+ * caller holding a lock of its own records with perturbing NO and calls Perturb() before
+ * taking its lock and once it has let go. */
+- (void) record: (id)kind perturbing: (BOOL)perturbing;
 - (void) record: (id)kind;
+/* The calling thread's noise for a point recorded with perturbing NO (see Perturb). */
+- (void) perturb;
 /* Waits until the trigger happened (YES) or can no longer be expected (NO): its operation
  * finished without it, nothing was recorded for `quiet` seconds, or `timeout` ran out. A
  * signaled trigger has happened once its token was signalled. */
@@ -79,5 +92,13 @@ void WriteMessage(id message);
 Recorder *TheRecorder(void);
 /* Shorthand for [TheRecorder() record: kind]. */
 void Record(id kind);
+/* Records without timing noise: for a caller that holds a lock of its own (Operations.m). */
+void RecordQuietly(id kind);
+/* Timing noise (Specs/driver-protocol.md, "Timing noise"): at level L, the calling thread's
+ * next draw perturbs this point with probability L/8, by sched_yield() or by a sleep of 1 to
+ * 20*L microseconds, from a SplitMix64 stream of its own seeded from the schedule seed and its
+ * thread number (as the Swift driver's TimingNoise draws). Nothing at level 0, or for a thread
+ * that has recorded nothing in this case. Called with no lock of the driver held. */
+void Perturb(void);
 /* Active seconds: monotonic time while this process is being run (see Recorder.m). */
 double Now(void);

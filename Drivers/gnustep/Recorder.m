@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
 
 /* Active time: monotonic seconds that pass only while this process is being run. Every window
  * of the driver ("nothing happened for so long", rendezvous and drain deadlines) is measured on
@@ -151,7 +153,66 @@ TheRecorder(void)
 void
 Record(id kind)
 {
-  [shared record: kind];
+  [shared record: kind perturbing: YES];
+}
+
+void
+RecordQuietly(id kind)
+{
+  [shared record: kind perturbing: NO];
+}
+
+void
+Perturb(void)
+{
+  [shared perturb];
+}
+
+/* SplitMix64, as the reference engine's (Sources/ReferenceEngine/Xoshiro256.swift). */
+static uint64_t
+splitMixNext(uint64_t *state)
+{
+  uint64_t z;
+
+  *state += 0x9E3779B97F4A7C15ULL;
+  z = *state;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/* What a noise draw asks of its point: nothing, a yield, or a sleep of `micros`. */
+typedef enum { NoiseNone, NoiseYield, NoiseSleep } NoiseKind;
+typedef struct { NoiseKind kind; unsigned micros; } NoiseAction;
+
+/* One draw of a thread's stream: its low 3 bits decide whether the point is perturbed (below
+ * `level` of 8), bit 3 a yield or a sleep, the high 32 bits the sleep's length (1 to 20*level
+ * microseconds). The same as TimingNoise.Draws.next() in the Swift driver. */
+static NoiseAction
+noiseDraw(uint64_t *state, NSInteger level)
+{
+  uint64_t x = splitMixNext(state);
+  NoiseAction a = { NoiseNone, 0 };
+
+  if ((NSInteger)(x & 7) >= level)
+    return a;
+  if (((x >> 3) & 1) == 0)
+    {
+      a.kind = NoiseYield;
+      return a;
+    }
+  a.kind = NoiseSleep;
+  a.micros = 1 + (unsigned)((x >> 32) % (uint64_t)(20 * level));
+  return a;
+}
+
+static void
+noisePerform(NoiseAction a)
+{
+  if (a.kind == NoiseYield)
+    sched_yield();
+  else if (a.kind == NoiseSleep)
+    usleep(a.micros);
 }
 
 /* Which scenario queue the calling thread works for, or -1. GNUstep's worker threads keep
@@ -187,9 +248,12 @@ queueOfCurrentThread(NSArray *queues)
 /* openFrames and liveSpawned are not reset: a case is begun only after one that left them both
  * at 0 (leaveNothingBehind, Driver.m, asks nothingRunning before main.m answers next), and a
  * count set back to 0 would hide a thread of the last case that is still running. */
-- (void) beginCaseWithStallQuiet: (double)quiet
+- (void) beginCaseWithStallQuiet: (double)quiet noise: (NSInteger)level seed: (uint64_t)seed
 {
   [condition lock];
+  noiseLevel = level;
+  noiseSeed = seed;
+  noiseThreads = 0;
   count = 0;
   [threadNumbers removeAllObjects];
   [occurred removeAllObjects];
@@ -270,22 +334,80 @@ queueOfCurrentThread(NSArray *queues)
   return thread;
 }
 
+/* The next draw of thread `thread`, its stream begun at its first draw of the case from the
+ * schedule seed and its number (SplitMix64.derive, as the Swift driver). Called with
+ * `condition` held, and only with noise. */
+- (NoiseAction) drawForThread: (NSInteger)thread
+{
+  while (noiseThreads <= thread)
+    {
+      if (noiseThreads == noiseCapacity)
+        {
+          noiseCapacity = noiseCapacity * 2 + 16;
+          noiseStates = realloc(noiseStates, (size_t)noiseCapacity * sizeof(uint64_t));
+          if (noiseStates == NULL)
+            {
+              abort();
+            }
+        }
+      {
+        uint64_t derive = noiseSeed ^ ((uint64_t)noiseThreads * 0xD1B54A32D192ED03ULL);
+
+        noiseStates[noiseThreads] = splitMixNext(&derive);
+      }
+      noiseThreads++;
+    }
+  return noiseDraw(&noiseStates[thread], noiseLevel);
+}
+
 /* Frames are counted even after the trace is closed: an event dropped because it came after
  * `end` (a late completion block) still says that code of the case is running. */
-- (void) record: (id)kind
+- (void) record: (id)kind perturbing: (BOOL)perturbing
 {
   NSString *name = [[NSThread currentThread] name];
   NSInteger queue = queueOfCurrentThread(queues);
   int delta = frameDelta(JCaseName(kind));
+  NoiseAction action = { NoiseNone, 0 };
 
+  if (perturbing && noiseLevel > 0)
+    [self perturb];
   [condition lock];
   openFrames += delta;
   if (!closed)
     {
-      [self emit: kind thread: [self currentThreadNamed: (name ? name : @"") queue: queue]];
+      NSInteger thread = [self currentThreadNamed: (name ? name : @"") queue: queue];
+
+      [self emit: kind thread: thread];
       [condition broadcast];
+      if (perturbing && noiseLevel > 0)
+        action = [self drawForThread: thread];
     }
   [condition unlock];
+  noisePerform(action);
+}
+
+- (void) record: (id)kind
+{
+  [self record: kind perturbing: YES];
+}
+
+- (void) perturb
+{
+  NSNumber *key;
+  NSNumber *n;
+  NoiseAction action = { NoiseNone, 0 };
+
+  /* Read without the lock, so that a case without noise pays nothing: beginCase sets it
+   * before any thread of the case exists, and nothing else writes it. */
+  if (noiseLevel == 0)
+    return;
+  key = [NSNumber numberWithUnsignedLong: (unsigned long)pthread_self()];
+  [condition lock];
+  n = [threadNumbers objectForKey: key];
+  if (!closed && n != nil)
+    action = [self drawForThread: [n integerValue]];
+  [condition unlock];
+  noisePerform(action);
 }
 
 /* Sleeps on the condition until `until` (monotonic seconds). Called with `condition` held. */

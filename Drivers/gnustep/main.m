@@ -21,12 +21,16 @@
 #include <unistd.h>
 
 /* What this driver really observes (Specs/implementations/gnustep.md says how), and
- * apiSurface2: it performs every construct of API surface 2 (Specs/api-surface.md). */
+ * apiSurface2: it performs every construct of API surface 2 (Specs/api-surface.md);
+ * undefinedQueuePriorities: -setQueuePriority: takes any NSInteger; and
+ * timingNoise for a case run with timing noise (informational: no rule needs it). */
 static NSArray *
-capabilities(void)
+capabilities(NSInteger noise)
 {
-  return [NSArray arrayWithObjects: @"apiSurface2", @"finishing", @"kvo", @"superStart",
-    @"threadIdentity", @"threadNames", @"threadPriority", @"thrownErrors", nil];
+  NSArray *all = [NSArray arrayWithObjects: @"apiSurface2", @"finishing", @"kvo", @"superStart",
+    @"threadIdentity", @"threadNames", @"threadPriority", @"thrownErrors", @"undefinedQueuePriorities", nil];
+
+  return noise > 0 ? [all arrayByAddingObject: @"timingNoise"] : all;
 }
 
 static void
@@ -109,7 +113,8 @@ serveCase(NSData *data)
   NSString *problem = nil;
   Scenario *scenario;
   NSArray *problems;
-  NSInteger protocol, unitMicroseconds;
+  NSInteger protocol, unitMicroseconds, noise;
+  uint64_t seedBits;
   Interpreter *run;
   id last;
 
@@ -144,10 +149,23 @@ serveCase(NSData *data)
       refuse(@"the request's unitMicroseconds is negative");
     }
   /* The schedule seed is a UInt64 (beyond a double's exact range) that a real implementation
-   * cannot use: it cannot choose its interleavings. Only its presence is checked. */
+   * cannot use to choose its interleavings; only the timing noise draws from it. GNUstep's
+   * JSON reader gives it as a double, so the draws are seeded from that double's bits: the
+   * same seed, the same draws. */
   if (![[request objectForKey: @"scheduleSeed"] isKindOfClass: [NSNumber class]])
     {
       refuse(@"the request's 'scheduleSeed' is missing or not a number");
+    }
+  {
+    double d = [[request objectForKey: @"scheduleSeed"] doubleValue];
+
+    memcpy(&seedBits, &d, sizeof seedBits);
+  }
+  /* Timing noise: absent means 0 (Specs/driver-protocol.md, "Timing noise"). */
+  noise = [request objectForKey: @"noise"] == nil ? 0 : integerField(request, @"noise");
+  if (noise < 0 || noise > 3)
+    {
+      refuse([NSString stringWithFormat: @"the request's noise is %ld; the levels are 0 to 3", (long)noise]);
     }
   if ([request objectForKey: @"scenario"] == nil)
     {
@@ -166,9 +184,9 @@ serveCase(NSData *data)
 
   /* hello says the request's protocol: 2 for a case served alone, 3 within a session. */
   WriteMessage(JCase(@"hello", JObj(@"protocol", JInt(protocol), @"impl", @"gnustep",
-    @"capabilities", capabilities(), nil)));
+    @"capabilities", capabilities(noise), nil)));
   run = [[Interpreter alloc] initWithScenario: scenario unit: unitMicroseconds / 1e6];
-  [TheRecorder() beginCaseWithStallQuiet: [run stallQuiet]];
+  [TheRecorder() beginCaseWithStallQuiet: [run stallQuiet] noise: noise seed: seedBits];
   last = [run drive];
   if (![TheRecorder() closeWith: last onCallingThread: YES])
     {

@@ -31,7 +31,7 @@ import traceback
 NAME = "python"
 PROTOCOL = 2
 CAPABILITIES = ["threadIdentity", "threadNames", "threadPriority", "kvo",
-                "thrownErrors", "superStart", "finishing"]
+                "thrownErrors", "superStart", "finishing", "undefinedQueuePriorities"]
 BUGS = ("add-ignores-suspension", "raw-priority", "start-cancelled", "ignore-priorities")
 
 STATE_KEYS = ("isCancelled", "isConcurrent", "isExecuting", "isFinished", "isReady",

@@ -130,7 +130,18 @@ struct Arguments {
         // The same ranges a finding file's options are held to (`GeneratorOptions`).
         GeneratorOptions(size: try int("--size", default: 8, range: GeneratorOptions.sizeRange),
                          misuseRate: try int("--misuse-rate", default: 10, range: GeneratorOptions.rateRange),
-                         flawRate: try int("--flaw-rate", default: 0, range: GeneratorOptions.rateRange))
+                         flawRate: try int("--flaw-rate", default: 0, range: GeneratorOptions.rateRange),
+                         focus: try focus())
+    }
+
+    /// `--focus F` (replay --seed only): the part of the API a guided run's case leans towards,
+    /// as its replay line says.
+    func focus() throws(InputError) -> GeneratorFocus? {
+        guard let name = options["--focus"] else { return nil }
+        guard let focus = GeneratorFocus(rawValue: name) else {
+            throw InputError("--focus takes one of \(GeneratorFocus.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+        }
+        return focus
     }
 
     func rules() throws(InputError) -> [RuleCheck] {
@@ -157,10 +168,11 @@ struct Arguments {
     }
 
     /// The options that name and limit an implementation, for every command that runs one.
-    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver"]
+    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver", "--noise"]
 
     /// `--timeout S`, `--case-deadline S`, `--unit-us N`, `--max-events N`: the limits of a case run in a child
-    /// process (`DriverLimits`).
+    /// process (`DriverLimits`); `--noise LEVEL`, the timing noise its requests ask for (the
+    /// reference engine ignores it: its own scheduler chooses every interleaving).
     func limits() throws(InputError) -> DriverLimits {
         func seconds(_ name: String, _ value: Double) throws(InputError) -> Double {
             guard let s = options[name] else { return value }
@@ -171,7 +183,8 @@ struct Arguments {
         return DriverLimits(timeout: try seconds("--timeout", standard.timeout), caseDeadline: try seconds("--case-deadline", standard.caseDeadline),
                             unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000),
                             maxEvents: try int("--max-events", default: standard.maxEvents, range: 100...100_000_000),
-                            casesPerDriver: try int("--cases-per-driver", default: standard.casesPerDriver, range: 1...1_000_000))
+                            casesPerDriver: try int("--cases-per-driver", default: standard.casesPerDriver, range: 1...1_000_000),
+                            noise: try int("--noise", default: standard.noise, range: DriverLimits.noiseLevels))
     }
 
     /// The implementation `name` names (a built-in, or `exec:PATH` with `--driver-arg`s), with

@@ -6,7 +6,7 @@ import OperationSpec
 enum GateCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--strict", "--no-shrink"],
+        let args = try input.parse(flags: ["--strict", "--no-shrink", "--guide"],
                                    options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
                                              "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
@@ -32,6 +32,7 @@ enum GateCommand {
                                              shrink: !args.flags.contains("--no-shrink"))
         configuration.jobs = try args.jobs(for: configuration.impl)
         configuration.strict = args.flags.contains("--strict")
+        configuration.guided = args.flags.contains("--guide")
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         let result = try RunCommand.execute(configuration, args, console, out: out)

@@ -54,6 +54,13 @@ enum Help {
                           before a fresh one is started; a case that may leave something behind
                           ends its process anyway. 1: a process for every case. Drivers of
                           protocol 2 always get one per case (Specs/driver-protocol.md, Sessions)
+      --noise L           timing noise, 0 to 3 (default 0): the request asks the driver for short
+                          random delays and yields at its instrumented points (before and after
+                          logged calls, getters, state stores, block starts), drawn per thread
+                          from the schedule seed, so rare interleavings come up more often. The
+                          built-in drivers make it; replay lines carry it. The reference engine
+                          ignores it: its own scheduler chooses every interleaving
+                          (Specs/driver-protocol.md, Timing noise)
 
     REPLAY LINES
       Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
@@ -114,8 +121,9 @@ enum Help {
     """
 
     static let sweep = """
-    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--profile P] [--rules GLOB] [--strict]
-    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
+    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--profile P] [--rules GLOB] [--strict] [--noise L]
+    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
+    --noise L among them)
 
     Runs one scenario (a scenario file you wrote, a finding file, a sample from Fixtures/samples/)
     under N schedule seeds (S, S+1, ...; default 1000 from 1 on the reference engine, 100 on any
@@ -136,8 +144,9 @@ enum Help {
 
     static let replay = """
     opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE]
-    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--impl NAME] [--fault F] ...
-    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
+    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--focus F] [--impl NAME] [--fault F] ...
+    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
+    --noise L among them: a replay line of a run with noise carries it)
 
     Re-runs one case and prints every trace event, then each violated rule with the events that
     witness it. The same case prints the same bytes on every machine.
@@ -164,8 +173,8 @@ enum Help {
     static let run = """
     opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
                   [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--json FILE] [--junit FILE]
-                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict]
-                  [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N]
+                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict] [--guide]
+                  [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 
     Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
     from S and k, that rebuilds its scenario anywhere. Each case runs on the implementation and
@@ -176,8 +185,8 @@ enum Help {
       --impl NAME        reference, foundation or gnustep (each case in a child process);
                          --fault NAME injects a bug into reference (opconform faults);
                          exec:PATH starts YOUR driver (with --driver-arg A, repeated) per case
-      --timeout S, --case-deadline S, --unit-us N, --max-events N, --cases-per-driver N
-                         a child-process case's limits (opconform --help, DRIVER LIMITS)
+      --timeout S, --case-deadline S, --unit-us N, --max-events N, --cases-per-driver N, --noise L
+                         a child-process case's limits and timing noise (opconform --help, DRIVER LIMITS)
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)
       --flaw-rate R      percent of concurrent subclasses written wrong on purpose (default 0)
@@ -188,6 +197,11 @@ enum Help {
       --junit FILE       one test case per rule
       --attempts N       tries per shrink candidate (nondeterministic implementations)
       --table            print hits and violations per rule
+      --guide            guided generation: after each round of 100 cases, every other case of
+                         the next leans towards the parts of the API (cancelAll, suspension,
+                         removeDependency, misuse, priorities, ...) that reach the rules reached
+                         least so far; each such case's replay line says its --focus. The same
+                         seed makes the same cases at any --jobs (Specs/generator.md)
       --strict           warnings fail the run too (broken documented examples, advice and
                          observed-only rules; by default they are reported as WARN, exit 0)
       --log FILE         one JSON line per case as soon as it is decided (default DIR/cases.jsonl):
@@ -234,9 +248,9 @@ enum Help {
     """
 
     static let gate = """
-    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict]
+    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide]
                    [--no-shrink] [--json FILE] [--junit FILE] [--out DIR] [--log FILE]
-                   [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N]
+                   [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 
     Runs like 'run' (implementation and profile from FILE unless given; a format-2 FILE may name
     its driver, {"driver": {"path": "./my-driver", "arguments": [...]}}, started as exec:PATH), then compares the broken
@@ -253,7 +267,7 @@ enum Help {
 
     static let matrix = """
     opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P]
-                     [--rules GLOB] [--markdown FILE] [--json FILE] [--out DIR] [--jobs N] [--no-shrink]
+                     [--rules GLOB] [--markdown FILE] [--json FILE] [--out DIR] [--jobs N] [--no-shrink] [--noise L]
 
     NAME may be exec:PATH (a driver of your own; --driver-arg then needs exactly one of those).
     Runs the same N generated cases (default 100, run seed S) on each implementation and prints

@@ -15,7 +15,7 @@ enum ReplayCommand {
         // when standard output carries JSON.
         var note: (String) -> Void = print
         let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict"],
-                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault", "--trace"]
+                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault", "--trace", "--focus"]
                                             + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
         if args.flags.contains("--json") { note = { console.err($0 + "\n") } }
@@ -42,7 +42,7 @@ enum ReplayCommand {
         } else {
             guard args.positionals.count == 1 else { throw InputError("replay needs one scenario or finding file, or --seed S; given \(args.positionals.count) files") }
             let path = args.positionals[0]
-            for option in ["--size", "--misuse-rate", "--flaw-rate"] where args.options[option] != nil {
+            for option in ["--size", "--misuse-rate", "--flaw-rate", "--focus"] where args.options[option] != nil {
                 throw InputError("replay: \(option) applies to --seed only; a file carries its own case")
             }
             if let finding = try loadFinding(path) {

@@ -8,7 +8,7 @@ import ReferenceEngine
 enum RunCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--no-shrink", "--table", "--strict"],
+        let args = try input.parse(flags: ["--no-shrink", "--table", "--strict", "--guide"],
                                    options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
                                              "--out", "--misuse-rate", "--flaw-rate", "--attempts", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
@@ -24,6 +24,7 @@ enum RunCommand {
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
         configuration.jobs = try args.jobs(for: configuration.impl)
         configuration.strict = args.flags.contains("--strict")
+        configuration.guided = args.flags.contains("--guide")
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         let out = args.options["--out"] ?? "opconform-findings"

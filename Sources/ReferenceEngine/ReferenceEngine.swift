@@ -6,7 +6,9 @@ public struct ReferenceEngine: Sendable {
     public var options: EngineOptions
     public init(options: EngineOptions = EngineOptions()) { self.options = options }
 
-    public static let capabilities: [Observation] = Observation.allCases
+    /// Everything it can observe: every capability but `timingNoise`, which marks a driver's
+    /// trace recorded under timing noise (the engine has its own seeded scheduler, and no noise).
+    public static let capabilities: [Observation] = Observation.allCases.filter { $0 != .timingNoise }
 
     /// Runs the scenario under one schedule seed. The scenario must be valid
     /// (`Scenario.validate()` returns no problem); the same scenario and seed give the same trace.

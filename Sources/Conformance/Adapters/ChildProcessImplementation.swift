@@ -115,7 +115,7 @@ public struct ChildProcessImplementation: Implementation {
 
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         let line = JSONCodec.line(DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
-                                                         protocol: protocolVersion))
+                                                         protocol: protocolVersion, noise: limits.noise))
         // Protocol 3: the case goes to a process that served earlier ones when one waits, and
         // the process waits for the next case if this one leaves nothing behind.
         let session = protocolVersion == DriverProtocol.sessionVersion && limits.casesPerDriver > 1

@@ -81,9 +81,18 @@ public struct DriverLimits: Sendable, Equatable {
     /// that writes more is stopped the same way (a line is never kept whole past `maxLine`).
     public static let maxBytes = 512 << 20, maxLine = 1 << 20
 
+    /// The timing noise each request asks for (`--noise`, 0 to 3; Specs/driver-protocol.md,
+    /// "Timing noise"): more of the rare interleavings, at a small cost in time. It changes
+    /// what a case's runs show, so replay lines carry it.
+    public var noise: Int
+    /// The levels `noise` may take.
+    public static let noiseLevels = 0...3
+
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 
-    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000, casesPerDriver: Int = 100) {
+    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000, casesPerDriver: Int = 100,
+                noise: Int = 0) {
+        self.noise = min(max(0, noise), Self.noiseLevels.upperBound)
         self.casesPerDriver = max(1, casesPerDriver)
         self.timeout = timeout
         self.caseDeadline = caseDeadline
@@ -98,6 +107,7 @@ public struct DriverLimits: Sendable, Equatable {
         if caseDeadline != Self.standard.caseDeadline { words += ["--case-deadline", Self.number(caseDeadline)] }
         if unitMicroseconds != Self.standard.unitMicroseconds { words += ["--unit-us", String(unitMicroseconds)] }
         if maxEvents != Self.standard.maxEvents { words += ["--max-events", String(maxEvents)] }
+        if noise != Self.standard.noise { words += ["--noise", String(noise)] }
         return words
     }
 

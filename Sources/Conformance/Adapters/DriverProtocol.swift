@@ -23,12 +23,19 @@ public enum DriverProtocol {
         public var scheduleSeed: UInt64
         /// Microseconds per unit of `work`.
         public var unitMicroseconds: Int
-        public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int, protocol version: Int = DriverProtocol.oneCaseVersion) {
+        /// The timing noise the driver makes at its instrumented points, 1 to 3
+        /// (Specs/driver-protocol.md, "Timing noise"); nil for none. Written only when above 0,
+        /// so a request without noise has the bytes it always had, and drivers that know
+        /// nothing of noise keep working.
+        public var noise: Int?
+        public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int, protocol version: Int = DriverProtocol.oneCaseVersion,
+                    noise: Int = 0) {
             self.protocol = version
             self.impl = impl
             self.scenario = scenario
             self.scheduleSeed = scheduleSeed
             self.unitMicroseconds = unitMicroseconds
+            self.noise = noise > 0 ? noise : nil
         }
     }
 

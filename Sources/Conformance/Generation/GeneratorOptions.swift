@@ -30,24 +30,29 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// cases on Foundation, START-FINISHED was `not-reached` (issue 18). Off, the draws are
     /// exactly version 1's.
     public var splitMisuse: Bool
+    /// The part of the API this case leans towards, chosen by a guided run (`--guide`) from the
+    /// rules it reached least so far; nil for an unguided case (version 1's chances).
+    public var focus: GeneratorFocus?
 
     /// What `size` may be (the command line's `--size`), and the percentages
     /// `--misuse-rate` and `--flaw-rate`.
     public static let sizeRange = 1...64
     public static let rateRange = 0...100
 
-    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false, surface2: Bool = false, splitMisuse: Bool = false) {
+    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false, surface2: Bool = false, splitMisuse: Bool = false,
+                focus: GeneratorFocus? = nil) {
         self.size = size
         self.misuseRate = misuseRate
         self.flawRate = flawRate
         self.subclass = subclass
         self.surface2 = surface2
         self.splitMisuse = splitMisuse
+        self.focus = focus
     }
 
-    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass, surface2, splitMisuse }
+    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass, surface2, splitMisuse, focus }
 
-    /// `subclass`, `surface2` and `splitMisuse` are written only when set, and read as false when absent: files written before
+    /// `subclass`, `surface2`, `splitMisuse` and `focus` are written only when set, and read as false when absent: files written before
     /// it existed keep their bytes and still read. Each number must be in the range its command
     /// line option allows, or the options could not have made the case (a finding file that says
     /// otherwise was edited): the error names the field and the range.
@@ -68,6 +73,7 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false
         surface2 = try c.decodeIfPresent(Bool.self, forKey: .surface2) ?? false
         splitMisuse = try c.decodeIfPresent(Bool.self, forKey: .splitMisuse) ?? false
+        focus = try c.decodeIfPresent(GeneratorFocus.self, forKey: .focus)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -78,5 +84,6 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         if subclass { try c.encode(true, forKey: .subclass) }
         if surface2 { try c.encode(true, forKey: .surface2) }
         if splitMisuse { try c.encode(true, forKey: .splitMisuse) }
+        if let focus { try c.encode(focus, forKey: .focus) }
     }
 }

@@ -57,6 +57,11 @@ private struct Builder {
 
     mutating func pick<T>(_ items: [T]) -> T { items[rng.below(items.count)] }
     mutating func chance(_ percent: Int) -> Bool { rng.below(100) < percent }
+    /// A chance that a case focused on `focus` takes at `raised` percent instead: the same draw,
+    /// compared with another threshold, so an unfocused case draws exactly as before.
+    mutating func chance(_ percent: Int, raised: Int, for focus: GeneratorFocus) -> Bool {
+        rng.below(100) < (options.focus == focus ? raised : percent)
+    }
     mutating func weighted(_ weights: [Int]) -> Int {
         var r = rng.below(weights.reduce(0, +))
         for (i, w) in weights.enumerated() { if r < w { return i }; r -= w }
@@ -70,7 +75,7 @@ private struct Builder {
     mutating func token() -> Int { defer { nextToken += 1 }; return nextToken }
 
     mutating func build(seed: UInt64) -> Scenario {
-        misuse = chance(options.misuseRate)
+        misuse = chance(options.misuseRate, raised: options.misuseRate > 0 ? max(options.misuseRate, 60) : 0, for: .misuse)
         if misuse && options.splitMisuse {
             var side = Xoshiro256(seed: seed ^ Self.splitSalt)
             early = side.below(2) == 0
@@ -119,8 +124,8 @@ private struct Builder {
             default: kind = .invocation(body(i))
             }
             var config = OperationConfig(kind: kind)
-            if chance(35) {
-                config.queuePriority = chance(50) ? pick(QueuePriority.defined) : pick([-100, -9, -7, -6, -5, -3, -2, -1, 1, 2, 3, 5, 6, 7, 9, 100])
+            if chance(35, raised: 90, for: .priority) {
+                config.queuePriority = chance(50, raised: 15, for: .priority) ? pick(QueuePriority.defined) : pick([-100, -9, -7, -6, -5, -3, -2, -1, 1, 2, 3, 5, 6, 7, 9, 100])
             }
             if chance(20) { config.threadPriority = pick([0.1, 0.25, 0.75, 0.9]) }
             if chance(30) { config.completion = chance(50) ? [] : [.work(1)] }
@@ -212,12 +217,12 @@ private struct Builder {
         for _ in 0..<(1 + rng.below(3)) {
             step(.read(pick([.isReady, .isExecuting, .isConcurrent, .queuePriority, .dependencies, .isCancelled]), op: rng.below(ops.count)))
         }
-        for op in queued where chance(8) {
+        for op in queued where chance(8, raised: 40, for: .cancel) {
             step(.cancel(op))
             step(.read(.isCancelled, op: op))
             step(.read(.isReady, op: op))
         }
-        for e in edges where chance(8) {
+        for e in edges where chance(8, raised: 60, for: .removeDependency) {
             step(.removeDependency(op: e.op, on: e.on))
             step(.read(.isReady, op: e.op))
         }
@@ -245,7 +250,7 @@ private struct Builder {
             if batch.count > 1 {
                 // Waiting is safe only when nothing in the batch can be held back.
                 let free = !suspended[q] && !zeroed[q] && batch.allSatisfy { op in edges.filter { $0.op == op }.allSatisfy { batch.contains($0.on) } }
-                step(.addBatch(ops: batch, queue: q, wait: free && chance(25)))
+                step(.addBatch(ops: batch, queue: q, wait: free && chance(25, raised: 100, for: .waitingAdd)))
             } else {
                 step(.add(op: batch[0], queue: q))
             }
@@ -264,12 +269,12 @@ private struct Builder {
             default: break
             }
         }
-        for q in queues.indices where chance(10) {
+        for q in queues.indices where chance(10, raised: 60, for: .suspendRunning) {
             guard let member = queued.first(where: { placement[$0] == q }) else { continue }
             step(.suspend(queue: q), after: .mainBegan(member))
             suspended[q] = true
         }
-        for q in queues.indices where chance(6) {
+        for q in queues.indices where chance(6, raised: 60, for: .cancelAll) {
             let members = queued.filter { placement[$0] == q }
             guard let first = members.first else { continue }
             step(.cancelAll(queue: q), after: .started(first))
@@ -278,7 +283,7 @@ private struct Builder {
         if chance(15), let y = queued.last, let x = queued.first, x != y, !edges.contains(Edge(y, on: x)) {
             step(.addDependency(op: y, on: x), after: .started(x))  // late: may not hold y back (004 2.6.1)
         }
-        if chance(15), let op = queued.randomPick(&rng) { step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0])) }
+        if chance(15, raised: 60, for: .priority), let op = queued.randomPick(&rng) { step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0])) }
         if misuse && early != true { misuseWhileRunning(queued: queued) }
         if chance(20), !suspended.contains(true), !zeroed.contains(true), let op = queued.randomPick(&rng) {
             step(.waitUntilFinished(op))
@@ -342,6 +347,12 @@ private struct Builder {
         let op = own.isEmpty ? any : own[rng.below(own.count)]
         var choice = rng.below(4)
         if choice < 2 && own.isEmpty { choice = 2 }
+        // Split misuse (an implementation that traps on it): only the late misuses whose outcome
+        // is decided, never raced. A start while the operation executes, or an execution block
+        // while its blocks run, traps or not depending on whether the operation finished first,
+        // so the case's ending would depend on timing; a start after it finished and a completion
+        // block set once it started do not. The draw is the same; only its meaning narrows.
+        if early == false { choice = choice == 1 || (choice == 0 && !own.isEmpty) ? 1 : 2 }
         switch choice {
         case 0: step(.start(op), after: .mainBegan(op))
         case 1: step(.start(op), after: .finished(op))

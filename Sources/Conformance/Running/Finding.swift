@@ -142,6 +142,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         var line = "\(program) replay --seed \(identity.caseSeed) \(ShellWords.join(implArguments)) --size \(identity.options.size)"
         if identity.options.misuseRate != GeneratorOptions().misuseRate { line += " --misuse-rate \(identity.options.misuseRate)" }
         if identity.options.flawRate != GeneratorOptions().flawRate { line += " --flaw-rate \(identity.options.flawRate)" }
+        if let focus = identity.options.focus { line += " --focus \(focus.rawValue)" }
         if profile != .guide { line += " --profile \(profile.rawValue)" }
         for f in faults { line += " --fault \(f.rawValue)" }
         return line

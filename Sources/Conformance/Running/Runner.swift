@@ -18,6 +18,9 @@ public struct RunConfiguration: Sendable {
     /// Stop at the first case that breaks a rule whose breaking fails the run (for "is this bug
     /// caught, and how soon").
     public var stopAtFirstFailure = false
+    /// Guided generation (`Guidance`, `--guide`): every other case of each round after the
+    /// first leans towards the parts of the API that reach the rules reached least so far.
+    public var guided = false
     /// Warnings fail the run too (`--strict`): a broken documented example, piece of advice or
     /// observed-only rule (`Severity.warning`) counts as a failure.
     public var strict = false
@@ -190,7 +193,8 @@ public struct Runner: Sendable {
         // Positions within the shard, not an array of indices: a run may have 100 million cases.
         let total = c.shard.cases(of: c.count)
         var casesRun = total
-        let pipeline = CasePipeline(runner: self, total: total)
+        let board = c.guided ? GuidanceBoard() : nil
+        let pipeline = CasePipeline(runner: self, total: total, board: board)
         var interrupted = false
         folding: for position in 0..<total {
             if c.stop?.isRequested == true { interrupted = true; casesRun = done; break folding }
@@ -230,6 +234,9 @@ public struct Runner: Sendable {
                 }
             }
             done += 1
+            // A round is over: its tallies choose the next round's foci, before any case of it
+            // is folded (and, with jobs, before any is generated: they wait for the board).
+            if let board, done % Guidance.round == 0 { board.publish(Guidance.foci(after: stats)) }
             if !brokenRules.isEmpty { broken += 1 }
             record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
                               ending: outcome.ending.rawValue, broken: brokenRules, message: message,
@@ -238,6 +245,7 @@ public struct Runner: Sendable {
             progress(done, total, broken)
             if c.stopAtFirstFailure && brokenRules.contains(where: { c.strict || Finding.severity(of: $0) == .failure }) { casesRun = done; break folding }
         }
+        board?.close()
         pipeline.finish()
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
             let broken: RuleStatistics.Status = c.rules[n].rule.severity == .failure ? .fail : .warn
@@ -292,10 +300,12 @@ public struct Runner: Sendable {
         var interrupted = false
     }
 
-    /// Runs and checks case `k`.
-    func evaluate(_ k: Int) -> CaseOutcome {
+    /// Runs and checks case `k`, leaning towards `focus` if a guided run chose one for it.
+    func evaluate(_ k: Int, focus: GeneratorFocus? = nil) -> CaseOutcome {
         let c = configuration
-        let identity = CaseIdentity.of(run: c.seed, index: k, options: c.generator)
+        var options = c.generator
+        options.focus = focus ?? options.focus
+        let identity = CaseIdentity.of(run: c.seed, index: k, options: options)
         let scenario = identity.scenario()
         let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
         let death = ShrinkTarget.death(of: trace).first
@@ -416,8 +426,12 @@ final class CasePipeline: @unchecked Sendable {
     /// How far ahead of the fold a job may run: memory stays bounded however slow one case is.
     private let ahead: Int
 
-    init(runner: Runner, total: Int) {
+    /// A guided run's foci by round, or nil.
+    private let board: GuidanceBoard?
+
+    init(runner: Runner, total: Int, board: GuidanceBoard? = nil) {
         self.runner = runner
+        self.board = board
         self.shard = runner.configuration.shard
         self.total = total
         let jobs = max(1, runner.configuration.jobs)
@@ -447,7 +461,7 @@ final class CasePipeline: @unchecked Sendable {
             let position = next
             next += 1
             condition.unlock()
-            let outcome = runner.evaluate(shard.caseIndex(position))
+            let outcome = evaluate(position)
             condition.lock()
             slots[position] = outcome
             condition.broadcast()
@@ -457,7 +471,7 @@ final class CasePipeline: @unchecked Sendable {
 
     /// The outcome of the case at `position`, waiting for it if needed.
     func take(_ position: Int) -> Runner.CaseOutcome {
-        if inline { return runner.evaluate(shard.caseIndex(position)) }
+        if inline { return evaluate(position) }
         condition.lock()
         defer { condition.unlock() }
         while slots[position] == nil { condition.wait() }
@@ -465,6 +479,13 @@ final class CasePipeline: @unchecked Sendable {
         folded = position + 1
         condition.broadcast()
         return outcome
+    }
+
+    /// The case at `position`, with its focus when the run is guided (waiting, if need be,
+    /// until the fold has published its round's foci).
+    private func evaluate(_ position: Int) -> Runner.CaseOutcome {
+        let focus = board.flatMap { Guidance.focus(position: position, foci: $0.foci(round: position / Guidance.round)) }
+        return runner.evaluate(shard.caseIndex(position), focus: focus)
     }
 
     /// Stops starting cases and waits for those running.

@@ -56,7 +56,7 @@ extension RuleBook {
         },
         RuleCheck(Rule("PRIORITY-NORMALIZE", .PRIORITY,
                        "A queue priority that is not one of the defined values reads back as the next defined value towards Normal.",
-                       cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust)) { c in
+                       cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust, needs: [.undefinedQueuePriorities])) { c in
             var r = CheckResult()
             for op in c.allOps {
                 var expected: Int?, raw = 0, setAt = 0

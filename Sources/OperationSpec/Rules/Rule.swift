@@ -126,6 +126,16 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     /// do, not only what it sees: the harness generates these constructs only for a driver that
     /// declares it, and refuses a scenario that uses them on one that does not.
     case apiSurface2
+    /// The implementation accepts a queue priority that is not one of the defined values
+    /// (`setQueuePriority:` with 3, -6, 100...), so what it makes of one can be read back. The
+    /// Swift API cannot express one (`Operation.QueuePriority(rawValue:)` is nil for it): a
+    /// driver of Foundation's classes records such a step as `unsupported`, and PRIORITY-NORMALIZE
+    /// is then not observable rather than silently not reached (issue 18 item 3).
+    case undefinedQueuePriorities
+    /// The case ran with timing noise (Specs/driver-protocol.md, "Timing noise"): the driver
+    /// made short random delays at its instrumented points, as the request's `noise` asked.
+    /// Informational: no rule needs it; it marks a trace recorded under noise.
+    case timingNoise
 }
 
 /// Where the documents disagree, a profile picks one reading.

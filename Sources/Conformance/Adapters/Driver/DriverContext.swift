@@ -23,14 +23,16 @@ final class DriverContext: @unchecked Sendable {
     private(set) var ops: [Operation] = []
     private(set) var queues: [any QueueUnderTest] = []
 
-    init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, queue makeQueue: @escaping () -> any QueueUnderTest,
+    /// `noise`: the request's timing noise (`TimingNoise`), made by the recorder at every
+    /// instrumented point; nil for none.
+    init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, noise: TimingNoise? = nil, queue makeQueue: @escaping () -> any QueueUnderTest,
          subclass makeSubclass: ((SubclassProbe) -> Operation)? = nil, sink: @escaping (TraceEvent) -> Void) {
         self.scenario = scenario
         self.unit = unit
         self.makeQueue = makeQueue
         self.makeSubclass = makeSubclass
         var lookup: (() -> Int?)!
-        self.recorder = DriverRecorder(recording: recording, sink: sink, queueOfCurrentThread: { lookup() })
+        self.recorder = DriverRecorder(recording: recording, noise: noise, sink: sink, queueOfCurrentThread: { lookup() })
         // The first queue that says the thread is its own; nil when none can tell.
         lookup = { [unowned self] in self.queues.firstIndex { $0.ownsCurrentThread == true } }
     }

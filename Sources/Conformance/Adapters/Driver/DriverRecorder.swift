@@ -42,14 +42,25 @@ final class DriverRecorder: @unchecked Sendable {
     /// False for a plain run (`opconform driver --plain`, measured by the bench): events only
     /// move the triggers, tokens and silence the run itself needs; no trace is made or sent.
     let recording: Bool
+    /// The request's timing noise (`TimingNoise`); nil when it asked for none. Only a recording
+    /// run makes noise: the draws go by thread number, which a plain run does not keep.
+    let noise: TimingNoise?
+    /// Each thread's draws, by thread number, made at its first instrumented point.
+    private var draws: [Int: TimingNoise.Draws] = [:]   // looked up, never iterated
 
-    init(recording: Bool = true, sink: @escaping (TraceEvent) -> Void, queueOfCurrentThread: @escaping () -> Int?) {
+    init(recording: Bool = true, noise: TimingNoise? = nil, sink: @escaping (TraceEvent) -> Void, queueOfCurrentThread: @escaping () -> Int?) {
         self.recording = recording
+        self.noise = recording ? noise : nil
         self.sink = sink
         self.queueOfCurrentThread = queueOfCurrentThread
     }
 
-    func record(_ kind: EventKind) {
+    /// Records an event. With timing noise, the calling thread makes its noise for this
+    /// instrumented point before the event and after it, outside the lock (a thread's first
+    /// event has no noise before it: the thread has no number yet). `perturbing: false` is for
+    /// a caller that holds a lock of its own: it calls `perturb()` before taking its lock and
+    /// again once it has let go.
+    func record(_ kind: EventKind, perturbing: Bool = true) {
         guard recording else {
             condition.lock()
             defer { condition.unlock() }
@@ -58,14 +69,40 @@ final class DriverRecorder: @unchecked Sendable {
             condition.broadcast()
             return
         }
+        if perturbing && noise != nil { perturb() }
         let queue = queueOfCurrentThread()
         let name = Thread.current.name ?? ""
         condition.lock()
-        defer { condition.unlock() }
         count(kind)
-        guard !closed else { return }
-        emit(kind, thread: currentThread(name: name, queue: queue))
+        guard !closed else { condition.unlock(); return }
+        let thread = currentThread(name: name, queue: queue)
+        emit(kind, thread: thread)
         condition.broadcast()
+        let action = perturbing && noise != nil ? draw(thread: thread) : .none
+        condition.unlock()
+        TimingNoise.perform(action)
+    }
+
+    /// The noise of an instrumented point: the calling thread's next draw, performed outside
+    /// every lock of the driver (`record` calls it before an event; a caller that records with
+    /// `perturbing: false` calls it before taking its lock and after letting go). Nothing
+    /// without noise, for a thread that has recorded nothing yet, or once the trace is closed.
+    func perturb() {
+        guard noise != nil else { return }
+        let id = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        condition.lock()
+        let action = !closed ? threadNumbers[id].map(draw) ?? .none : .none
+        condition.unlock()
+        TimingNoise.perform(action)
+    }
+
+    /// The next draw of thread `thread`. Called with `condition` held, and only with noise.
+    private func draw(thread: Int) -> TimingNoise.Action {
+        guard let noise else { return .none }
+        var d = draws[thread] ?? noise.draws(thread: thread)
+        let action = d.next()
+        draws[thread] = d
+        return action
     }
 
     /// The calling thread's number, announcing it with `threadStarted` the first time.

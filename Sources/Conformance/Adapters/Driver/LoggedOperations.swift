@@ -53,11 +53,16 @@ extension LoggedOperation {
     /// user's, `QueueUnderTest`) did it once in 300 cases.
     /// Lock order: `readLock`, then Foundation's own locks inside the getter, then the
     /// recorder's; the getters call nothing that takes `readLock` again.
-    func logged<T: Equatable>(_ key: StateKey, _ value: () -> T, _ wrap: (T) -> Value) -> T {
-        readLock.lock()
-        defer { readLock.unlock() }
-        let v = value()
-        log(.read(op: index, key, wrap(v)))
+    /// Timing noise comes before the lock is taken and after it is let go (`perturbing`: false
+    /// for a caller that holds a lock of its own around this, and perturbs around that lock).
+    func logged<T: Equatable>(_ key: StateKey, perturbing: Bool = true, _ value: () -> T, _ wrap: (T) -> Value) -> T {
+        if perturbing { context.recorder.perturb() }
+        let v: T = readLock.withLock {
+            let v = value()
+            context.recorder.record(.read(op: index, key, wrap(v)), perturbing: false)
+            return v
+        }
+        if perturbing { context.recorder.perturb() }
         return v
     }
 }
@@ -157,23 +162,30 @@ final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
     /// so the trace orders stores and reads as they happened: a store logged before it is
     /// made would let a reader log the old value after it (seen as isFinished going back to NO).
     /// Lock order: `lock`, then the recorder's; nothing takes them the other way round.
+    /// Timing noise comes before the lock is taken and after it is let go.
     func set(_ key: StateKey, _ value: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if key == .isExecuting { executingIvar = value } else if key == .isFinished { finishedIvar = value }
-        log(.set(op: index, key, value))
+        context.recorder.perturb()
+        lock.withLock {
+            if key == .isExecuting { executingIvar = value } else if key == .isFinished { finishedIvar = value }
+            context.recorder.record(.set(op: index, key, value), perturbing: false)
+        }
+        context.recorder.perturb()
     }
 
     func superStart() { super.start() }
 
     override var isAsynchronous: Bool { program.overridesIsConcurrent }
     override var isExecuting: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return logged(.isExecuting, { executingIvar }, Value.bool)
+        context.recorder.perturb()
+        let v = lock.withLock { logged(.isExecuting, perturbing: false, { executingIvar }, Value.bool) }
+        context.recorder.perturb()
+        return v
     }
     override var isFinished: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return logged(.isFinished, { finishedIvar }, Value.bool)
+        context.recorder.perturb()
+        let v = lock.withLock { logged(.isFinished, perturbing: false, { finishedIvar }, Value.bool) }
+        context.recorder.perturb()
+        return v
     }
     override var isReady: Bool { logged(.isReady, { ready(super.isReady) }, Value.bool) }
     override var isCancelled: Bool { logged(.isCancelled, { super.isCancelled }, Value.bool) }

@@ -144,9 +144,18 @@ public struct OperationDriver {
             write(JSONCodec.line(DriverProtocol.Message.error("operation \(op) is an instance of the implementation's own subclass, and \(name) has none (OperationDriver(name:subclass:) makes a driver that has)")))
             return (2, false)
         }
+        let level = request.noise ?? 0
+        guard TimingNoise.levels.contains(level) else {
+            write(JSONCodec.line(DriverProtocol.Message.error("the request's noise is \(level); the levels are 0 to \(TimingNoise.levels.upperBound)")))
+            return (2, false)
+        }
         let session = request.protocol == DriverProtocol.sessionVersion
-        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: observations, subclass: subclassName)))
+        // A case run with timing noise says so: `timingNoise` is informational (no rule needs
+        // it), and it marks the trace as one recorded under noise.
+        let declared = observations + (level > 0 && !plain ? [.timingNoise] : [])
+        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
+                                    noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
                                     queue: makeQueue, subclass: makeSubclass) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }

@@ -78,11 +78,15 @@ public final class SubclassProbe: @unchecked Sendable {
     /// Reads and records as one step, so two threads reading at once record their values in the
     /// order they read them (as the driver's own operations do, `LoggedOperation.logged`).
     /// Lock order: this lock, then your class's, then the recorder's.
+    /// Timing noise comes before the lock is taken and after it is let go.
     private func read(_ key: StateKey, _ value: () -> Bool) -> Bool {
-        readLock.lock()
-        defer { readLock.unlock() }
-        let v = value()
-        context.log(.read(op: index, key, .bool(v)))
+        context.recorder.perturb()
+        let v = readLock.withLock {
+            let v = value()
+            context.recorder.record(.read(op: index, key, .bool(v)), perturbing: false)
+            return v
+        }
+        context.recorder.perturb()
         return v
     }
 }

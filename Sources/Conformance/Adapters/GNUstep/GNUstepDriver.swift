@@ -9,7 +9,7 @@ public enum GNUstepDriver {
     /// around every call, thread identity, names and priorities; and it performs API surface 2
     /// (`apiSurface2`). The driver's `hello` is what counts; this list is what it is expected
     /// to say.
-    public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority, .superStart, .finishing, .apiSurface2]
+    public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority, .superStart, .finishing, .apiSurface2, .undefinedQueuePriorities]
 
     /// Held while looking for and building the driver, so that two callers in one process do
     /// not build it at once (tests run in parallel). `build.sh` itself moves the finished
