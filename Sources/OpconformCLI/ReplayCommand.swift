@@ -28,6 +28,8 @@ enum ReplayCommand {
         var recorded: String?
         /// The driver a finding was found with, when it was started by path.
         var launch: DriverLaunch?
+        /// The timing noise a finding was found under, applied unless --noise says otherwise.
+        var foundNoise: Int?
         var scenario: Scenario
         var seed: UInt64
         /// The case `--seed` regenerates: it is built again once the implementation is known,
@@ -65,6 +67,10 @@ enum ReplayCommand {
                 }
                 if args.options["--profile"] == nil { profile = finding.profile }
                 if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { faults = finding.faults }
+                if args.options["--noise"] == nil, let n = finding.noise {
+                    foundNoise = n
+                    note("the finding was found under timing noise \(n): replaying with --noise \(n)")
+                }
                 if args.options["--impl"] == nil {
                     implName = finding.impl
                     launch = finding.driver
@@ -77,14 +83,17 @@ enum ReplayCommand {
                 seed = 1
             }
         }
+        var limits = try args.limits()
+        if let n = foundNoise { limits.noise = n }
         let impl: any Implementation
         if let launch {
             guard FileManager.default.isExecutableFile(atPath: launch.executable) else {
                 throw InputError("replay: the finding was found with the driver \(launch.executable), which is not there (or not executable) on this machine; name it with --impl exec:PATH")
             }
-            impl = try Implementations.external(launch, limits: try args.limits())
+            impl = try Implementations.external(launch, limits: limits)
         } else {
-            impl = try args.implementation(implName, profile: profile, faults: faults)
+            impl = try Implementations.make(implName, profile: profile, faults: faults, driver: CLI.driverCommand,
+                                            driverArguments: args.values("--driver-arg"), limits: limits)
         }
         // A case named by its seed is built as a run on this implementation built it: with its
         // subclass, and with API surface 2 when it performs it.

@@ -226,4 +226,18 @@ struct TimingNoiseTests {
     func gnustepHello() throws {
         try Self.answers([try GNUstepDriver.executable()], impl: "gnustep")
     }
+
+    @Test("A finding records the noise it was found under: written only when set, read back, refused outside 1-3, and said in its --seed line")
+    func findingRecordsNoise() throws {
+        var f = Surface2FormatTests.finding(GeneratorOptions())
+        #expect(!String(decoding: f.fileData, as: UTF8.self).contains("noise"))
+        #expect(!f.replayLine(file: nil).contains("--noise"))
+        f.noise = 2
+        let text = String(decoding: f.fileData, as: UTF8.self)
+        #expect(text.contains("\"noise\": 2"), "\(text)")
+        #expect(try FindingFile.decode(f.fileData, source: "f.json").noise == 2)
+        #expect(f.replayLine(file: nil).contains("--impl reference --noise 2"), "\(f.replayLine(file: nil))")
+        let bad = text.replacing("\"noise\": 2", with: "\"noise\": 5")
+        #expect(throws: InputError.self) { try FindingFile.decode(Data(bad.utf8), source: "f.json") }
+    }
 }

@@ -54,6 +54,7 @@ public struct ChildProcessImplementation: Implementation {
 
     public func endSessions() { pool.retireAll() }
 
+    public var noise: Int { limits.noise }
     public var replayArguments: [String] { (launch?.replayArguments ?? ["--impl", name]) + limits.replayArguments }
 
     /// Starts a driver known only by its command: sends the probe (an empty scenario and no

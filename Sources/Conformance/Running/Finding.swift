@@ -66,6 +66,10 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// unless the run was interrupted. Absent for a deterministic implementation (the reference
     /// engine: 1 of 1), so its findings keep their bytes.
     public var originalReproduced: Int?
+    /// The timing noise the run asked its driver for (`--noise`, 1 to 3), so that `replay FILE`
+    /// and the `--seed` line run the case as it was found; absent for none, so findings of quiet
+    /// runs keep their bytes.
+    public var noise: Int?
     /// Accepted shrink steps given up because the smallest case replayed less often than the
     /// original (`Shrinker.Result.walkedBack`): 0 when the minimum held up. A measurement of the
     /// run that wrote the finding, like `shrinkMilliseconds`, so not part of the file.
@@ -73,7 +77,7 @@ public struct Finding: Sendable, Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
-        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted
+        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted, noise
     }
 
     /// "replays 4 of 5 (the original: 5 of 5)": how often the finding's scenario breaks the rule
@@ -121,6 +125,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         try c.encode(shrinkSteps, forKey: .shrinkSteps)
         try c.encode(shrinkExhausted, forKey: .shrinkExhausted)
         try c.encodeIfPresent(interrupted, forKey: .interrupted)
+        try c.encodeIfPresent(noise, forKey: .noise)
     }
 
     /// The bytes of this finding's file: format 3, in the style of scenario files (sorted keys,
@@ -132,7 +137,7 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// the run did (`--impl exec:PATH` for a driver started by path).
     public func replayLine(file: String?, program: String = ReplayProgram.default) -> String {
         if let file { return "\(program) replay \(ShellWords.quote(file))" }
-        let implArguments = driver?.replayArguments ?? ["--impl", impl]
+        let implArguments = (driver?.replayArguments ?? ["--impl", impl]) + (noise.map { ["--noise", String($0)] } ?? [])
         return Self.replayLine(identity: identity, implArguments: implArguments, profile: profile, faults: faults, program: program)
     }
 
@@ -165,6 +170,9 @@ extension Finding: CheckedInput {
         }
         if format == 1 && driver != nil {
             return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2 or 3, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
+        }
+        if let n = noise, !(1...3).contains(n) {
+            return .init(path: [.key("noise")], what: "is \(n)", requirement: ", but must be 1 to 3, a level of --noise (absent for none)")
         }
         if let o = originalReproduced, !(0...max(0, attempts)).contains(o) {
             return .init(path: [.key("originalReproduced")], what: "is \(o)", requirement: ", but must be 0 to attempts (\(attempts)): runs of the original that broke the rule")

@@ -23,6 +23,9 @@ public protocol Implementation: Sendable {
     /// returns when it is gone: a run calls it after its last case, so that its drivers' CPU
     /// is counted and nothing of the run outlives it.
     func endSessions()
+    /// The timing noise its driver is asked for (`--noise`; 0 for none, and for the reference
+    /// engine, which has its own scheduler): a finding records it.
+    var noise: Int { get }
 }
 
 extension Implementation {
@@ -30,6 +33,7 @@ extension Implementation {
     public var launch: DriverLaunch? { nil }
     public var subclass: String? { nil }
     public func endSessions() {}
+    public var noise: Int { 0 }
 }
 
 extension Implementation {

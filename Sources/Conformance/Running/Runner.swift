@@ -395,6 +395,7 @@ public struct Runner: Sendable {
                        shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
         if interrupted && shrinks { finding.interrupted = true }
         finding.originalReproduced = result.originalReproduced
+        if c.impl.noise > 0 { finding.noise = c.impl.noise }
         finding.shrinkWalkedBack = result.walkedBack
         return finding
     }

@@ -89,11 +89,13 @@ public enum FindingFile {
             let shrinkSteps = try c.decode(Int.self, forKey: .shrinkSteps)
             let shrinkExhausted = try c.decode(Bool.self, forKey: .shrinkExhausted)
             let interrupted = try c.decodeIfPresent(Bool.self, forKey: .interrupted)
+            let noise = try c.decodeIfPresent(Int.self, forKey: .noise)
             finding = Finding(format: format, rule: rule, message: message, impl: impl, driver: driver, profile: profile, faults: faults,
                               runSeed: runSeed, caseIndex: caseIndex, identity: identity, originalHash: originalHash,
                               originalOperations: originalOperations, scenario: scenario, scheduleSeed: scheduleSeed,
                               reproduced: reproduced, attempts: attempts, shrinkSteps: shrinkSteps, shrinkExhausted: shrinkExhausted,
                               interrupted: interrupted, originalReproduced: originalReproduced)
+            finding.noise = noise
         }
 
         /// Written again to compare keys with: the scenario in the form the file holds it,
@@ -107,7 +109,7 @@ public enum FindingFile {
         func optionalKeys(at path: [JSONPathSegment]) -> [String] {
             switch path {
             // `originalReproduced` is written only for a nondeterministic implementation (issue 18).
-            case []: return ["driver", "interrupted", "originalReproduced"] + (finding.format < 3 ? [] : ["scenario"])
+            case []: return ["driver", "interrupted", "noise", "originalReproduced"] + (finding.format < 3 ? [] : ["scenario"])
             // Written only when true (`GeneratorOptions.encode`), so `false` in a file is not re-written.
             case [.key("identity"), .key("options")]: return ["focus", "splitMisuse", "subclass", "surface2"]
             default:
