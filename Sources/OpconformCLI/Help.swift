@@ -144,7 +144,7 @@ enum Help {
 
     static let replay = """
     opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE]
-    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--focus F] [--impl NAME] [--fault F] ...
+    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--focus F] [--split-misuse] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them: a replay line of a run with noise carries it)
 
@@ -161,6 +161,9 @@ enum Help {
 
     --seed S regenerates case seed S with the given generator options (defaults: size 8,
     misuse 10%, flaws 0%) and runs it under its own schedule seed: the line 'run' prints.
+    That line also says --focus F for a case a guided run leaned (run --guide), and
+    --split-misuse for a case of an implementation that traps on misuse, whose misuse case
+    misuses once (Specs/generator.md).
 
       --trace FILE   also write the run's trace file (Specs/trace-format.md, format 2: the
                      scenario and every event), which 'opconform check FILE' judges again

@@ -14,7 +14,7 @@ enum ReplayCommand {
         // What replay has to say about a finding goes to standard output, or to standard error
         // when standard output carries JSON.
         var note: (String) -> Void = print
-        let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict"],
+        let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse"],
                                    options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--fault", "--trace", "--focus"]
                                             + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
@@ -37,13 +37,16 @@ enum ReplayCommand {
         var regenerated: CaseIdentity?
         if let caseSeed = args.options["--seed"] {
             guard args.positionals.isEmpty else { throw InputError("replay takes a file or --seed, not both") }
-            let identity = CaseIdentity(caseSeed: try args.seed("--seed", default: UInt64(caseSeed) ?? 0), options: try args.generatorOptions())
+            var options = try args.generatorOptions()
+            options.splitMisuse = args.flags.contains("--split-misuse")
+            let identity = CaseIdentity(caseSeed: try args.seed("--seed", default: UInt64(caseSeed) ?? 0), options: options)
             scenario = identity.scenario()
             seed = identity.scheduleSeed
             regenerated = identity
         } else {
             guard args.positionals.count == 1 else { throw InputError("replay needs one scenario or finding file, or --seed S; given \(args.positionals.count) files") }
             let path = args.positionals[0]
+            if args.flags.contains("--split-misuse") { throw InputError("replay: --split-misuse applies to --seed only; a file carries its own case") }
             for option in ["--size", "--misuse-rate", "--flaw-rate", "--focus"] where args.options[option] != nil {
                 throw InputError("replay: \(option) applies to --seed only; a file carries its own case")
             }
@@ -99,11 +102,9 @@ enum ReplayCommand {
         // subclass, and with API surface 2 when it performs it.
         if var identity = regenerated {
             let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
-            let split = !impl.capabilities.contains(.thrownErrors)
-            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) || (split && !identity.options.splitMisuse) {
+            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
                 identity.options.subclass = identity.options.subclass || subclass
                 identity.options.surface2 = identity.options.surface2 || surface2
-                identity.options.splitMisuse = identity.options.splitMisuse || split
                 scenario = identity.scenario()
             }
         }

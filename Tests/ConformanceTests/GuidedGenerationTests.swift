@@ -31,6 +31,8 @@ struct GuidedGenerationTests {
         let stats = [stat("STATE-EXCLUSIVE", 0), stat("CANCEL-ALL", 40), stat("DEP-SELF", 7), stat("DEP-CYCLE", 3), stat("QUEUE-ADD-WAIT", 9),
                      stat("PRIORITY-NORMALIZE", 0, .notObservable), stat("QUEUE-SUSPEND-RUNNING-CONTINUE", 12)]
         #expect(Guidance.foci(after: stats) == [.misuse, .waitingAdd, .suspendRunning])
+        // A run that does not misuse at all is not offered the misuse focus.
+        #expect(Guidance.foci(after: stats, misuse: false) == [.waitingAdd, .suspendRunning, .cancelAll])
         #expect(Guidance.focus(position: 0, foci: [.misuse, .cancelAll]) == nil)
         #expect(Guidance.focus(position: 1, foci: [.misuse, .cancelAll]) == .misuse)
         #expect(Guidance.focus(position: 3, foci: [.misuse, .cancelAll]) == .cancelAll)

@@ -54,5 +54,12 @@ struct SplitMisuseTests {
         #expect(!String(decoding: JSONCodec.encode(GeneratorOptions()), as: UTF8.self).contains("splitMisuse"))
         let back = try JSONCodec.decode(GeneratorOptions.self, from: JSONCodec.encode(GeneratorOptions(splitMisuse: true)), source: "options")
         #expect(back.splitMisuse)
+        // The replay line says it, so `replay --seed` rebuilds the same case whatever the
+        // implementation (a matrix may have run one that traps without the split).
+        let line = Finding.replayLine(identity: CaseIdentity(caseSeed: 3, options: GeneratorOptions(splitMisuse: true)),
+                                      implArguments: ["--impl", "foundation"], profile: .guide, faults: [], program: "opconform")
+        #expect(line.hasSuffix(" --split-misuse"), "\(line)")
+        #expect(!Finding.replayLine(identity: CaseIdentity(caseSeed: 3, options: GeneratorOptions()), implArguments: ["--impl", "foundation"],
+                                    profile: .guide, faults: [], program: "opconform").contains("split"))
     }
 }

@@ -182,6 +182,12 @@ struct TraceFormatTests {
             let schema = try Self.validator()
             #expect(schema.validate(json: TraceFormat.encode(original)) == nil)
         }
+        // The old form is read by Swift's synthesized decoding, which takes any whole number: a
+        // negative queue or block is refused after it, before a checker could index by it.
+        for bad in [EventKind.threadStarted(name: "w", queue: -1), .blockBegan(op: 1, block: -1), .mainBegan(op: -2, threadPriority: 0)] {
+            let old = JSONCodec.encode(LegacyDocument(scenario: Self.scenario, trace: Self.file([bad, .end]).trace, violations: []))
+            #expect(throws: InputError.self) { try TraceFormat.decode(old, source: "negative.json") }
+        }
         // A key the old form has no place for is refused too (it was once passed over).
         let legacy = String(decoding: JSONCodec.encode(LegacyDocument(scenario: Self.scenario, trace: Self.file([.end]).trace, violations: [])), as: UTF8.self)
         let extra = legacy.replacing("\"scheduleSeed\"", with: "\"schedule\":1,\"scheduleSeed\"", maxReplacements: 1)

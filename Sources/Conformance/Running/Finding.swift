@@ -148,6 +148,9 @@ public struct Finding: Sendable, Encodable, Equatable {
         if identity.options.misuseRate != GeneratorOptions().misuseRate { line += " --misuse-rate \(identity.options.misuseRate)" }
         if identity.options.flawRate != GeneratorOptions().flawRate { line += " --flaw-rate \(identity.options.flawRate)" }
         if let focus = identity.options.focus { line += " --focus \(focus.rawValue)" }
+        // Said, not inferred: a matrix runs an implementation without the split when another
+        // column reports misuse as errors, so the implementation alone cannot tell.
+        if identity.options.splitMisuse { line += " --split-misuse" }
         if profile != .guide { line += " --profile \(profile.rawValue)" }
         for f in faults { line += " --fault \(f.rawValue)" }
         return line

@@ -27,11 +27,13 @@ public enum Guidance {
 
     /// The foci for the next round: the foci of the (up to) three least-reached steerable rules
     /// that can be judged here (not `not-applicable` nor `not-observable`), fewest hits first,
-    /// ties in catalog order; a focus once.
-    static func foci(after stats: [RuleStatistics]) -> [GeneratorFocus] {
+    /// ties in catalog order; a focus once. `misuse` is offered only when the run misuses at
+    /// all (a rate above 0): the focus raises that rate and never makes one from nothing, so it
+    /// would only take a slot.
+    static func foci(after stats: [RuleStatistics], misuse: Bool = true) -> [GeneratorFocus] {
         var candidates: [(hits: Int, order: Int, focus: GeneratorFocus)] = []
         for (order, s) in stats.enumerated() where s.status != .notApplicable && s.status != .notObservable {
-            guard let focus = steering.first(where: { $0.rule == s.id })?.focus else { continue }
+            guard let focus = steering.first(where: { $0.rule == s.id })?.focus, misuse || focus != .misuse else { continue }
             candidates.append((s.hits, order, focus))
         }
         var out: [GeneratorFocus] = []

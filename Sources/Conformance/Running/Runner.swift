@@ -236,7 +236,7 @@ public struct Runner: Sendable {
             done += 1
             // A round is over: its tallies choose the next round's foci, before any case of it
             // is folded (and, with jobs, before any is generated: they wait for the board).
-            if let board, done % Guidance.round == 0 { board.publish(Guidance.foci(after: stats)) }
+            if let board, done % Guidance.round == 0 { board.publish(Guidance.foci(after: stats, misuse: c.generator.misuseRate > 0)) }
             if !brokenRules.isEmpty { broken += 1 }
             record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
                               ending: outcome.ending.rawValue, broken: brokenRules, message: message,

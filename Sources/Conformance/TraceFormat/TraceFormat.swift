@@ -24,7 +24,7 @@ public enum TraceFormat {
     /// Reads a trace file of format 2, a replay report (`replay --json`) for its trace, or the
     /// format-1 `replay --json` document. The scenario
     /// must be one that can run (`Scenario.problems()`), and the events a trace the checkers can
-    /// read (`TraceFile.problems`): `seq` counting from 0, every operation, queue and token named
+    /// read (`TraceFile.problems`): `seq` counting from 0, every operation, queue and block named
     /// one the scenario has, nothing after the last event.
     public static func decode(_ data: Data, source: String) throws(InputError) -> TraceFile {
         let shown = JSONDiagnosis.oneLine(source)
