@@ -18,6 +18,24 @@ func opconform(_ args: String...) -> (status: Int32, out: String, err: String) {
     return (status, c.stdout, c.stderr)
 }
 
+/// Runs a driver (`command`: its path and arguments) on one raw request line, with standard
+/// input closed after it; its output lines and exit status.
+func driverAnswer(_ command: [String], _ line: String) throws -> (lines: [String], status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), process.terminationStatus)
+}
+
 func temporaryFile(_ contents: String) -> String {
     let path = NSTemporaryDirectory() + "opconform-test-\(UUID().uuidString).json"
     precondition(FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)), "cannot write \(path)")

@@ -13,18 +13,7 @@ struct GNUstepDriverTests {
 
     /// Runs the driver on one raw request line; returns its output lines and exit status.
     static func raw(_ line: String) throws -> (lines: [String], status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try driver())
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), process.terminationStatus)
+        try driverAnswer([try driver()], line)
     }
 
     static func request(_ scenario: String, impl: String = "gnustep", protocolVersion: Int = DriverProtocol.oneCaseVersion) -> String {

@@ -53,6 +53,18 @@ struct Surface2DriverTests {
     }
 
     static func kinds(_ events: [TraceEvent]) -> [EventKind] { events.map(\.kind) }
+
+    /// Where `currentQueue` is read: in main (queue 1), in two blocks (queue 1), in an
+    /// `addOperationWithBlock:` block (queue 0), in a completion block, and on the driving
+    /// thread once the completion block signalled 7. Both drivers' tests run it.
+    static let currentQueueScenario = Scenario(
+        queues: [QueueConfig(), QueueConfig(name: "fetch")],
+        operations: [OperationConfig(kind: .main([.readCurrentQueue]), completion: [.readCurrentQueue, .signal(7)]),
+                     OperationConfig(kind: .block([[.readCurrentQueue], [.readCurrentQueue]])),
+                     OperationConfig(kind: .block([[.readCurrentQueue]]))],
+        driver: [DriverStep(.add(op: 0, queue: 1)), DriverStep(.add(op: 1, queue: 1)), DriverStep(.addBlock(op: 2, queue: 0)),
+                 DriverStep(.waitUntilAllFinished(queue: 1)), DriverStep(.waitUntilAllFinished(queue: 0)),
+                 DriverStep(after: .signaled(7), .perform(op: 0, [.readCurrentQueue]))])
     static func first(_ events: [TraceEvent], _ kind: EventKind) -> TraceEvent? { events.first { $0.kind == kind } }
 
     @Test("the Foundation driver declares apiSurface2, in process and in its hello")
@@ -155,13 +167,7 @@ struct Surface2DriverTests {
     /// on the main thread, nil on any other).
     @Test("readCurrentQueue names the scenario's queue by identity: queue 1's operation and blocks see queue 1; a completion block and the driver see none")
     func currentQueue() throws {
-        let s = Scenario(queues: [QueueConfig(), QueueConfig(name: "fetch")],
-                         operations: [OperationConfig(kind: .main([.readCurrentQueue]), completion: [.readCurrentQueue, .signal(7)]),
-                                      OperationConfig(kind: .block([[.readCurrentQueue], [.readCurrentQueue]])),
-                                      OperationConfig(kind: .block([[.readCurrentQueue]]))],
-                         driver: [DriverStep(.add(op: 0, queue: 1)), DriverStep(.add(op: 1, queue: 1)), DriverStep(.addBlock(op: 2, queue: 0)),
-                                  DriverStep(.waitUntilAllFinished(queue: 1)), DriverStep(.waitUntilAllFinished(queue: 0)),
-                                  DriverStep(after: .signaled(7), .perform(op: 0, [.readCurrentQueue]))])
+        let s = Self.currentQueueScenario
         let (events, context) = Self.run(s)
         #expect(events.last?.kind == .end)
         let reads = events.filter { if case .currentQueue = $0.kind { return true }; return false }

@@ -82,13 +82,7 @@ struct Surface2GNUstepTests {
     /// the queue that runs the operation.
     @Test("[NSOperationQueue currentQueue] names the scenario's queue in main, blocks and the completion block; none on the driving thread")
     func currentQueue() throws {
-        let s = Scenario(queues: [QueueConfig(), QueueConfig(name: "fetch")],
-                         operations: [OperationConfig(kind: .main([.readCurrentQueue]), completion: [.readCurrentQueue, .signal(7)]),
-                                      OperationConfig(kind: .block([[.readCurrentQueue], [.readCurrentQueue]])),
-                                      OperationConfig(kind: .block([[.readCurrentQueue]]))],
-                         driver: [DriverStep(.add(op: 0, queue: 1)), DriverStep(.add(op: 1, queue: 1)), DriverStep(.addBlock(op: 2, queue: 0)),
-                                  DriverStep(.waitUntilAllFinished(queue: 1)), DriverStep(.waitUntilAllFinished(queue: 0)),
-                                  DriverStep(after: .signaled(7), .perform(op: 0, [.readCurrentQueue]))])
+        let s = Surface2DriverTests.currentQueueScenario
         let t = try Self.run(s)
         #expect(t.ending == .complete, "\(t.events.suffix(3))")
         let reads = t.events.filter { if case .currentQueue = $0.kind { return true }; return false }

@@ -176,19 +176,7 @@ struct TimingNoiseTests {
 
     /// Runs a driver on one raw request line; its output lines and exit status.
     static func raw(_ command: [String], _ line: String) throws -> (lines: [String], status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init), process.terminationStatus)
+        try driverAnswer(command, line)
     }
 
     /// What each built-in driver says to a request: its hello's capabilities, or its refusal.
