@@ -349,6 +349,24 @@ IsStateKey(NSString *key)
       s->type = [c isEqual: @"willChange"] ? StepWillChange : StepDidChange;
       if ((s->key = [[self keyField: @"_0" of: p in: place] retain]) == nil) return nil;
     }
+  else if ([c isEqual: @"willChangeUnprefixed"] || [c isEqual: @"didChangeUnprefixed"])
+    {
+      /* The unprefixed-keys flaw: the notification goes out under "finished" for isFinished,
+       * so the step is a will/did-change of that name, which no observer of isFinished hears. */
+      NSString *k = [self keyField: @"_0" of: p in: place];
+      NSArray *prefixed = [NSArray arrayWithObjects: @"isCancelled", @"isConcurrent", @"isExecuting",
+                                   @"isFinished", @"isReady", nil];
+      if (k == nil) return nil;
+      if (![prefixed containsObject: k])
+        {
+          [self fail: [NSString stringWithFormat: @"%@: %@ names %@, which has no `is` prefix (one of: %@)",
+                                place, c, k, [prefixed componentsJoinedByString: @", "]]];
+          return nil;
+        }
+      s->type = [c isEqual: @"willChangeUnprefixed"] ? StepWillChange : StepDidChange;
+      s->key = [[[[k substringWithRange: NSMakeRange(2, 1)] lowercaseString]
+                  stringByAppendingString: [k substringFromIndex: 3]] retain];
+    }
   else if ([c isEqual: @"set"])
     {
       s->type = StepSet;

@@ -164,6 +164,11 @@ def dec_step(j):
                 dec_steps(field(f, "_1", "repeat"), "repeat's body"))
     if name in ("willChange", "didChange"):
         return (name, as_key(field(f, "_0", name), name + "'s key"))
+    if name in ("willChangeUnprefixed", "didChangeUnprefixed"):
+        key = as_key(field(f, "_0", name), name + "'s key")
+        if key not in ("isCancelled", "isConcurrent", "isExecuting", "isFinished", "isReady"):
+            raise Invalid("%s names %s, which has no 'is' prefix" % (name, key))
+        return (name, key)
     if name == "set":
         return ("set", as_key(field(f, "_0", "set"), "set's key"),
                 as_bool(field(f, "_1", "set"), "set's value"))
@@ -682,6 +687,10 @@ class Model:
             me.will_change(s[1])
         elif k == "didChange":
             me.did_change(s[1])
+        elif k in ("willChangeUnprefixed", "didChangeUnprefixed"):
+            # Sent as "finished" or "executing": this implementation's observers (its queues,
+            # the operations that depend on it) watch the "is" names only, so nobody hears it.
+            pass
         elif k == "set":
             me.store(s[1], s[2])
         elif k == "call":

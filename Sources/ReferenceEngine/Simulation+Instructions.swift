@@ -281,6 +281,10 @@ extension Simulation {
             emit(.willChange(op: op, key, ops[op].value(key)))
         case .didChange(let key):
             didChange(op, key)
+        case .willChangeUnprefixed, .didChangeUnprefixed:
+            // Sent as `finished` / `executing`: the documents' observers, and the queue, watch
+            // `isFinished` and `isExecuting` (004 2.5.4), so nobody hears it and nothing is logged.
+            break
         case .set(let key, let value):
             emit(.set(op: op, key, value))
             if key == .isExecuting { ops[op].executing = value }

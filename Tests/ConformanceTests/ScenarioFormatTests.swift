@@ -19,7 +19,8 @@ struct ScenarioFormatTests {
         let program = ConcurrentProgram(overridesIsConcurrent: false, start: [.callSuperStart, .spawn(.main, .this), .spawn(.start, .op(1))],
                                         main: [.call("finish"), .callMain],
                                         routines: [Routine("finish", [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished)]),
-                                                   Routine("empty \"quoted\" \\ name/é", [])])
+                                                   Routine("empty \"quoted\" \\ name/é", []),
+                                                   Routine("unprefixed", [.willChangeUnprefixed(.isExecuting), .didChangeUnprefixed(.isExecuting)])])
         let body: [Step] = [
             .work(0), .work(1_000_000), .returnIfCancelled,
             .if(.and(.isCancelled(.this), .not(.isReady(.op(2)))), then: [.return], else: []),

@@ -441,7 +441,8 @@ struct ScenarioSchemaTests {
                         then: [.willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)],
                         else: [.callSuperStart])],
             main: [.repeat(2, [.returnIfCancelled, .work(1)]), .if(.isExecuting(.op(1)), then: [.return], else: []), .call("completeOperation")],
-            routines: [Routine("completeOperation", ConcurrentProgram.completeOperation)])
+            routines: [Routine("completeOperation", ConcurrentProgram.completeOperation),
+                       Routine("bare", [.willChangeUnprefixed(.isFinished), .set(.isFinished, true), .didChangeUnprefixed(.isFinished)])])
         return Scenario(
             name: "every case", seed: 42, generatorVersion: 1,
             queues: [QueueConfig(), QueueConfig(maxConcurrent: 2, suspended: true, name: "fetch")],
@@ -520,6 +521,8 @@ enum ModelNames {
                 case .return: name = "return"
                 case .willChange: name = "willChange"
                 case .didChange: name = "didChange"
+                case .willChangeUnprefixed: name = "willChangeUnprefixed"
+                case .didChangeUnprefixed: name = "didChangeUnprefixed"
                 case .set: name = "set"
                 case .call: name = "call"
                 case .callMain: name = "callMain"

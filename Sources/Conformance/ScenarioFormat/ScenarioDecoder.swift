@@ -56,7 +56,8 @@ struct ScenarioDecoder {
                              example: #"{"main": [{"work": 1}]}"#)
     static let stepCases = Cases(noun: "a step", plural: "the steps",
                              names: ["await", "call", "callMain", "callSuperStart", "cancel", "didChange", "if", "read", "readCurrentQueue", "repeat",
-                                     "return", "returnIfCancelled", "set", "signal", "spawn", "start", "willChange", "work"],
+                                     "return", "returnIfCancelled", "set", "signal", "spawn", "start", "willChange", "work",
+                                     "willChangeUnprefixed", "didChangeUnprefixed"].sorted(),
                              example: #"{"work": 1}"#)
     static let conditionCases = Cases(noun: "a condition", plural: "the conditions",
                                   names: ["and", "isCancelled", "isConcurrent", "isExecuting", "isFinished", "isReady", "not"],
@@ -181,6 +182,8 @@ struct ScenarioDecoder {
             return .repeat(try int(f.required("times"), Step.repeatRange), try steps(f.required("body")))
         case "willChange": return .willChange(try stateKey(n, p))
         case "didChange": return .didChange(try stateKey(n, p))
+        case "willChangeUnprefixed": return .willChangeUnprefixed(try prefixedKey(n, p))
+        case "didChangeUnprefixed": return .didChangeUnprefixed(try prefixedKey(n, p))
         case "set":
             let f = try fields(n, p, Shape(noun: "a set", keys: ["key", "value"], required: ["key", "value"], example: #"{"key": "isFinished", "value": true}"#))
             return .set(try stateKey(f.required("key")), try bool(f.required("value")))
@@ -415,6 +418,14 @@ struct ScenarioDecoder {
         try named(node, path, "a state key", StateKey.allCases.map(\.rawValue)) { StateKey(rawValue: $0) }
     }
     func stateKey(_ field: (Node, Path)) throws(InputError) -> StateKey { try stateKey(field.0, field.1) }
+
+    /// A state key whose name begins with `is`: what `willChangeUnprefixed` and
+    /// `didChangeUnprefixed` name (they send it without the prefix).
+    func prefixedKey(_ node: Node, _ path: Path) throws(InputError) -> StateKey {
+        try named(node, path, "a state key with an `is` prefix", StateKey.allCases.filter { $0.unprefixedName != nil }.map(\.rawValue)) {
+            StateKey(rawValue: $0).flatMap { $0.unprefixedName == nil ? nil : $0 }
+        }
+    }
 
     func method(_ field: (Node, Path)) throws(InputError) -> OperationSpec.Method {
         try named(field.0, field.1, "a method", OperationSpec.Method.allCases.map(\.rawValue)) { OperationSpec.Method(rawValue: $0) }

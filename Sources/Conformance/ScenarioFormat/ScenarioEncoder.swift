@@ -82,6 +82,8 @@ enum ScenarioEncoder {
         case .return: return bare("return")
         case .willChange(let k): return one("willChange", .string(k.rawValue))
         case .didChange(let k): return one("didChange", .string(k.rawValue))
+        case .willChangeUnprefixed(let k): return one("willChangeUnprefixed", .string(k.rawValue))
+        case .didChangeUnprefixed(let k): return one("didChangeUnprefixed", .string(k.rawValue))
         case .set(let k, let b): return one("set", .object([("key", .string(k.rawValue)), ("value", .bool(b))]))
         case .call(let name): return one("call", .string(name))
         case .callMain: return bare("callMain")

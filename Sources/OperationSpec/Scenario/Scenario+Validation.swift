@@ -117,7 +117,7 @@ extension Scenario {
         for step in body {
             if own {
                 switch step {
-                case .set, .willChange, .didChange, .callSuperStart, .call, .callMain:
+                case .set, .willChange, .didChange, .willChangeUnprefixed, .didChangeUnprefixed, .callSuperStart, .call, .callMain:
                     out.append("\(place) runs \(step) with self = operation \(this), an instance of the implementation's own subclass: only the subclass's code changes its state or calls its methods")
                     continue
                 default: break
@@ -139,6 +139,8 @@ extension Scenario {
                 let o = r.resolve(this)
                 if o >= 0 && o < nOps && !operations[o].kind.isBlock { out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation") }
                 else if o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+            case .willChangeUnprefixed(let key), .didChangeUnprefixed(let key):
+                if key.unprefixedName == nil { out.append("\(place) notifies \(key.rawValue) without its `is` prefix, but that key has none") }
             case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
                 if program == nil && !(kind?.overridesStart ?? false) {
                     out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")

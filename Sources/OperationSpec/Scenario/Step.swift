@@ -11,6 +11,13 @@ public indirect enum Step: Codable, Sendable, Equatable {
     /// `[self willChangeValueForKey:]` / `didChangeValueForKey:` (concurrent subclasses).
     case willChange(StateKey)
     case didChange(StateKey)
+    /// `[self willChangeValueForKey:@"finished"]`: the notification sent under the key's name
+    /// without its `is` prefix (`executing`, `finished`, `cancelled`, `ready`, `concurrent`), a
+    /// subclass flaw (`unprefixed-keys`): the key paths a queue and the documents observe are
+    /// `isExecuting` and `isFinished` (004 2.5.4), so where key-value observing is real nobody
+    /// who watches `isFinished` hears it. Only the five `is` keys may be named.
+    case willChangeUnprefixed(StateKey)
+    case didChangeUnprefixed(StateKey)
     /// Store into the subclass's `executing` or `finished` ivar (concurrent subclasses).
     case set(StateKey, Bool)
     /// Call a helper routine of the subclass by name (e.g. `completeOperation`).

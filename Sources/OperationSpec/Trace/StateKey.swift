@@ -24,6 +24,13 @@ public enum StateKey: String, Codable, Sendable, Equatable, CaseIterable {
         }
     }
 
+    /// The key's name without its `is` prefix (`isFinished` → `finished`), for the five keys
+    /// that have one; nil for the others. What a subclass with the `unprefixed-keys` flaw sends.
+    public var unprefixedName: String? {
+        guard rawValue.hasPrefix("is") else { return nil }
+        return rawValue.dropFirst(2).prefix(1).lowercased() + rawValue.dropFirst(3)
+    }
+
     /// The eight key paths for which the guide promises KVO compliance (004 2.5.4).
     public static let observable: [StateKey] = [.isCancelled, .isConcurrent, .isExecuting, .isFinished,
                                                 .isReady, .dependencies, .queuePriority, .completionBlock]

@@ -111,6 +111,12 @@ final class DriverContext: @unchecked Sendable {
         case .didChange(let key):
             log(.didChange(op: this, key, read(key, of: this, logging: false)))
             op.didChangeValue(forKey: key.rawValue)
+        case .willChangeUnprefixed(let key):
+            if Self.unprefixedKeysHeard { log(.willChange(op: this, key, read(key, of: this, logging: false))) }
+            op.willChangeValue(forKey: key.unprefixedName ?? key.rawValue)
+        case .didChangeUnprefixed(let key):
+            if Self.unprefixedKeysHeard { log(.didChange(op: this, key, read(key, of: this, logging: false))) }
+            op.didChangeValue(forKey: key.unprefixedName ?? key.rawValue)
         case .set(let key, let value):
             if let program = op as? ProgramOperation { program.set(key, value) } else { log(.set(op: this, key, value)) }
         case .call(let name):
@@ -199,6 +205,20 @@ final class DriverContext: @unchecked Sendable {
         }
         return .some(owner)
     }
+
+    /// Whether a notification sent under a key's name without `is` (`finished`) is heard as the
+    /// key's own. swift-corelibs-foundation has no key-value observing: `Operation` reacts to
+    /// `didChangeValue(forKey:)` itself and takes `finished`, `executing`, `ready` and
+    /// `cancelled` for the `is` names (Sources/Foundation/Operation.swift, the
+    /// `_NSOperationIs…Alternate` constants and `observeValue(forKeyPath:ofObject:)`), so the
+    /// `unprefixed-keys` flaw is no flaw there and the notification is logged under its key.
+    /// With Darwin's key-value observing, observers of `isFinished` do not hear `finished`, and
+    /// nothing is logged, as in the reference engine.
+    #if canImport(Darwin)
+    static let unprefixedKeysHeard = false
+    #else
+    static let unprefixedKeysHeard = true
+    #endif
 
     private func evaluate(_ condition: Condition, this: Int) -> Bool {
         switch condition {
