@@ -162,6 +162,65 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("KVO-FINISH-ONCE", .KVO,
+                       "A concurrent subclass started once announces isFinished becoming YES once: no second did-change reporting YES follows the first.",
+                       cites: [Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3"), Citation(.en, "completeoperation")],
+                       strength: .documentedExample, needs: [.kvo], subject: .subclass)) { c in
+            var r = CheckResult()
+            // A second announcement tells every observer again that the operation finished: a
+            // queue frees its slot twice, a completion block may run twice. An operation whose
+            // start was called more than once is left out: that is the caller's misuse, which
+            // the START rules judge (Listing 2-6 itself finishes again when started again
+            // after a cancel).
+            for op in c.allOps where c.kind(op).overridesStart && c.startCalls(op).count <= 1 {
+                var first: Int?
+                for i in c.indices(op, .kind(.didChange)) {
+                    guard case .didChange(_, .isFinished, .bool(true)) = c.event(i).kind else { continue }
+                    r.hits += 1
+                    if let f = first {
+                        r.violations.append(c.violation("KVO-FINISH-ONCE", "op \(op) announced isFinished YES a second time",
+                                                        "a subclass finishes once: one completeOperation, under a lock if two threads may try", [f, i]))
+                        break
+                    }
+                    first = i
+                }
+            }
+            return r
+        },
+        RuleCheck(Rule("KVO-FINISH-CHANGES", .KVO,
+                       "A concurrent subclass started once announces isFinished only around its change: each did-change reports a value other than its will-change's.",
+                       cites: [Citation(.guide, "Listing 2-6"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
+                       strength: .documentedExample, needs: [.kvo], subject: .subclass)) { c in
+            var r = CheckResult()
+            // Will and did pair up per thread, as KVO-BALANCED pairs them; an unpaired one is
+            // KVO-BALANCED's business. A will-change carries the value when it was sent and a
+            // did-change the value after: equal, the observers were told of a finish that did
+            // not happen (a notification with no store) or that had happened before (a second
+            // finish). isFinished only: the documents' own completion code announces isExecuting
+            // with its finish whether or not it changed (Listing 2-8 on a cancelled operation
+            // that never executed; Listing 2-7 when Listing 2-6's race let main finish before
+            // start stored executing), so an unchanged isExecuting is not the subclass's fault.
+            for op in c.allOps where c.kind(op).overridesStart && c.startCalls(op).count <= 1 {
+                var open: [(thread: Int, i: Int, value: Value)] = []
+                for i in c.indices(op, .kind(.willChange), .kind(.didChange)) {
+                    let thread = c.facts.thread(i)
+                    switch c.event(i).kind {
+                    case .willChange(_, .isFinished, let v):
+                        open.append((thread, i, v))
+                    case .didChange(_, .isFinished, let v):
+                        guard let k = open.lastIndex(where: { $0.thread == thread }) else { continue }
+                        let will = open.remove(at: k)
+                        r.hits += 1
+                        if will.value == v {
+                            r.violations.append(c.violation("KVO-FINISH-CHANGES", "op \(op) announced a change of isFinished but it stayed \(v)",
+                                                            "will/did-change isFinished around the store of finished = YES (Listings 2-6, 2-7)", [will.i, i]))
+                        }
+                    default: continue
+                    }
+                }
+            }
+            return r
+        },
         kvoCall("KVO-CANCELLED", key: .isCancelled, on: [.cancel], "Cancelling an operation that was neither finished nor cancelled notifies isCancelled during the call.",
                 cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.9.3")]) { c, call in
             guard case .cancel(let op) = call.kind, c.facts.firstStart[op].map({ $0 > call.i }) ?? true, c.facts.cancelCalledAt[op] == call.i else { return nil }

@@ -20,6 +20,35 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("SUBCLASS-FINISH-AFTER-START", .SUBCLASS,
+                       "A concurrent subclass in a queue reports isFinished YES only after its start was called.",
+                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "Listing 2-6"), Citation(.en, "Start")],
+                       strength: .documentedExample, subject: .subclass)) { c in
+            var r = CheckResult()
+            // A subclass owns its finished state, and start is "the starting point for your
+            // operation": even a cancelled one is moved to finished there (Listing 2-6). One
+            // that finishes while it waits in its queue (a cancel handler that completes at
+            // once) tells the queue and its dependents it is done before the queue began it.
+            // Only from the add on: an operation run by hand may be finished without a start,
+            // as Listing 2-8 finishes a cancelled one.
+            for op in c.allOps where c.kind(op).overridesStart {
+                guard let added = c.facts.addedAt[op]?.call else { continue }
+                let first = c.facts.firstStart[op] ?? Int.max
+                // Judged: an operation that was started (its time before start was watched
+                // whole) or one reported on before any start.
+                var judged = c.facts.firstStart[op] != nil
+                defer { if judged { r.hits += 1 } }
+                for seen in c.observations(op, .isFinished) where seen.i > added && seen.i < first {
+                    judged = true
+                    if seen.value == .bool(true) {
+                        r.violations.append(c.violation("SUBCLASS-FINISH-AFTER-START", "op \(op) reported isFinished YES before its start was called",
+                                                        "a subclass finishes in or after start, cancelled or not (Listing 2-6)", [seen.i]))
+                        break
+                    }
+                }
+            }
+            return r
+        },
     ]
 
     static let invocation: [RuleCheck] = [

@@ -55,6 +55,10 @@ enum RuleExamples {
         "KVO-CANCELLED-START": RuleExample(scenario: S.concurrent) { $0.insert(.didChange(op: 2, .isExecuting, .bool(true)), after: startCall(2, .driver)) },
         "KVO-BALANCED": RuleExample(scenario: S.queue) { $0.drop(.willChange(op: 0, .isExecuting, .bool(false))) },
         "KVO-FINISH-ALWAYS": RuleExample(scenario: S.queue) { $0.drop(.didChange(op: 0, .isFinished, .bool(true))) },
+        "KVO-FINISH-ONCE": RuleExample(scenario: S.concurrent) {
+            $0.insert(.didChange(op: 0, .isFinished, .bool(true)), after: .didChange(op: 0, .isFinished, .bool(true))) },
+        "KVO-FINISH-CHANGES": RuleExample(scenario: S.concurrent) {
+            $0.replace(.didChange(op: 0, .isFinished, .bool(true)), with: .didChange(op: 0, .isFinished, .bool(false))) },
         "KVO-CANCELLED": RuleExample(scenario: S.manual) { $0.drop(.didChange(op: 2, .isCancelled, .bool(true))) },
         "KVO-DEPENDENCIES": RuleExample(scenario: S.queue) { $0.drop(.didChange(op: 1, .dependencies, .ops([0]))) },
         "KVO-QUEUE-PRIORITY": RuleExample(scenario: S.priority) { $0.drop(.didChange(op: 1, .queuePriority, .int(4))) },
@@ -139,6 +143,8 @@ enum RuleExamples {
             e.insert(.returned(.addExecutionBlock(1)), after: .call(.addExecutionBlock(1))) },
         "BLOCK-EACH-ONCE": RuleExample(scenario: S.queue) { $0.drop(.blockBegan(op: 1, block: 1)) },
         // SUBCLASS, INVOCATION
+        "SUBCLASS-FINISH-AFTER-START": RuleExample(scenario: S.concurrent) {
+            $0.insert(.read(op: 1, .isFinished, .bool(true)), after: .call(.addOperation(1, queue: 0))) },
         "SUBCLASS-CONCURRENT-FLAG": RuleExample(scenario: S.concurrent) { $0.replace(.read(op: 0, .isConcurrent, .bool(true)), with: .read(op: 0, .isConcurrent, .bool(false))) },
         "INVOCATION-CANCELLED-RESULT": RuleExample(scenario: S.misuse) { e in
             e.dropAll { if case .threw(.result(2), _, _) = $0 { return true }; return false }
