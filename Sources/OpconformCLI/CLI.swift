@@ -66,13 +66,14 @@ public enum CLI {
         case "check": return try CheckCommand.run(Arguments(rest, command: "check"), console)
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
+        case "flaws": return try FlawsCommand.run(Arguments(rest, command: "flaws"), console)
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
         case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
         case "matrix": return try MatrixCommand.run(Arguments(rest, command: "matrix"), console)
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, check, gate, matrix, bench, faults, samples, sweep, convert, driver, driver-check")
+            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, check, gate, matrix, bench, faults, flaws, samples, sweep, convert, driver, driver-check")
         }
     }
 }
@@ -131,6 +132,7 @@ struct Arguments {
         GeneratorOptions(size: try int("--size", default: 8, range: GeneratorOptions.sizeRange),
                          misuseRate: try int("--misuse-rate", default: 10, range: GeneratorOptions.rateRange),
                          flawRate: try int("--flaw-rate", default: 0, range: GeneratorOptions.rateRange),
+                         flaws: try options["--flaws"].map { (text: String) throws(InputError) in try SubclassFlaw.parseList(text) },
                          focus: try focus())
     }
 

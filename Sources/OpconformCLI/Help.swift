@@ -18,6 +18,8 @@ enum Help {
       matrix     The same cases on several implementations: rules down, implementations across.
       bench      Throughput and scale figures, measured in one run.
       faults     The reference engine's injectable bugs, to prove the harness finds bugs.
+      flaws      The catalog of concurrent-subclass mistakes the generator can write
+                 (--flaw-rate R --flaws LIST), each with its duty and the rules that catch it.
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
@@ -144,7 +146,7 @@ enum Help {
 
     static let replay = """
     opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE]
-    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--focus F] [--split-misuse] [--impl NAME] [--fault F] ...
+    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] [--split-misuse] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them: a replay line of a run with noise carries it)
 
@@ -193,6 +195,7 @@ enum Help {
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)
       --flaw-rate R      percent of concurrent subclasses written wrong on purpose (default 0)
+      --flaws LIST       which subclass flaws, comma-separated (default all; opconform flaws)
       --rules GLOB       check only matching rules
       --profile P        guide (default), class-reference, gnustep
       --json FILE        {impl, seed, cases, rules:[{id,hits,cases,violations,status,reason}],
@@ -231,6 +234,20 @@ enum Help {
     Lists the bugs the reference engine can be told to have. Each is realistic and belongs to a
     rule family; the test suite proves each is caught within 2000 generated cases and shrunk to
     a small scenario. Inject with: opconform run --impl reference --fault NAME.
+    """
+
+    static let flaws = """
+    opconform flaws [--json]
+
+    Lists the mistakes the author of a concurrent subclass can make, one for each duty the
+    documents give that author (004 2.5.3, 2.5.4, 2.9.3; 000 to 003): the name, what the
+    subclass does wrong, where the documents put the duty, and the rules that catch it. The test
+    suite proves each is caught on the reference engine. Write them into generated subclasses:
+
+      opconform run --impl gnustep --flaw-rate 100 --flaws unlocked-state --count 200 --noise 2
+
+    --flaw-rate R is the percent of concurrent subclasses that carry a flaw; --flaws a,b (or all,
+    the default) which ones. The replay line of a finding repeats both.
     """
 
     static let driver = """
@@ -343,6 +360,7 @@ enum Help {
         case "check": return CheckCommand.help
         case "run": return run
         case "faults": return faults
+        case "flaws": return flaws
         case "driver": return driver
         case "gate": return gate
         case "matrix": return matrix

@@ -30,7 +30,8 @@ struct GeneratorTests {
                 let s = g.generate(seed: seed)
                 #expect(s.problems().isEmpty, "seed \(seed): \(s.problems())")
                 #expect(s.operations.count <= size + 2, "spare operations for misuse add at most 2")
-                #expect(s.generatorVersion == ScenarioGenerator.version && s.seed == seed)
+                // No flaws: the case is version 1's, and says so (`ScenarioGenerator.stamp`).
+                #expect(s.generatorVersion == 1 && s.seed == seed)
             }
         }
     }

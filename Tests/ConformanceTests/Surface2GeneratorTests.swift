@@ -63,9 +63,10 @@ struct Surface2GeneratorTests {
 
     /// One fingerprint over a range of seeds under other options, from the same generator.
     static let beforeUnder: [(GeneratorOptions, ClosedRange<UInt64>, UInt64)] = [
-        (GeneratorOptions(size: 24, misuseRate: 50, flawRate: 30), 1...200, 0x378cd3bd0fd2a19),
+        // The two with flaws were pinned again for generator version 2 (its catalog of 14 flaws).
+        (GeneratorOptions(size: 24, misuseRate: 50, flawRate: 30), 1...200, 0x4e72_0287_7b24_995f),
         (GeneratorOptions(size: 64, misuseRate: 10, flawRate: 0, subclass: true), 1...100, 0x5da1bd05c2f0e2ec),
-        (GeneratorOptions(size: 1, misuseRate: 100, flawRate: 100), 1...100, 0xdb8b7b50bd1ca21c),
+        (GeneratorOptions(size: 1, misuseRate: 100, flawRate: 100), 1...100, 0x36b2_24e4_9c46_0150),
     ]
 
     @Test("with surface2 off, every seed builds the bytes it built before the option existed")

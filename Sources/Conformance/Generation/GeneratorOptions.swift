@@ -10,6 +10,9 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// race, a missing notification, a call to super...). Zero for conformance runs: a flawed
     /// subclass breaks rules that bind the subclass author, not the runtime.
     public var flawRate: Int
+    /// The flaws a flawed subclass is drawn from (`--flaws LIST`, in catalog order); nil for
+    /// the whole catalog (`SubclassFlaw.allCases`).
+    public var flaws: [SubclassFlaw]?
     /// Whether the asynchronous subclasses are the implementation's own (`OperationKind.subclass`,
     /// the work of the program the generator would have made) instead of step programs. Set when
     /// a driver's hello names a subclass of its own. The random draws are the same either way,
@@ -39,20 +42,24 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     public static let sizeRange = 1...64
     public static let rateRange = 0...100
 
-    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, subclass: Bool = false, surface2: Bool = false, splitMisuse: Bool = false,
-                focus: GeneratorFocus? = nil) {
+    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, flaws: [SubclassFlaw]? = nil, subclass: Bool = false, surface2: Bool = false,
+                splitMisuse: Bool = false, focus: GeneratorFocus? = nil) {
         self.size = size
         self.misuseRate = misuseRate
         self.flawRate = flawRate
+        self.flaws = flaws
         self.subclass = subclass
         self.surface2 = surface2
         self.splitMisuse = splitMisuse
         self.focus = focus
     }
 
-    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, subclass, surface2, splitMisuse, focus }
+    /// The flaws a flawed subclass is drawn from.
+    public var flawList: [SubclassFlaw] { flaws ?? SubclassFlaw.allCases }
 
-    /// `subclass`, `surface2`, `splitMisuse` and `focus` are written only when set, and read as false when absent: files written before
+    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, flaws, subclass, surface2, splitMisuse, focus }
+
+    /// `flaws`, `subclass`, `surface2`, `splitMisuse` and `focus` are written only when set, and read as false when absent: files written before
     /// it existed keep their bytes and still read. Each number must be in the range its command
     /// line option allows, or the options could not have made the case (a finding file that says
     /// otherwise was edited): the error names the field and the range.
@@ -70,6 +77,12 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         size = try number(.size, Self.sizeRange, "--size")
         misuseRate = try number(.misuseRate, Self.rateRange, "--misuse-rate")
         flawRate = try number(.flawRate, Self.rateRange, "--flaw-rate")
+        flaws = try c.decodeIfPresent([SubclassFlaw].self, forKey: .flaws)
+        if let flaws, flaws.isEmpty || flaws != flaws.sorted(by: { $0.order < $1.order }) || Set(flaws.map(\.rawValue)).count != flaws.count {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: c.codingPath + [CodingKeys.flaws],
+                debugDescription: "must list flaws once each, in catalog order, as --flaws writes them (opconform flaws lists them)"))
+        }
         subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false
         surface2 = try c.decodeIfPresent(Bool.self, forKey: .surface2) ?? false
         splitMisuse = try c.decodeIfPresent(Bool.self, forKey: .splitMisuse) ?? false
@@ -81,6 +94,7 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         try c.encode(size, forKey: .size)
         try c.encode(misuseRate, forKey: .misuseRate)
         try c.encode(flawRate, forKey: .flawRate)
+        if let flaws { try c.encode(flaws, forKey: .flaws) }
         if subclass { try c.encode(true, forKey: .subclass) }
         if surface2 { try c.encode(true, forKey: .surface2) }
         if splitMisuse { try c.encode(true, forKey: .splitMisuse) }

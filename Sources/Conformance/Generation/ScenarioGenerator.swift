@@ -13,7 +13,23 @@ import ReferenceEngine
 /// With `GeneratorOptions.surface2`, `Surface2Decorator` then adds API surface 2's constructs.
 public struct ScenarioGenerator: Sendable {
     /// Bumped whenever the same seed would build a different scenario.
-    public static let version = 1
+    /// 2: a flawed subclass is drawn from the catalog of `SubclassFlaw` (14 flaws, two of them
+    /// with a driver step), not version 1's five, and Listing 2-6's flaw has a main with no
+    /// work, as in the guide; cases without flaws are version 1's.
+    public static let version = 2
+
+    /// Whether a case made by generator `version` with `options` is rebuilt the same by this
+    /// one: every case of version 1 with flaw rate 0 is.
+    public static func rebuilds(version: Int, options: GeneratorOptions) -> Bool {
+        version == self.version || (version == 1 && stamp(options) == 1)
+    }
+
+    /// The version a generated scenario records: the oldest generator that builds it the same.
+    /// A case generated with flaw rate 0 is version 1's to the byte, and says so, so its
+    /// scenario, its hash and the findings that hold it did not change when version 2 came.
+    public static func stamp(_ options: GeneratorOptions) -> Int {
+        options.flawRate == 0 ? 1 : version
+    }
     public let options: GeneratorOptions
 
     public init(options: GeneratorOptions = GeneratorOptions()) { self.options = options }
@@ -49,6 +65,10 @@ private struct Builder {
     /// Queued operations the driver started by hand first (misuse): each is added on its own,
     /// so its refused add cannot take innocent operations of a batch down with it.
     var startedFirst: [Int] = []
+    /// The flaw each operation's subclass carries, if any (the spare operations misuse adds
+    /// later have none).
+    var flawOf: [SubclassFlaw?] = []
+    func flaw(_ op: Int) -> SubclassFlaw? { op < flawOf.count ? flawOf[op] : nil }
 
     init(rng: Xoshiro256, options: GeneratorOptions) {
         self.rng = rng
@@ -85,7 +105,7 @@ private struct Builder {
         makeDependencies()
         makeRendezvous()
         makeDriver()
-        return Scenario(name: "generated", seed: seed, generatorVersion: ScenarioGenerator.version,
+        return Scenario(name: "generated", seed: seed, generatorVersion: ScenarioGenerator.stamp(options),
                         queues: queues, operations: ops, dependencies: edges, driver: driver)
     }
 
@@ -112,11 +132,21 @@ private struct Builder {
         for i in 0..<n {
             ops.append(OperationConfig(kind: .main([])))  // placeholder so body() may name earlier ops
             let kind: OperationKind
+            var flaw: SubclassFlaw?
             switch weighted([45, 20, 20, 10, 5]) {
             case 0, 4: kind = .main(body(i))
             case 1: kind = .block((0..<(1 + rng.below(3))).map { _ in [.work(1 + rng.below(3)), .returnIfCancelled] })
             case 2:
-                let program = chance(options.flawRate) ? flawedProgram() : correctProgram()
+                // The draws of version 1: the chance, the correct program, then which flaw.
+                let flawed = chance(options.flawRate)
+                var program = correctProgram()
+                if flawed && !options.subclass {
+                    let f = pick(options.flawList)
+                    program = f.apply(to: program)
+                    flaw = f
+                } else if flawed {
+                    _ = pick(options.flawList)  // the implementation's own subclass runs its own code
+                }
                 // The implementation's own subclass does the program's work (its main without
                 // the call that completes it); the same draws were made either way.
                 kind = options.subclass ? .subclass(program.main.filter { if case .call = $0 { return false }; return true })
@@ -130,8 +160,11 @@ private struct Builder {
             if chance(20) { config.threadPriority = pick([0.1, 0.25, 0.75, 0.9]) }
             if chance(30) { config.completion = chance(50) ? [] : [.work(1)] }
             ops[i] = config
-            placement.append(chance(85) ? rng.below(queues.count) : nil)
+            // A cancel handler that finishes at once is a flaw only in a queue: by hand, Listing
+            // 2-8 finishes a cancelled operation without starting it.
+            placement.append(chance(85) ? rng.below(queues.count) : flaw == .finishesWhileQueued ? 0 : nil)
             spare.append(false)
+            flawOf.append(flaw)
         }
     }
 
@@ -149,19 +182,6 @@ private struct Builder {
     }
 
     static let completeOperation = ConcurrentProgram.completeOperation
-
-    /// A subtly wrong concurrent subclass, one flaw at a time.
-    mutating func flawedProgram() -> ConcurrentProgram {
-        var p = correctProgram()
-        switch rng.below(5) {
-        case 0: p.start = Array(p.start.prefix(2)) + [.spawn(.main, .this), .set(.isExecuting, true), .didChange(.isExecuting)]  // Listing 2-6's order
-        case 1: p.routines = [Routine("completeOperation", [.set(.isExecuting, false), .set(.isFinished, true)])]  // no KVO
-        case 2: p.start = [.callSuperStart]                                                                       // calls super
-        case 3: p.start.removeFirst()                                                                             // no cancel check
-        default: p.overridesIsConcurrent = false                                                                  // forgets isConcurrent
-        }
-        return p
-    }
 
     mutating func makeDependencies() {
         let n = ops.count
@@ -259,6 +279,15 @@ private struct Builder {
             step(.add(op: op, queue: (placement[op]! + 1) % queues.count))  // already in a queue
         }
 
+        // The flaws that live outside start and main: a cancel handler that finishes at once
+        // (right after the adds, so the queue most likely has not started the operation), and
+        // a timeout on the driving thread that races main to finish it (it fires when main
+        // begins and waits as long as main works, so both check isFinished at about once).
+        for op in queued where flaw(op) == .finishesWhileQueued { cancelHandlerFinishes(op) }
+        for op in ops.indices where flaw(op) == .unlockedState && !spare[op] {
+            step(.perform(op: op, [.work(Self.workUnits(ops[op].kind.program?.main ?? [])), .call("finishIfNeeded")]), after: .mainBegan(op))
+        }
+
         // Phase B2: episodes triggered by what the operations do.
         for op in queued {
             switch weighted([70, 10, 8, 6, 6]) {
@@ -302,6 +331,25 @@ private struct Builder {
             step(.read(pick([.isReady, .isFinished, .isCancelled, .isExecuting, .isConcurrent, .queuePriority]), op: op))
         }
         for op in ops.indices where chance(5) { step(.cancel(op)); step(.read(.isCancelled, op: op)) }
+    }
+
+    /// The `finishes-while-queued` flaw's cancel handler: `[super cancel]`, then finish at once,
+    /// started or not.
+    mutating func cancelHandlerFinishes(_ op: Int) {
+        step(.cancel(op))
+        step(.perform(op: op, [.call("completeOperation")]))
+    }
+
+    /// The work units a body runs when nothing cancels it (each branch's `then`).
+    static func workUnits(_ steps: [Step]) -> Int {
+        steps.reduce(0) { total, step in
+            switch step {
+            case .work(let n): return total + n
+            case .repeat(let n, let body): return total + n * workUnits(body)
+            case .if(_, let then, _): return total + workUnits(then)
+            default: return total
+            }
+        }
     }
 
     /// Listing 2-8's performOperation:, run with self bound to the operation.

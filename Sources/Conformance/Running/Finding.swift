@@ -147,6 +147,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         var line = "\(program) replay --seed \(identity.caseSeed) \(ShellWords.join(implArguments)) --size \(identity.options.size)"
         if identity.options.misuseRate != GeneratorOptions().misuseRate { line += " --misuse-rate \(identity.options.misuseRate)" }
         if identity.options.flawRate != GeneratorOptions().flawRate { line += " --flaw-rate \(identity.options.flawRate)" }
+        if let flaws = identity.options.flaws { line += " --flaws " + flaws.map(\.rawValue).joined(separator: ",") }
         if let focus = identity.options.focus { line += " --focus \(focus.rawValue)" }
         // Said, not inferred: a matrix runs an implementation without the split when another
         // column reports misuse as errors, so the implementation alone cannot tell.

@@ -18,6 +18,11 @@ public struct RunConfiguration: Sendable {
     /// Stop at the first case that breaks a rule whose breaking fails the run (for "is this bug
     /// caught, and how soon").
     public var stopAtFirstFailure = false
+    /// Stop (with `stopAtFirstFailure`) only at a case that breaks one of these rules, and shrink
+    /// only their findings (nil: any rule whose breaking fails the run, and every finding). A
+    /// flaw probe waits for its flaw's rules: a hang the implementation has anyway
+    /// (Foundation's known RUN-HANG) must neither end it nor cost it a shrink.
+    public var stopRules: [String]?
     /// Guided generation (`Guidance`, `--guide`): every other case of each round after the
     /// first leans towards the parts of the API that reach the rules reached least so far.
     public var guided = false
@@ -243,7 +248,9 @@ public struct Runner: Sendable {
                               replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
                                                                                      profile: c.profile, faults: c.faults, program: c.replayProgram)))
             progress(done, total, broken)
-            if c.stopAtFirstFailure && brokenRules.contains(where: { c.strict || Finding.severity(of: $0) == .failure }) { casesRun = done; break folding }
+            if c.stopAtFirstFailure && brokenRules.contains(where: { rule in
+                c.stopRules.map { $0.contains(rule) } ?? (c.strict || Finding.severity(of: rule) == .failure)
+            }) { casesRun = done; break folding }
         }
         board?.close()
         pipeline.finish()
@@ -269,12 +276,13 @@ public struct Runner: Sendable {
             if !hints.contains(hint) { hints.append(hint) }
         }
         for (n, failing) in first.enumerated() {
-            guard let f = failing else { continue }
+            guard let f = failing, c.stopRules?.contains(c.rules[n].rule.id) ?? true else { continue }
             shrinking(c.rules[n].rule.id)
             found(finding(for: f, rule: c.rules[n], hints: hints))
         }
         for (f, target) in [(crashed, ShrinkTarget.crash), (hung, ShrinkTarget.hang), (breached, ShrinkTarget.breach)] {
-            guard let f else { continue }
+            // A run that waits for some rules only (a flaw probe) shrinks those only.
+            guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
             shrinking(target.id)
             found(finding(for: f, target: target, hints: hints))
         }
