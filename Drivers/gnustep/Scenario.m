@@ -967,7 +967,9 @@ nameProblem(NSString *name)
                 [sink addObject: [NSString stringWithFormat: @"%@ notifies executionBlocks, which is read only (it is not one of the observable key paths)", place]];
                 break;
               }
-            if (s->type != StepSet && ![s->key isEqual: @"isExecuting"] && ![s->key isEqual: @"isFinished"])
+            /* "executing" and "finished": the unprefixed-keys steps, held to the same rule. */
+            if (s->type != StepSet && ![s->key isEqual: @"isExecuting"] && ![s->key isEqual: @"isFinished"]
+              && ![s->key isEqual: @"executing"] && ![s->key isEqual: @"finished"])
               break;
             if (program == nil && ![me overridesStart])
               [sink addObject: [NSString stringWithFormat: @"%@ changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do", place]];

@@ -423,7 +423,8 @@ class Scenario:
                 self.code(s[3], me, where)
             if k == "set" and s[1] not in ("isExecuting", "isFinished"):
                 raise Invalid("%s stores into %s, not isExecuting or isFinished" % (where, s[1]))
-            if k in ("set", "willChange", "didChange") and s[1] in ("isExecuting", "isFinished") \
+            if k in ("set", "willChange", "didChange", "willChangeUnprefixed", "didChangeUnprefixed") \
+                    and s[1] in ("isExecuting", "isFinished") \
                     and spec.kind != "concurrent":
                 raise Invalid("%s uses %s of %s outside a concurrent subclass" % (where, k, s[1]))
             if k == "call" and s[1] not in spec.routines:

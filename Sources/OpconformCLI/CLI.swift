@@ -129,7 +129,10 @@ struct Arguments {
 
     func generatorOptions() throws(InputError) -> GeneratorOptions {
         // The same ranges a finding file's options are held to (`GeneratorOptions`).
-        GeneratorOptions(size: try int("--size", default: 8, range: GeneratorOptions.sizeRange),
+        if options["--flaws"] != nil && (options["--flaw-rate"].flatMap { Int($0) } ?? 0) == 0 {
+            throw InputError("\(command): --flaws chooses which flaws a flawed subclass gets; it needs --flaw-rate R above 0 (the percent of subclasses that get one)")
+        }
+        return GeneratorOptions(size: try int("--size", default: 8, range: GeneratorOptions.sizeRange),
                          misuseRate: try int("--misuse-rate", default: 10, range: GeneratorOptions.rateRange),
                          flawRate: try int("--flaw-rate", default: 0, range: GeneratorOptions.rateRange),
                          flaws: try options["--flaws"].map { (text: String) throws(InputError) in try SubclassFlaw.parseList(text) },

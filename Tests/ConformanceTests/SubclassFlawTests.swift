@@ -26,9 +26,10 @@ struct SubclassFlawTests {
     func correctProgramIsClean() {
         let rules = Set(SubclassFlaw.allCases.flatMap(\.expectedRules))
         let checks = RuleBook.all.filter { rules.contains($0.rule.id) }
-        let generator = ScenarioGenerator(options: GeneratorOptions(size: 8, misuseRate: 0))
+        // Misuse included: an operation started twice is the caller's fault, left to the START rules.
+        let generator = ScenarioGenerator(options: GeneratorOptions(size: 8, misuseRate: 40))
         var judged = 0
-        for seed: UInt64 in 1...150 {
+        for seed: UInt64 in 1...300 {
             let scenario = generator.generate(seed: seed)
             guard scenario.operations.contains(where: { $0.kind.overridesStart }) else { continue }
             judged += 1
@@ -40,6 +41,8 @@ struct SubclassFlawTests {
         }
         #expect(judged > 20)
     }
+
+    func complete(_ program: ConcurrentProgram) -> [Step] { program.routine(named: "completeOperation") ?? [] }
 
     @Test("each flaw is written into the subclass it is drawn for, and only it")
     func applied() {
@@ -55,7 +58,7 @@ struct SubclassFlawTests {
                     concurrent += 1
                     let text = "\(program)"
                     switch flaw {
-                    case .unprefixedKeys: #expect(text.contains("willChangeUnprefixed") && !text.contains("willChange(")); _ = i
+                    case .unprefixedKeys: #expect(text.contains("willChangeUnprefixed") && !text.contains("willChange("))
                     case .callsSuperStart: #expect(program.start == [.callSuperStart])
                     case .notConcurrent: #expect(!program.overridesIsConcurrent)
                     case .synchronousStart: #expect(program.start.contains(.callMain) && !program.start.contains(.spawn(.main, .this)))
@@ -66,7 +69,17 @@ struct SubclassFlawTests {
                     case .unlockedState:
                         #expect(program.routine(named: "finishIfNeeded") != nil)
                         #expect(s.driver.contains { if case .perform(i, _) = $0.action, $0.after == .mainBegan(i) { return true }; return false })
-                    default: #expect(program != ConcurrentProgram.correct(work: []))
+                    case .stateAfterDispatch:
+                        let spawn = program.start.firstIndex(of: .spawn(.main, .this)), store = program.start.firstIndex(of: .set(.isExecuting, true))
+                        #expect(spawn != nil && store != nil && spawn! < store!)
+                        #expect(program.main == [.call("completeOperation")])
+                    case .changeWithoutNotify: #expect(complete(program) == [.set(.isExecuting, false), .set(.isFinished, true)])
+                    case .noCancelCheck: #expect(!program.start.contains { if case .if(.isCancelled(.this), _, _) = $0 { return true }; return false })
+                    case .cancelledNeverFinishes: #expect(program.start.first == .if(.isCancelled(.this), then: [.return], else: []))
+                    case .notifyBeforeSet: #expect(complete(program).last == .set(.isFinished, true) && complete(program).contains(.didChange(.isFinished)))
+                    case .notifyWithoutChange:
+                        #expect(!complete(program).contains(.set(.isFinished, true)) && complete(program).contains(.didChange(.isFinished)))
+                    case .executingLeftSet: #expect(!complete(program).contains { "\($0)".contains("isExecuting") })
                     }
                 }
             }
@@ -100,6 +113,13 @@ struct SubclassFlawTests {
         #expect(back == some)
         let shuffled = #"{"flawRate": 30, "flaws": ["unlocked-state", "state-after-dispatch"], "misuseRate": 10, "size": 8}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(GeneratorOptions.self, from: Data(shuffled.utf8)) }
+        let unknown = #"{"flawRate": 30, "flaws": ["finishes-twise"], "misuseRate": 10, "size": 8}"#
+        do {
+            _ = try JSONDecoder().decode(GeneratorOptions.self, from: Data(unknown.utf8))
+            Issue.record("an unknown flaw was read")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.debugDescription.contains("did you mean \"finishes-twice\"?"), "\(context.debugDescription)")
+        }
         let line = Finding.replayLine(identity: CaseIdentity(caseSeed: 7, options: some), implArguments: ["--impl", "reference"], profile: .guide, faults: [])
         #expect(line.hasSuffix("--flaw-rate 30 --flaws state-after-dispatch,unlocked-state"), "\(line)")
     }
@@ -113,8 +133,10 @@ struct SubclassFlawTests {
         let probe = opconform("flaws", "--probe", "--impl", "reference", "--flaws", "finishes-twice,executing-left-set")
         #expect(probe.status == 0, "\(probe.err)")
         #expect(probe.out.contains("finishes-twice") && probe.out.contains("KVO-FINISH-ONCE") && probe.out.contains("2 caught, 0 not caught"), "\(probe.out)")
-        let bad = opconform("run", "--flaws", "nope")
+        let bad = opconform("run", "--flaw-rate", "10", "--flaws", "nope")
         #expect(bad.status == 2 && bad.err.contains("\"nope\" is not a flaw"), "\(bad.err)")
+        let rateless = opconform("run", "--flaws", "finishes-twice")
+        #expect(rateless.status == 2 && rateless.err.contains("it needs --flaw-rate R above 0"), "\(rateless.err)")
         let misplaced = opconform("flaws", "--impl", "reference")
         #expect(misplaced.status == 2 && misplaced.err.contains("--impl applies to --probe only"), "\(misplaced.err)")
     }

@@ -77,7 +77,17 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         size = try number(.size, Self.sizeRange, "--size")
         misuseRate = try number(.misuseRate, Self.rateRange, "--misuse-rate")
         flawRate = try number(.flawRate, Self.rateRange, "--flaw-rate")
-        flaws = try c.decodeIfPresent([SubclassFlaw].self, forKey: .flaws)
+        flaws = try c.decodeIfPresent([String].self, forKey: .flaws).map { names in
+            try names.map { name in
+                guard let flaw = SubclassFlaw(rawValue: name) else {
+                    let all = SubclassFlaw.allCases.map(\.rawValue)
+                    throw DecodingError.dataCorrupted(DecodingError.Context(
+                        codingPath: c.codingPath + [CodingKeys.flaws],
+                        debugDescription: "\"\(name)\" is not a flaw\(KeySuggestion.clause(for: name, among: all)); the flaws are: \(all.joined(separator: ", "))"))
+                }
+                return flaw
+            }
+        }
         if let flaws, flaws.isEmpty || flaws != flaws.sorted(by: { $0.order < $1.order }) || Set(flaws.map(\.rawValue)).count != flaws.count {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: c.codingPath + [CodingKeys.flaws],

@@ -21,7 +21,7 @@ public struct ScenarioGenerator: Sendable {
     /// Whether a case made by generator `version` with `options` is rebuilt the same by this
     /// one: every case of version 1 with flaw rate 0 is.
     public static func rebuilds(version: Int, options: GeneratorOptions) -> Bool {
-        version == self.version || (version == 1 && stamp(options) == 1)
+        version == self.version || (1...self.version).contains(version) && stamp(options) == 1
     }
 
     /// The version a generated scenario records: the oldest generator that builds it the same.
@@ -284,9 +284,16 @@ private struct Builder {
         // a timeout on the driving thread that races main to finish it (it fires when main
         // begins and waits as long as main works, so both check isFinished at about once).
         for op in queued where flaw(op) == .finishesWhileQueued { cancelHandlerFinishes(op) }
-        for op in ops.indices where flaw(op) == .unlockedState && !spare[op] {
+        // An operation whose queue is held (suspended, or width 0) until phase C gets its
+        // timeout there, after the queue is let go: before, its main cannot begin, the trigger
+        // would be missed, the timeout would run at once and the flaw would be another one (a
+        // finish while queued).
+        func timeout(_ op: Int) {
             step(.perform(op: op, [.work(Self.workUnits(ops[op].kind.program?.main ?? [])), .call("finishIfNeeded")]), after: .mainBegan(op))
         }
+        let timed = ops.indices.filter { flaw($0) == .unlockedState && !spare[$0] }
+        let held = timed.filter { op in placement[op].map { suspended[$0] || zeroed[$0] } ?? false }
+        for op in timed where !held.contains(op) { timeout(op) }
 
         // Phase B2: episodes triggered by what the operations do.
         for op in queued {
@@ -322,6 +329,7 @@ private struct Builder {
         // Phase C: let everything finish, wait for it, and look.
         for q in queues.indices where suspended[q] { step(.resume(queue: q)) }
         for q in queues.indices where zeroed[q] { step(.setMaxConcurrent(queue: q, pick([1, 2, QueueConfig.defaultMax]))) }
+        for op in held { timeout(op) }
         for op in manual where ops[op].kind.overridesStart && !spare[op] { step(.waitUntilFinished(op)) }
         for q in shuffled(Array(queues.indices)) {
             if chance(30) { step(.readOperationCount(queue: q)) }

@@ -9,9 +9,12 @@ public struct CaseIdentity: Sendable, Equatable, Codable {
     public var generatorVersion: Int
     public var options: GeneratorOptions
 
-    public init(caseSeed: UInt64, generatorVersion: Int = ScenarioGenerator.version, options: GeneratorOptions) {
+    /// `generatorVersion` nil: the version the generator stamps on the case
+    /// (`ScenarioGenerator.stamp`: 1 for a case without flaws, which every version since builds
+    /// the same).
+    public init(caseSeed: UInt64, generatorVersion: Int? = nil, options: GeneratorOptions) {
         self.caseSeed = caseSeed
-        self.generatorVersion = generatorVersion
+        self.generatorVersion = generatorVersion ?? ScenarioGenerator.stamp(options)
         self.options = options
     }
 

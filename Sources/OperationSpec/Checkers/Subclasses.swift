@@ -30,10 +30,13 @@ extension RuleBook {
             // that finishes while it waits in its queue (a cancel handler that completes at
             // once) tells the queue and its dependents it is done before the queue began it.
             // Only from the add on: an operation run by hand may be finished without a start,
-            // as Listing 2-8 finishes a cancelled one.
+            // as Listing 2-8 finishes a cancelled one. Nor when the task began before any start:
+            // a queue that ran main without start (QUEUE-CALLS-START's business) let a correct
+            // main finish it.
             for op in c.allOps where c.kind(op).overridesStart {
                 guard let added = c.facts.addedAt[op]?.call else { continue }
                 let first = c.facts.firstStart[op] ?? Int.max
+                if let began = c.taskBegins(op).first, began < first { continue }
                 // Judged: an operation that was started (its time before start was watched
                 // whole) or one reported on before any start.
                 var judged = c.facts.firstStart[op] != nil

@@ -141,6 +141,10 @@ extension Scenario {
                 else if o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
             case .willChangeUnprefixed(let key), .didChangeUnprefixed(let key):
                 if key.unprefixedName == nil { out.append("\(place) notifies \(key.rawValue) without its `is` prefix, but that key has none") }
+                // Foundation on Linux hears `finished` as isFinished: the same rule as the prefixed steps.
+                if (key == .isExecuting || key == .isFinished) && program == nil && !(kind?.overridesStart ?? false) {
+                    out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")
+                }
             case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
                 if program == nil && !(kind?.overridesStart ?? false) {
                     out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")

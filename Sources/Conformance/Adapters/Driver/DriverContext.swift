@@ -212,8 +212,9 @@ final class DriverContext: @unchecked Sendable {
     /// `cancelled` for the `is` names (Sources/Foundation/Operation.swift, the
     /// `_NSOperationIs…Alternate` constants and `observeValue(forKeyPath:ofObject:)`), so the
     /// `unprefixed-keys` flaw is no flaw there and the notification is logged under its key.
-    /// With Darwin's key-value observing, observers of `isFinished` do not hear `finished`, and
-    /// nothing is logged, as in the reference engine.
+    /// The harness is not run on Darwin, where it is not measured whether key-value observing
+    /// relates the two names; there it logs nothing, as the reference engine does, which follows
+    /// the documents (the key paths are `isFinished` and `isExecuting`, 004 2.5.4).
     #if canImport(Darwin)
     static let unprefixedKeysHeard = false
     #else
