@@ -49,7 +49,8 @@ enum FlawsCommand {
         var outcomes: [FlawProbe.Outcome] = []
         let json = args.flags.contains("--json")
         if !json {
-            console.out("\(impl.name): each flaw in every concurrent subclass, up to \(count) cases from seed \(seed), size \(size), no misuse\n\n")
+            let noise = args.options["--noise"].map { ", timing noise \($0)" } ?? ""
+            console.out("\(impl.name): each flaw in every concurrent subclass, up to \(count) cases from seed \(seed), size \(size), no misuse\(noise)\n\n")
             console.out("flaw".padding(26) + "caught by".padding(32) + "cases".padding(7) + "ops".padding(9) + "replays\n")
         }
         for flaw in flaws {
