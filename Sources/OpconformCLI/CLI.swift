@@ -23,6 +23,19 @@ public enum CLI {
     /// How a replay line starts this program where the user is (`ReplayProgram`): its name when
     /// PATH finds it, else its absolute path (also when it was copied or linked under another
     /// name). Commands run inside a test process (an `.xctest` bundle) say `opconform`.
+    /// The command line's arguments after the program, without `option` and its value: how a
+    /// report names the command that made it.
+    static func arguments(without option: String) -> [String] {
+        var out: [String] = []
+        var skip = false
+        for a in CommandLine.arguments.dropFirst() {
+            if skip { skip = false; continue }
+            if a == option { skip = true; continue }
+            out.append(a)
+        }
+        return out
+    }
+
     static var replayProgram: String {
         let me = CommandLine.arguments[0]
         if me.hasSuffix(".xctest") || me.contains(".xctest/") { return ReplayProgram.default }

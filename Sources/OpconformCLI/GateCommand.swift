@@ -8,7 +8,7 @@ enum GateCommand {
         var input = input
         let args = try input.parse(flags: ["--strict", "--no-shrink", "--guide"],
                                    options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws",
-                                             "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
+                                             "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
         guard let path = args.options["--expectations"] else { throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)") }
         let expectations = try Expectations.load(path)
@@ -52,6 +52,7 @@ enum GateCommand {
         for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(args.flags.contains("--strict") ? "; --strict fails the gate" : ""))\n") }
         if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
+        if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n") }
         if result.interrupted {
             console.out("gate INTERRUPTED: no verdict\n")
             return 130

@@ -9,7 +9,7 @@ enum MatrixCommand {
         var input = input
         let args = try input.parse(flags: ["--no-shrink"],
                                    options: ["--impls", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--profile", "--rules",
-                                             "--markdown", "--json", "--out", "--jobs"] + Arguments.implementationOptions)
+                                             "--markdown", "--json", "--out", "--jobs", "--html"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.matrix + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("matrix takes no positional argument, but was given '\(args.positionals[0])'") }
         guard let list = args.options["--impls"] else { throw InputError("matrix needs --impls NAME,NAME (this build has: " + Implementations.names.joined(separator: ", ") + ")") }
@@ -52,6 +52,7 @@ enum MatrixCommand {
         let report = MatrixReport(columns: columns)
         console.out("\n" + report.text())
         if let path = args.options["--markdown"] { try RunCommand.write(report.markdown(), to: path) }
+        if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(matrix: report, to: dir))\n") }
         if let path = args.options["--json"] {
             let runs = columns.map { RunJSONReport($0.result, files: $0.files) }
             try RunCommand.write(JSONCodec.encodeString(runs), to: path)

@@ -15,7 +15,7 @@ enum ReplayCommand {
         // when standard output carries JSON.
         var note: (String) -> Void = print
         let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse"],
-                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus"]
+                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus", "--html"]
                                             + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
         if args.flags.contains("--json") { note = { console.err($0 + "\n") } }
@@ -113,6 +113,14 @@ enum ReplayCommand {
         let trace = impl.run(scenario, scheduleSeed: seed)
         let file = TraceFile(scenario: scenario, trace: trace)
         if let path = args.options["--trace"] { try RunCommand.write(String(decoding: TraceFormat.encode(file), as: UTF8.self), to: path) }
+        if let dir = args.options["--html"] {
+            let violations = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
+                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+            let page = try HTMLReport.write(replay: scenario, trace: trace, violations: violations, profile: profile,
+                                            source: args.positionals.first ?? "case seed \(args.options["--seed"] ?? "")",
+                                            replayLine: CLI.replayProgram + " " + ShellWords.join(CLI.arguments(without: "--html")), to: dir)
+            note("html: \(page)")
+        }
         let label = "\(impl.name), schedule seed \(seed), profile \(profile.rawValue)" + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ","))
         return verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"), strict: args.flags.contains("--strict"),
                        recorded: recorded, note: note, console: console)

@@ -10,7 +10,7 @@ enum RunCommand {
         var input = input
         let args = try input.parse(flags: ["--no-shrink", "--table", "--strict", "--guide"],
                                    options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
-                                             "--out", "--misuse-rate", "--flaw-rate", "--flaws", "--attempts", "--jobs", "--shard", "--log"] + Arguments.implementationOptions)
+                                             "--out", "--misuse-rate", "--flaw-rate", "--flaws", "--attempts", "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
         let profile = try args.profile()
@@ -35,6 +35,7 @@ enum RunCommand {
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
+        if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, to: dir))\n") }
         return result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
     }
 
