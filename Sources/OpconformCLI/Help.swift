@@ -145,7 +145,7 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE]
+    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE] [--html DIR]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] [--split-misuse] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them: a replay line of a run with noise carries it)
@@ -167,6 +167,8 @@ enum Help {
     --split-misuse for a case of an implementation that traps on misuse, whose misuse case
     misuses once (Specs/generator.md).
 
+      --html DIR     also write the case as an HTML page (DIR/index.html): its violations and its
+                     trace as a timeline, one lane per thread, the witnesses ringed
       --trace FILE   also write the run's trace file (Specs/trace-format.md, format 2: the
                      scenario and every event), which 'opconform check FILE' judges again
       --json   print the replay report {format, profile, trace, violations} (sorted keys;
@@ -177,7 +179,7 @@ enum Help {
 
     static let run = """
     opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
-                  [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--json FILE] [--junit FILE]
+                  [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--json FILE] [--junit FILE] [--html DIR]
                   [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict] [--guide]
                   [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 
@@ -201,6 +203,8 @@ enum Help {
       --json FILE        {impl, seed, cases, rules:[{id,hits,cases,violations,status,reason}],
                          findings:[{rule,message,caseSeed,replay,scenarioFile,operations,...}]}
       --junit FILE       one test case per rule
+      --html DIR         the HTML report: DIR/index.html (every rule, filterable) and a page per
+                         finding with its trace as a timeline (a lane per thread, witnesses ringed)
       --attempts N       tries per shrink candidate (nondeterministic implementations)
       --table            print hits and violations per rule
       --guide            guided generation: after each round of 100 cases, every other case of
@@ -269,7 +273,7 @@ enum Help {
 
     static let gate = """
     opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide]
-                   [--no-shrink] [--json FILE] [--junit FILE] [--out DIR] [--log FILE]
+                   [--no-shrink] [--json FILE] [--junit FILE] [--html DIR] [--out DIR] [--log FILE]
                    [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 
     Runs like 'run' (implementation and profile from FILE unless given; a format-2 FILE may name
@@ -287,7 +291,7 @@ enum Help {
 
     static let matrix = """
     opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P]
-                     [--rules GLOB] [--markdown FILE] [--json FILE] [--out DIR] [--jobs N] [--no-shrink] [--noise L]
+                     [--rules GLOB] [--markdown FILE] [--json FILE] [--html DIR] [--out DIR] [--jobs N] [--no-shrink] [--noise L]
 
     NAME may be exec:PATH (a driver of your own; --driver-arg then needs exactly one of those).
     Runs the same N generated cases (default 100, run seed S) on each implementation and prints
