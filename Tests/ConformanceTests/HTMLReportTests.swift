@@ -83,6 +83,26 @@ struct HTMLReportTests {
         #expect(try Self.brokenLinks(in: "index.html", dir: dir).isEmpty)
     }
 
+    @Test("the matrix as a page: a row per rule, a column per implementation, each failing cell a link to its finding's timeline")
+    func matrixPage() throws {
+        let report = MatrixTests.report()
+        let dir = Self.folder("matrix")
+        try HTMLReport.write(matrix: report, to: dir)
+        let index = try String(contentsOfFile: dir + "/index.html", encoding: .utf8)
+        for rule in RuleBook.all.map(\.rule.id) { #expect(index.contains("<tr><td><code>\(rule)</code></td>"), "row for \(rule)") }
+        let failing = try #require(report.columns[1].result.findings.first)
+        #expect(index.contains("<a href=\"2-reference/finding-\(failing.rule).html\"><span class=\"pill s-fail\">fail</span></a>"))
+        #expect(try Self.brokenLinks(in: "index.html", dir: dir).isEmpty)
+        let page = try String(contentsOfFile: dir + "/2-reference/finding-\(failing.rule).html", encoding: .utf8)
+        #expect(page.contains("<a href=\"../index.html\">") && page.contains("class=\"timeline-box\""))
+        if Self.chromium != nil {
+            for page in ["index.html", "2-reference/finding-\(failing.rule).html"] {
+                let dom = try Self.chromiumRun(["--dump-dom", "file://" + dir + "/" + page])
+                #expect(dom.contains("data-ready=\"1\"") && !dom.contains("data-errors="), "\(page)")
+            }
+        }
+    }
+
     /// Headless Chromium, when the machine has it: `.ci/run` installs it and sets
     /// OPCONFORM_BROWSER=1, which makes its absence a failure rather than a skip.
     static let chromium: String? = {

@@ -34,23 +34,24 @@ public enum HTMLReport {
         let c = first.result
         body += "<p class=\"meta\">The same \(c.cases) generated cases (run seed \(c.configuration.seed), generator v\(ScenarioGenerator.version), size \(c.configuration.generator.size), misuse \(c.configuration.generator.misuseRate)%) on each implementation, profile \(c.configuration.profile.rawValue).</p>\n"
         body += "<table><tr><th>rule</th>" + matrix.columns.map { "<th>\(HTMLPage.escape($0.result.configuration.impl.name))</th>" }.joined() + "</tr>\n"
-        for column in matrix.columns {
-            let name = column.result.configuration.impl.name
-            try make((dir as NSString).appendingPathComponent(folder(name)))
+        // A folder per column, numbered: two columns may run the same implementation.
+        func folder(_ k: Int) -> String { "\(k + 1)-" + Self.folder(matrix.columns[k].result.configuration.impl.name) }
+        for (k, column) in matrix.columns.enumerated() where !column.result.findings.isEmpty {
+            try make((dir as NSString).appendingPathComponent(folder(k)))
             for f in column.result.findings {
                 try save(findingPage(f, impl: column.result.configuration.impl, file: column.files[f.rule], back: "../index.html"),
-                         in: (dir as NSString).appendingPathComponent(folder(name)), as: pageName(f.rule))
+                         in: (dir as NSString).appendingPathComponent(folder(k)), as: pageName(f.rule))
             }
         }
         var rows: [String] = c.statistics.map(\.id)
         for column in matrix.columns { for f in column.result.findings where !rows.contains(f.rule) { rows.append(f.rule) } }
         for rule in rows {
             body += "<tr><td><code>\(HTMLPage.escape(rule))</code></td>"
-            for column in matrix.columns {
+            for (k, column) in matrix.columns.enumerated() {
                 let status = column.result.statistics.first { $0.id == rule }?.status.rawValue ?? (column.result.findings.contains { $0.rule == rule } ? "fail" : "pass")
                 let cell = "<span class=\"pill s-\(status)\">\(status)</span>"
                 if column.result.findings.contains(where: { $0.rule == rule }) {
-                    body += "<td><a href=\"\(folder(column.result.configuration.impl.name))/\(pageName(rule))\">\(cell)</a></td>"
+                    body += "<td><a href=\"\(folder(k))/\(pageName(rule))\">\(cell)</a></td>"
                 } else {
                     body += "<td>\(cell)</td>"
                 }
