@@ -23,19 +23,6 @@ public enum CLI {
     /// How a replay line starts this program where the user is (`ReplayProgram`): its name when
     /// PATH finds it, else its absolute path (also when it was copied or linked under another
     /// name). Commands run inside a test process (an `.xctest` bundle) say `opconform`.
-    /// The command line's arguments after the program, without `option` and its value: how a
-    /// report names the command that made it.
-    static func arguments(without option: String) -> [String] {
-        var out: [String] = []
-        var skip = false
-        for a in CommandLine.arguments.dropFirst() {
-            if skip { skip = false; continue }
-            if a == option { skip = true; continue }
-            out.append(a)
-        }
-        return out
-    }
-
     static var replayProgram: String {
         let me = CommandLine.arguments[0]
         if me.hasSuffix(".xctest") || me.contains(".xctest/") { return ReplayProgram.default }
@@ -102,6 +89,19 @@ struct Arguments {
 
     init(_ args: [String], command: String) { self.command = command; self.raw = args }
     private let raw: [String]
+
+    /// The command and its arguments as given, without `option` and its value: how a report
+    /// names the command that made it.
+    func commandLine(without option: String) -> [String] {
+        var out = [command]
+        var skip = false
+        for a in raw {
+            if skip { skip = false; continue }
+            if a == option { skip = true; continue }
+            out.append(a)
+        }
+        return out
+    }
 
     mutating func parse(flags allowedFlags: [String], options allowedOptions: [String]) throws(InputError) -> Arguments {
         var i = 0

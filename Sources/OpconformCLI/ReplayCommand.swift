@@ -114,11 +114,12 @@ enum ReplayCommand {
         let file = TraceFile(scenario: scenario, trace: trace)
         if let path = args.options["--trace"] { try RunCommand.write(String(decoding: TraceFormat.encode(file), as: UTF8.self), to: path) }
         if let dir = args.options["--html"] {
+            // The rules' violations, and a crash or a hang as the run's own (RUN-CRASH, RUN-HANG).
             let violations = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
-                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] } + ShrinkTarget.death(of: trace)
             let page = try HTMLReport.write(replay: scenario, trace: trace, violations: violations, profile: profile,
                                             source: args.positionals.first ?? "case seed \(args.options["--seed"] ?? "")",
-                                            replayLine: CLI.replayProgram + " " + ShellWords.join(CLI.arguments(without: "--html")), to: dir)
+                                            replayLine: CLI.replayProgram + " " + ShellWords.join(input.commandLine(without: "--html")), to: dir)
             note("html: \(page)")
         }
         let label = "\(impl.name), schedule seed \(seed), profile \(profile.rawValue)" + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ","))

@@ -71,7 +71,8 @@ struct HTMLReportTests {
                              replayLine: "opconform replay sample.json --schedule-seed 8", to: dir)
         let html = try String(contentsOfFile: dir + "/index.html", encoding: .utf8)
         let json = try #require(html.firstMatch(of: /<script type="application\/json">(.*?)<\/script>/.dotMatchesNewlines())?.1)
-        let model = try #require(try JSONSerialization.jsonObject(with: Data(json.replacingOccurrences(of: "<\\/", with: "</").utf8)) as? [String: Any])
+        #expect(!json.contains("<") && !json.contains(">"), "the embedded JSON carries no markup")
+        let model = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let threads = Set(trace.events.map(\.thread))
         #expect((model["lanes"] as? [Any])?.count == threads.count)
         #expect((model["events"] as? [Any])?.count == trace.events.count)
@@ -81,6 +82,23 @@ struct HTMLReportTests {
         #expect((model["spans"] as? [Any])?.count == calls, "every call of a complete trace returned")
         #expect(((model["brackets"] as? [Any])?.count ?? 0) > 0)
         #expect(try Self.brokenLinks(in: "index.html", dir: dir).isEmpty)
+
+        // Text from the implementation (a thread's name, a crash's last words) cannot end the
+        // embedded JSON or open a comment that swallows the page.
+        var hostile = trace
+        hostile.events[0].kind = .threadStarted(name: "</script><!--<script>&", queue: nil)
+        let hostileDir = Self.folder("hostile")
+        try HTMLReport.write(replay: sample.scenario, trace: hostile, violations: [v], profile: .guide, source: "<b>x</b>",
+                             replayLine: "opconform replay '<x>'", to: hostileDir)
+        let page = try String(contentsOfFile: hostileDir + "/index.html", encoding: .utf8)
+        let embedded = try #require(page.firstMatch(of: /<script type="application\/json">(.*?)<\/script>/.dotMatchesNewlines())?.1)
+        let back = try #require(try JSONSerialization.jsonObject(with: Data(embedded.utf8)) as? [String: Any])
+        #expect(((back["lanes"] as? [[String: Any]])?.first?["label"] as? String) == "t0 </script><!--<script>&")
+        #expect(!page.contains("<b>x</b>") && page.contains("&lt;b&gt;x&lt;/b&gt;"))
+        if Self.chromium != nil {
+            let dom = try Self.chromiumRun(["--dump-dom", "file://" + hostileDir + "/index.html"])
+            #expect(dom.contains("data-ready=\"1\"") && !dom.contains("data-errors="), "a hostile thread name broke the page")
+        }
     }
 
     @Test("the matrix as a page: a row per rule, a column per implementation, each failing cell a link to its finding's timeline")
@@ -116,8 +134,9 @@ struct HTMLReportTests {
 
     static func chromiumRun(_ arguments: [String]) throws -> String {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try #require(chromium))
-        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--virtual-time-budget=5000"] + arguments
+        // Under timeout(1): a Chromium that hangs must not hang the suite.
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = ["60", try #require(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--virtual-time-budget=5000"] + arguments
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
@@ -147,7 +166,7 @@ struct HTMLReportTests {
         let lanes = dom.matches(of: Self.lanePattern).count
         #expect(lanes == Set(trace.events.map(\.thread)).count)
         let ringed = dom.matches(of: Self.witnessPattern).map { Int($0.1)! }
-        #expect(ringed == v.witnesses.map(\.seq))
+        #expect(ringed.sorted() == v.witnesses.map(\.seq).sorted())
         _ = try Self.chromiumRun(["--screenshot=\(shots)/listing-2-6-timeline.png", "--window-size=1400,820", "file://" + replayDir + "/index.html"])
         #expect(((try? FileManager.default.attributesOfItem(atPath: shots + "/listing-2-6-timeline.png")[.size] as? Int) ?? 0) > 10_000)
 

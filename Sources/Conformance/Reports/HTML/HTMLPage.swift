@@ -23,9 +23,12 @@ enum HTMLPage {
         return out
     }
 
-    /// JSON for a `<script type="application/json">` block: `</` written so that no string in
-    /// it can close the element.
-    static func embed(_ json: String) -> String { json.replacingOccurrences(of: "</", with: "<\\/") }
+    /// JSON for a `<script type="application/json">` block: `<`, `>` and `&` written as JSON
+    /// escapes (they occur in strings only), so that no text from a trace (a thread's name, a
+    /// crash's last words) can close the element or open a comment that swallows the page.
+    static func embed(_ json: String) -> String {
+        json.replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e").replacingOccurrences(of: "&", with: "\\u0026")
+    }
 
     static func page(title: String, body: String) -> String {
         """
@@ -160,7 +163,7 @@ enum HTMLPage {
           var text = e.text;
           if (e.op !== null && e.op !== undefined) {
             svg.querySelectorAll(".mark[data-op='" + e.op + "']").forEach(function (m) { m.classList.add("same"); });
-            var o = data.ops[e.op]; if (o) text += "  |  op " + e.op + ": " + o.kind + (o.queue !== null ? ", queue " + o.queue : ", started by hand") + (o.deps.length ? ", depends on " + o.deps.join(", ") : "") + (o.dependents.length ? ", dependents " + o.dependents.join(", ") : "");
+            var o = data.ops[e.op]; if (o) text += "  |  op " + e.op + ": " + o.kind + (o.queue != null ? ", queue " + o.queue : ", not queued") + (o.deps.length ? ", depends on " + o.deps.join(", ") : "") + (o.dependents.length ? ", dependents " + o.dependents.join(", ") : "");
           }
           info.textContent = text;
         }

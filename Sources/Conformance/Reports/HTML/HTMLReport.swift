@@ -30,7 +30,10 @@ public enum HTMLReport {
     public static func write(matrix: MatrixReport, to dir: String) throws(InputError) -> String {
         try make(dir)
         var body = "<h1>Conformance matrix</h1>\n"
-        guard let first = matrix.columns.first else { try save(HTMLPage.page(title: "matrix", body: body), in: dir, as: "index.html"); return dir }
+        guard let first = matrix.columns.first else {
+            try save(HTMLPage.page(title: "matrix", body: body), in: dir, as: "index.html")
+            return (dir as NSString).appendingPathComponent("index.html")
+        }
         let c = first.result
         body += "<p class=\"meta\">The same \(c.cases) generated cases (run seed \(c.configuration.seed), generator v\(ScenarioGenerator.version), size \(c.configuration.generator.size), misuse \(c.configuration.generator.misuseRate)%) on each implementation, profile \(c.configuration.profile.rawValue).</p>\n"
         body += "<table><tr><th>rule</th>" + matrix.columns.map { "<th>\(HTMLPage.escape($0.result.configuration.impl.name))</th>" }.joined() + "</tr>\n"
@@ -157,13 +160,12 @@ public enum HTMLReport {
         var last: (Trace, [Violation]) = (Trace(impl: impl.name, scheduleSeed: f.scheduleSeed, capabilities: [], events: []), [])
         for _ in 0..<runs {
             let trace = impl.run(f.scenario, scheduleSeed: f.scheduleSeed)
-            var violations: [Violation] = []
-            if let pseudo = Finding.pseudoRules.first(where: { $0.id == f.rule }) {
-                if trace.ending == pseudo.ending, let e = trace.events.last {
-                    violations = [Violation(rule: f.rule, observed: "\(e.kind)", expected: "the run ends", witnesses: [e])]
-                }
-            } else if let check = RuleBook.check(id: f.rule) {
-                violations = check.check(CheckContext(scenario: f.scenario, trace: trace, profile: f.profile)).violations
+            // Judged as the runner judges: a crash or a hang as the run's own, a breach not at
+            // all (the driver's account cannot be trusted), a rule through its verdict.
+            var violations = ShrinkTarget.death(of: trace).filter { $0.rule == f.rule }
+            if trace.ending != .breach, let check = RuleBook.check(id: f.rule) {
+                violations += RuleBook.verdicts(scenario: f.scenario, trace: trace, profile: f.profile, rules: [check])
+                    .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
             }
             last = (trace, violations)
             if !violations.isEmpty { return (trace, violations, true, runs) }
@@ -205,9 +207,14 @@ public enum HTMLReport {
     static func pageName(_ rule: String) -> String { "finding-\(rule).html" }
     static func folder(_ impl: String) -> String { impl.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined() }
 
+    /// Makes the folder, and removes the pages an earlier report left in it (`finding-*.html`),
+    /// so that every page in it is this report's.
     static func make(_ dir: String) throws(InputError) {
         do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
             throw InputError("--html: cannot create the folder \(dir)")
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix("finding-") && name.hasSuffix(".html") {
+            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
         }
     }
 

@@ -59,7 +59,7 @@ struct TimelineView {
         // Open calls per thread (a call and its return or throw are on the same thread), and
         // open will-changes per (thread, op, key).
         var openCalls: [Int: [(seq: Int, call: Call)]] = [:]
-        var openWills: [(thread: Int, op: Int, key: StateKey, seq: Int, value: Value)] = []
+        var openWills: [(thread: Int, op: Int, key: StateKey, seq: Int, value: Value, depth: Int)] = []
         for e in trace.events {
             let lane = laneOf[e.thread] ?? 0
             let (kind, op) = Self.describe(e.kind)
@@ -73,12 +73,13 @@ struct TimelineView {
                     spans.append(Interval(lane: lane, from: open.seq, to: e.seq, label: "\(c)"))
                 }
             case .willChange(let o, let key, let v):
-                openWills.append((e.thread, o, key, e.seq, v))
+                // Its depth: the pairs open on the thread when it opened (crossed pairs, as in
+                // will X, will F, did X, did F, are drawn apart too).
+                openWills.append((e.thread, o, key, e.seq, v, openWills.filter { $0.thread == e.thread }.count))
             case .didChange(let o, let key, let v):
                 if let k = openWills.lastIndex(where: { $0.thread == e.thread && $0.op == o && $0.key == key }) {
                     let will = openWills.remove(at: k)
-                    let depth = openWills.filter { $0.thread == e.thread && $0.seq < will.seq }.count
-                    brackets.append(Interval(lane: lane, from: will.seq, to: e.seq, label: "op \(o) \(key.rawValue) \(will.value)→\(v)", depth: depth))
+                    brackets.append(Interval(lane: lane, from: will.seq, to: e.seq, label: "op \(o) \(key.rawValue) \(will.value)→\(v)", depth: will.depth))
                 }
             default: break
             }
