@@ -8,7 +8,7 @@ import OperationSpec
 /// without running anything.
 enum CheckCommand {
     static let help = """
-    opconform check FILE [--profile P] [--rules GLOB] [--strict] [--json]
+    opconform check FILE [--profile P] [--rules GLOB] [--strict] [--json] [--html DIR]
 
     Judges the trace in FILE against the rules, offline: nothing is run. FILE is a trace file
     (Specs/trace-format.md, format 2: the scenario and the events of one run), as
@@ -22,6 +22,9 @@ enum CheckCommand {
       --rules GLOB  only the rules whose id matches, e.g. 'DEP-*'
       --strict      a broken example, advice or observed-only rule fails too
       --json        print the replay report: {format, profile, trace, violations} (sorted keys)
+      --html DIR    also draw the trace as an HTML page (DIR/index.html): its violations and a
+                    timeline, one lane per thread, the witnesses ringed (a trace recorded on
+                    another machine, drawn here)
 
     Exit status 0 when no rule fails, 1 when one does or the trace ends in a crash or a hang,
     2 for bad usage or input, 4 when the trace ends in a breach (the driver broke the protocol:
@@ -31,7 +34,7 @@ enum CheckCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--json", "--strict"], options: ["--profile", "--rules"])
+        let args = try input.parse(flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"])
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         let profile = try args.profile()
         let checks = try args.rules()
@@ -46,6 +49,14 @@ enum CheckCommand {
             throw InputError("check: \(path) is \(what): check judges a stored trace (a top-level \"events\" list); 'opconform replay FILE' runs a scenario or a finding, and 'replay FILE --trace OUT' stores its trace")
         }
         let file = try TraceFormat.decode(data, source: path)
+        if let dir = args.options["--html"] {
+            let trace = file.trace
+            let violations = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: file.scenario, trace: trace, profile: profile, rules: checks)
+                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] } + ShrinkTarget.death(of: trace)
+            let page = try HTMLReport.write(replay: file.scenario, trace: trace, violations: violations, profile: profile, source: "stored trace \(path)",
+                                            replayLine: CLI.replayProgram + " " + ShellWords.join(input.commandLine(without: "--html")), to: dir)
+            console.err("html: \(page)\n")
+        }
         let label = "\(file.trace.impl) (stored trace \(path)), schedule seed \(file.trace.scheduleSeed), profile \(profile.rawValue)"
         return ReplayCommand.verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"),
                                      strict: args.flags.contains("--strict"), recorded: nil, note: { _ in }, console: console)

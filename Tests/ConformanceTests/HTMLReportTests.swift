@@ -101,6 +101,22 @@ struct HTMLReportTests {
         }
     }
 
+    @Test("replay --html and check --html from the command line: the same page for a run and for its stored trace")
+    func commandLine() throws {
+        let dir = Self.folder("cli")
+        let trace = dir + "/t.json"
+        let replay = opconform("replay", "Fixtures/samples/guide-listings-2-5-to-2-7.json", "--schedule-seed", "8", "--trace", trace, "--html", dir + "/replay")
+        #expect(replay.status == 1, "\(replay.err)")
+        let check = opconform("check", trace, "--html", dir + "/check")
+        #expect(check.status == 1 && check.err.contains("html: \(dir)/check/index.html"), "\(check.err)")
+        for page in ["replay", "check"] {
+            let html = try String(contentsOfFile: "\(dir)/\(page)/index.html", encoding: .utf8)
+            #expect(html.contains("STATE-EXCLUSIVE") && html.contains("href=\"#e10\"") && html.contains("href=\"#e11\""), "\(page)")
+        }
+        let checkPage = try String(contentsOfFile: dir + "/check/index.html", encoding: .utf8)
+        #expect(checkPage.contains("check \(trace)") && !checkPage.contains("--html"), "the page names the command that made it, without --html")
+    }
+
     @Test("the matrix as a page: a row per rule, a column per implementation, each failing cell a link to its finding's timeline")
     func matrixPage() throws {
         let report = MatrixTests.report()
