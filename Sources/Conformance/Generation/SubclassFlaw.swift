@@ -7,7 +7,7 @@ import OperationSpec
 /// from `--flaws LIST` (all of them by default). `opconform flaws` lists them.
 ///
 /// A flaw is the correct program of Listings 2-5 to 2-7 with one thing changed, and for the
-/// three flaws that live in code outside `start` and `main` (a cancel handler, a timeout) a
+/// two flaws that live in code outside `start` and `main` (a cancel handler, a timeout) a
 /// driver step that runs that code. `expectedRules` are the rules written to catch it; a flaw
 /// must be caught by one of them on the reference engine within a bounded number of cases
 /// (`SubclassFlawTests`). Whether an implementation lets it be seen is measured, not assumed:
