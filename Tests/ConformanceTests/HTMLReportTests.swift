@@ -56,7 +56,7 @@ struct HTMLReportTests {
             #expect(!html.contains("<script src") && !html.contains("<link ") && !html.contains("url(http"), "\(page) fetches something")
         }
         let page = try String(contentsOfFile: dir + "/finding-PRIORITY-ORDER.html", encoding: .utf8)
-        #expect(page.contains(HTMLPage_escape(finding.replayLine(file: nil))))
+        #expect(page.contains(Markup.escape(finding.replayLine(file: nil))))
         #expect(page.contains("class=\"timeline-box\"") && page.contains("When a serial queue picks its next operation"))
     }
 
@@ -197,10 +197,4 @@ struct HTMLReportTests {
         }
         _ = try Self.chromiumRun(["--screenshot=\(shots)/run-index.png", "--window-size=1400,900", "file://" + runDir + "/index.html"])
     }
-}
-
-/// The escaping the pages use, for the test's own comparisons.
-func HTMLPage_escape(_ s: String) -> String {
-    s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-        .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
 }

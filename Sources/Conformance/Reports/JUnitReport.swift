@@ -48,17 +48,5 @@ public enum JUnitReport {
         return out
     }
 
-    static func escape(_ s: String) -> String {
-        var o = ""
-        for ch in s {
-            switch ch {
-            case "&": o += "&amp;"
-            case "<": o += "&lt;"
-            case ">": o += "&gt;"
-            case "\"": o += "&quot;"
-            default: o.append(ch)
-            }
-        }
-        return o
-    }
+    static func escape(_ s: String) -> String { Markup.escape(s) }
 }

@@ -6,22 +6,8 @@ import Foundation
 /// (`TimelineView`), filters the rule table, copies replay lines, and records any error it
 /// meets on `<body data-errors>` (the browser test fails a page that has one).
 enum HTMLPage {
-    /// `text` with the five characters HTML gives meaning escaped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    /// `text` safe in an element or a double-quoted attribute (every attribute here is one).
+    static func escape(_ text: String) -> String { Markup.escape(text) }
 
     /// JSON for a `<script type="application/json">` block: `<`, `>` and `&` written as JSON
     /// escapes (they occur in strings only), so that no text from a trace (a thread's name, a
