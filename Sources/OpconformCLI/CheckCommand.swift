@@ -49,16 +49,11 @@ enum CheckCommand {
             throw InputError("check: \(path) is \(what): check judges a stored trace (a top-level \"events\" list); 'opconform replay FILE' runs a scenario or a finding, and 'replay FILE --trace OUT' stores its trace")
         }
         let file = try TraceFormat.decode(data, source: path)
-        if let dir = args.options["--html"] {
-            let trace = file.trace
-            let violations = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: file.scenario, trace: trace, profile: profile, rules: checks)
-                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] } + ShrinkTarget.death(of: trace)
-            let page = try HTMLReport.write(replay: file.scenario, trace: trace, violations: violations, profile: profile, source: "stored trace \(path)",
-                                            replayLine: CLI.replayProgram + " " + ShellWords.join(input.commandLine(without: "--html")), to: dir)
-            console.err("html: \(page)\n")
-        }
         let label = "\(file.trace.impl) (stored trace \(path)), schedule seed \(file.trace.scheduleSeed), profile \(profile.rawValue)"
-        return ReplayCommand.verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"),
-                                     strict: args.flags.contains("--strict"), recorded: nil, note: { _ in }, console: console)
+        let html = args.options["--html"].map { ReplayCommand.HTMLTarget(dir: $0, source: "stored trace \(path)", input: input) }
+        // With no finding recorded, the only note is where the page went: on standard error.
+        return try ReplayCommand.verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"),
+                                         strict: args.flags.contains("--strict"), recorded: nil, html: html,
+                                         note: { console.err($0 + "\n") }, console: console)
     }
 }

@@ -113,29 +113,41 @@ enum ReplayCommand {
         let trace = impl.run(scenario, scheduleSeed: seed)
         let file = TraceFile(scenario: scenario, trace: trace)
         if let path = args.options["--trace"] { try RunCommand.write(String(decoding: TraceFormat.encode(file), as: UTF8.self), to: path) }
-        if let dir = args.options["--html"] {
-            // The rules' violations, and a crash or a hang as the run's own (RUN-CRASH, RUN-HANG).
-            let violations = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
-                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] } + ShrinkTarget.death(of: trace)
-            let page = try HTMLReport.write(replay: scenario, trace: trace, violations: violations, profile: profile,
-                                            source: args.positionals.first ?? "case seed \(args.options["--seed"] ?? "")",
-                                            replayLine: CLI.replayProgram + " " + ShellWords.join(input.commandLine(without: "--html")), to: dir)
-            note("html: \(page)")
-        }
         let label = "\(impl.name), schedule seed \(seed), profile \(profile.rawValue)" + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ","))
-        return verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"), strict: args.flags.contains("--strict"),
-                       recorded: recorded, note: note, console: console)
+        let html = args.options["--html"].map { HTMLTarget(dir: $0, source: args.positionals.first ?? "case seed \(args.options["--seed"] ?? "")", input: input) }
+        return try verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"), strict: args.flags.contains("--strict"),
+                           recorded: recorded, html: html, note: note, console: console)
+    }
+
+    /// `--html DIR` of replay and check: where `verdict` draws the trace, what it came from, and
+    /// the command that made the page (the line on it, without `--html`).
+    struct HTMLTarget {
+        var dir: String
+        var source: String
+        var replayLine: String
+        init(dir: String, source: String, input: Arguments) {
+            self.dir = dir
+            self.source = source
+            replayLine = CLI.replayProgram + " " + ShellWords.join(input.commandLine(without: "--html"))
+        }
     }
 
     /// Judges one trace and prints it as `replay` does (every event, then the verdict), or as
     /// a replay report with `json`; returns the exit status. `check` judges a trace file with it.
+    /// With `html`, it also draws the trace as a page, the run's own crash or hang (RUN-CRASH,
+    /// RUN-HANG) among its violations, and says where (`note`).
     static func verdict(on file: TraceFile, label: String, profile: Profile, checks: [RuleCheck], json: Bool, strict: Bool,
-                        recorded: String?, note: (String) -> Void, console: Console) -> Int32 {
+                        recorded: String?, html: HTMLTarget? = nil, note: (String) -> Void, console: Console) throws(InputError) -> Int32 {
         func print(_ s: String) { console.out(s + "\n") }
         let (scenario, trace) = (file.scenario, file.trace)
         // A trace whose driver broke the protocol is not judged (Specs/driver-protocol.md).
         let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+        if let html {
+            let page = try HTMLReport.write(replay: scenario, trace: trace, violations: violations + ShrinkTarget.death(of: trace), profile: profile,
+                                            source: html.source, replayLine: html.replayLine, to: html.dir)
+            note("html: \(page)")
+        }
         if json {
             console.out(String(decoding: ReplayReport.encode(file, profile: profile, violations: violations), as: UTF8.self))
         } else {

@@ -15,11 +15,9 @@ public enum HTMLReport {
     public static func write(run result: RunResult, files: [String: String], gate: GateVerdict? = nil, to dir: String) throws(InputError) -> String {
         try make(dir)
         let impl = result.configuration.impl
-        var pages: [String: String] = [:]
-        for f in result.findings { pages[f.rule] = pageName(f.rule) }
-        try save(index(result, pages: pages, gate: gate, title: gate == nil ? "run" : "gate"), in: dir, as: "index.html")
+        try save(index(result, gate: gate, title: gate == nil ? "run" : "gate"), in: dir, as: "index.html")
         for f in result.findings {
-            try save(findingPage(f, impl: impl, file: files[f.rule], back: "index.html"), in: dir, as: pages[f.rule]!)
+            try save(findingPage(f, impl: impl, file: files[f.rule], back: "index.html"), in: dir, as: pageName(f.rule))
         }
         return (dir as NSString).appendingPathComponent("index.html")
     }
@@ -83,7 +81,7 @@ public enum HTMLReport {
 
     // MARK: Pages
 
-    static func index(_ result: RunResult, pages: [String: String], gate: GateVerdict?, title: String) -> String {
+    static func index(_ result: RunResult, gate: GateVerdict?, title: String) -> String {
         let c = result.configuration
         var body = "<h1>\(HTMLPage.escape(c.impl.name)): \(result.cases) cases from seed \(c.seed)</h1>\n"
         let g = c.generator
@@ -105,7 +103,7 @@ public enum HTMLReport {
         if !result.findings.isEmpty {
             body += "<h2>Findings</h2>\n<ul>\n"
             for f in result.findings {
-                body += "<li><a href=\"\(pages[f.rule]!)\"><code>\(f.rule)</code></a>: \(HTMLPage.escape(f.message)) (case \(f.caseIndex), \(f.originalOperations) → \(f.operations) operations)</li>\n"
+                body += "<li><a href=\"\(pageName(f.rule))\"><code>\(f.rule)</code></a>: \(HTMLPage.escape(f.message)) (case \(f.caseIndex), \(f.originalOperations) → \(f.operations) operations)</li>\n"
             }
             body += "</ul>\n"
         }
@@ -118,7 +116,7 @@ public enum HTMLReport {
         body += "<table class=\"rules\"><tr><th>rule</th><th>family</th><th>strength</th><th>status</th><th>hits</th><th>cases</th><th>violations</th><th>why</th></tr>\n"
         for s in result.statistics {
             let rule = RuleBook.check(id: s.id)?.rule
-            let name = pages[s.id].map { "<a href=\"\($0)\">\(s.id)</a>" } ?? s.id
+            let name = result.findings.contains { $0.rule == s.id } ? "<a href=\"\(pageName(s.id))\">\(s.id)</a>" : s.id
             body += "<tr data-status=\"\(s.status.rawValue)\" data-family=\"\(rule?.family.rawValue ?? "")\"><td><code>\(name)</code></td><td>\(rule?.family.rawValue ?? "")</td>"
             body += "<td>\(rule?.strength.rawValue ?? "")</td><td><span class=\"pill s-\(s.status.rawValue)\">\(s.status.rawValue)</span></td>"
             body += "<td class=\"n\">\(s.hits)</td><td class=\"n\">\(s.cases)</td><td class=\"n\">\(s.violations)</td><td>\(HTMLPage.escape(s.reason ?? ""))</td></tr>\n"
