@@ -67,6 +67,7 @@ public enum CLI {
         case "run": return try RunCommand.run(Arguments(rest, command: "run"), console)
         case "faults": return try FaultsCommand.run(Arguments(rest, command: "faults"), console)
         case "flaws": return try FlawsCommand.run(Arguments(rest, command: "flaws"), console)
+        case "export": return try ExportCommand.run(Arguments(rest, command: "export"), console)
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
         case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
         case "matrix": return try MatrixCommand.run(Arguments(rest, command: "matrix"), console)

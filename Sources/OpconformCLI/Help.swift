@@ -20,6 +20,8 @@ enum Help {
       faults     The reference engine's injectable bugs, to prove the harness finds bugs.
       flaws      The catalog of concurrent-subclass mistakes the generator can write
                  (--flaw-rate R --flaws LIST), each with its duty and the rules that catch it.
+      export FINDING  A finding as a standalone reproducer for its implementation's maintainers:
+                 a Swift Testing or XCTest test for Foundation, an Objective-C program for GNUstep.
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
@@ -365,6 +367,7 @@ enum Help {
         case "run": return run
         case "faults": return faults
         case "flaws": return flaws
+        case "export": return ExportCommand.help
         case "driver": return driver
         case "gate": return gate
         case "matrix": return matrix

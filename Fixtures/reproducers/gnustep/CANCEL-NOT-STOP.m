@@ -1,0 +1,1244 @@
+/*
+ * CANCEL-NOT-STOP on gnustep: Cancelling an operation whose task is running does not stop it: its main (and each begun block) still runs to its end.
+ * Documents: 003 cancel; 004 2.5.2 (000-004 are the five seed documents of OperationConformance's Specs/rules.md)
+ *
+ * What the harness saw: op 0's task, running when cancel was called, never reached its end; required: cancel does not stop a running task
+ * What this program asserts:
+ *   - op 0's task, running when cancel was called, runs to its end
+ *
+ * Found by OperationConformance (case 517 of seed 1, minimised to 10 operations from 10); the harness replays it with:
+ *   opconform replay Fixtures/expectations/gnustep/CANCEL-NOT-STOP.json
+ *
+ * Needs only GNUstep Base and gcc. Build and run:
+ *   gcc `gnustep-config --objc-flags` -o repro THIS_FILE.m `gnustep-config --base-libs`
+ *   ./repro        exit status 1: the bug showed (the claim, what was seen, the run's events are printed); 0: it held
+ * Runs the scenario 10 times and fails at the first run that breaks the claim: the finding reproduced 1 of 1 times when it was found; 10 runs show a bug of that rate with probability 99.9%.
+ * REPRO_RUNS=N sets the number of runs; REPRO_ALL=1 runs them all and counts the failures.
+ * Waits and triggers are bounded: a call that does not return is recorded as stuck and the rest of the run is skipped.
+ * Written by `opconform export`; nothing of OperationConformance is needed to build or run it.
+ */
+#import <Foundation/Foundation.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* ---- What every reproducer of this kind shares (scenario-independent) ---- */
+
+/* Not every reproducer uses every check or helper below. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
+/* Debian's GNUstep uses the GCC Objective-C runtime, and gcc has no blocks. GNUstep calls a
+ * block as block->invoke(block) on a struct { isa; int flags; int reserved; void (*invoke)(void *); }
+ * (GSBlocks.h), so an object whose first ivars are those fields is a block to it. */
+@interface StepsBlock : NSObject
+{
+@public
+  int flags;
+  int reserved;
+  void (*invoke)(void *);
+  void (*body)(void);
+  int op, number, role;         /* role 0: an execution block, 1: a completion block */
+}
++ (id) block: (void (*)(void))body op: (int)op number: (int)number role: (int)role;
+@end
+
+enum { EV_START, EV_MAIN_BEGAN, EV_MAIN_ENDED, EV_BLOCK_BEGAN, EV_BLOCK_ENDED, EV_COMPLETION_BEGAN,
+       EV_COMPLETION_ENDED, EV_WILL, EV_DID, EV_SET, EV_READ, EV_SIGNAL, EV_AWAITED, EV_CALL, EV_RETURNED,
+       EV_THREW, EV_STUCK, EV_THREAD, EV_FINISHED, EV_FINISHING, EV_ACTIVE, EV_TASK_BEGAN, EV_TASK_ENDED };
+static const char *eventNames[] = { "start", "main began", "main ended", "block began", "block ended",
+  "completion began", "completion ended", "will-change", "did-change", "ivar set", "read", "signal", "awaited",
+  "call", "returned", "threw", "did not return", "thread" };
+enum { K_IS_CANCELLED, K_IS_CONCURRENT, K_IS_EXECUTING, K_IS_FINISHED, K_IS_READY, K_DEPENDENCIES,
+       K_QUEUE_PRIORITY, K_COMPLETION_BLOCK, K_THREAD_PRIORITY, K_EXECUTION_BLOCKS };
+static NSString *keyNames[] = { @"isCancelled", @"isConcurrent", @"isExecuting", @"isFinished", @"isReady",
+  @"dependencies", @"queuePriority", @"completionBlock", @"threadPriority", @"executionBlocks" };
+enum { CALL_CANCEL, CALL_ADD, CALL_ADD_BATCH, CALL_SET_COMPLETION_BLOCK, CALL_ADD_EXECUTION_BLOCK, CALL_RESULT,
+       CALL_WAIT_UNTIL_FINISHED, CALL_WAIT_UNTIL_ALL_FINISHED, CALL_ADD_DEPENDENCY, CALL_REMOVE_DEPENDENCY, CALL_START };
+static const char *callNames[] = { "cancel", "addOperation", "addOperations:waitUntilFinished:", "setCompletionBlock",
+  "addExecutionBlock", "result", "waitUntilFinished", "waitUntilAllOperationsAreFinished", "addDependency",
+  "removeDependency", "start" };
+
+typedef struct { int kind, op, a, b; void *thread; NSString *text; } Event;
+typedef struct { int kind, op, a, b; } Pattern;
+#define MAX_EVENTS 100000
+static Event events[MAX_EVENTS];
+static int eventCount;
+static NSLock *eventLock;               /* guards events and eventCount; a leaf: nothing is called under it */
+static __thread int quiet;              /* > 0: the getters do not record (the observer reading a value) */
+static NSMutableArray *ops, *queues;
+static double unit = 0.001;             /* seconds per unit of work, as the harness's drivers */
+static double bound;                    /* seconds a wait or a trigger may take before it counts as stuck */
+#define OP(n) ((NSOperation *)[ops objectAtIndex: (n)])
+#define Q(n) ((NSOperationQueue *)[queues objectAtIndex: (n)])
+
+static void recordText(int kind, int op, int a, int b, NSString *text)
+{
+  [eventLock lock];
+  if (eventCount < MAX_EVENTS)
+    {
+      Event e = { kind, op, a, b, (void *)[NSThread currentThread], [text retain] };
+      events[eventCount++] = e;
+    }
+  [eventLock unlock];
+}
+static void record(int kind, int op, int a, int b) { recordText(kind, op, a, b, nil); }
+
+static Pattern P(int kind, int op, int a, int b) { Pattern p = { kind, op, a, b }; return p; }
+
+static BOOL matches(Event e, Pattern p)
+{
+  if (p.op >= 0 && e.op != p.op) return NO;
+  switch (p.kind)
+    {
+      case EV_FINISHED:
+        return (e.kind == EV_DID || e.kind == EV_READ) && e.a == K_IS_FINISHED && e.b == 1;
+      case EV_FINISHING:
+        return ((e.kind == EV_WILL || e.kind == EV_DID) && e.a == K_IS_FINISHED)
+          || (e.kind == EV_READ && e.a == K_IS_FINISHED && e.b == 1) || e.kind == EV_COMPLETION_BEGAN;
+      case EV_ACTIVE:
+        return e.kind == EV_MAIN_BEGAN || e.kind == EV_BLOCK_BEGAN
+          || ((e.kind == EV_DID || e.kind == EV_READ) && (e.a == K_IS_FINISHED || e.a == K_IS_EXECUTING) && e.b == 1);
+      case EV_TASK_BEGAN: return e.kind == EV_MAIN_BEGAN || e.kind == EV_BLOCK_BEGAN;
+      case EV_TASK_ENDED: return e.kind == EV_MAIN_ENDED || e.kind == EV_BLOCK_ENDED;
+      default:
+        return e.kind == p.kind && (p.a < 0 || e.a == p.a) && (p.b < 0 || e.b == p.b);
+    }
+}
+
+/* The first event at or after `from` that matches, or -1. */
+static int findFrom(Pattern p, int from)
+{
+  int i, n;
+
+  [eventLock lock];
+  n = eventCount;
+  [eventLock unlock];
+  for (i = from; i < n; i++)
+    if (matches(events[i], p)) return i;
+  return -1;
+}
+static int find(Pattern p) { return findFrom(p, 0); }
+
+static NSString *describe(int i)
+{
+  Event e = events[i];
+  NSMutableString *s = [NSMutableString stringWithFormat: @"#%d thread %p ", i, e.thread];
+
+  if (e.kind == EV_SIGNAL || e.kind == EV_AWAITED)
+    [s appendFormat: @"%s token %d%@", eventNames[e.kind], e.a, e.kind == EV_AWAITED ? (e.b ? @" received" : @" timed out") : @""];
+  else if (e.kind >= EV_CALL && e.kind <= EV_STUCK)
+    [s appendFormat: @"%s %s %d", eventNames[e.kind], callNames[e.a], e.op];
+  else if (e.kind == EV_WILL || e.kind == EV_DID || e.kind == EV_SET || e.kind == EV_READ)
+    [s appendFormat: @"op %d %s %@%@", e.op, eventNames[e.kind], keyNames[e.a], e.b < 0 ? @"" : (e.b ? @" YES" : @" NO")];
+  else if (e.kind == EV_BLOCK_BEGAN || e.kind == EV_BLOCK_ENDED)
+    [s appendFormat: @"op %d %s %d", e.op, eventNames[e.kind], e.a];
+  else
+    [s appendFormat: @"op %d %s%@", e.op, eventNames[e.kind], e.text ? [NSString stringWithFormat: @" \"%@\"", e.text] : @""];
+  return s;
+}
+
+/* ---- The checks: each returns nil when it holds, or what was seen instead ---- */
+
+static NSString *occurs(Pattern p)
+{
+  return find(p) >= 0 ? nil : @"it never happened";
+}
+static NSString *never(Pattern p)
+{
+  int i = find(p);
+  return i < 0 ? nil : [NSString stringWithFormat: @"it happened: %@", describe(i)];
+}
+static NSString *before(Pattern first, Pattern then)
+{
+  int t = find(then), f = find(first);
+
+  if (t < 0 || (f >= 0 && f < t)) return nil;
+  return f < 0 ? [NSString stringWithFormat: @"%@, and what must come before it never came", describe(t)]
+    : [NSString stringWithFormat: @"%@ came before %@", describe(t), describe(f)];
+}
+static NSString *countIs(Pattern p, int n)
+{
+  int i = -1, count = 0;
+
+  while ((i = findFrom(p, i + 1)) >= 0) count++;
+  return count == n ? nil : [NSString stringWithFormat: @"it happened %d times", count];
+}
+static NSString *valuesAfter(Pattern anchor, Pattern p, int value)
+{
+  int i = find(anchor);
+
+  if (i < 0) return nil;
+  while ((i = findFrom(p, i + 1)) >= 0)
+    if (events[i].b != value) return [NSString stringWithFormat: @"%@", describe(i)];
+  return nil;
+}
+static NSString *callsAfterThrow(int call, int op, Pattern anchor)
+{
+  int a = find(anchor), i = a;
+
+  if (a < 0) return nil;
+  while ((i = findFrom(P(EV_CALL, op, call, -1), i + 1)) >= 0)
+    {
+      int r = findFrom(P(EV_RETURNED, op, call, -1), i + 1);
+      int t = findFrom(P(EV_THREW, op, call, -1), i + 1);
+      if (r >= 0 && (t < 0 || r < t)) return [NSString stringWithFormat: @"%@ (after %@)", describe(r), describe(a)];
+    }
+  return nil;
+}
+static NSString *duringCall(int call, int op, Pattern p)
+{
+  int i = -1;
+
+  while ((i = findFrom(P(EV_CALL, op, call, -1), i + 1)) >= 0)
+    {
+      int r = findFrom(P(EV_RETURNED, op, call, -1), i + 1), seen = findFrom(p, i + 1);
+      if (r >= 0 && (seen < 0 || seen > r)) return [NSString stringWithFormat: @"nothing between %@ and %@", describe(i), describe(r)];
+    }
+  return nil;
+}
+static NSString *implies(Pattern p, Pattern q)
+{
+  int i = find(p);
+  return i < 0 || find(q) >= 0 ? nil : [NSString stringWithFormat: @"%@, and then nothing", describe(i)];
+}
+static NSString *notDuring(Pattern p, Pattern from, Pattern to)
+{
+  int i, open = 0, n = eventCount;
+
+  for (i = 0; i < n; i++)
+    {
+      if (matches(events[i], from)) open++;
+      else if (matches(events[i], to) && open > 0) open--;
+      else if (matches(events[i], p) && open > 0) return [NSString stringWithFormat: @"%@ while the span was open", describe(i)];
+    }
+  return nil;
+}
+static NSString *balanced(int op)
+{
+  int i, k, n = eventCount;
+
+  for (k = 0; k < K_THREAD_PRIORITY; k++)
+    {
+      NSMutableArray *open = [NSMutableArray array];    /* threads with a will-change not yet matched */
+      for (i = 0; i < n; i++)
+        {
+          NSValue *t = [NSValue valueWithPointer: events[i].thread];
+          if (events[i].op != op || events[i].a != k) continue;
+          if (events[i].kind == EV_WILL) [open addObject: t];
+          else if (events[i].kind == EV_DID)
+            {
+              NSUInteger at = [open indexOfObject: t];
+              if (at == NSNotFound) return [NSString stringWithFormat: @"%@ with no will-change before it on its thread", describe(i)];
+              [open removeObjectAtIndex: at];
+            }
+        }
+      if ([open count] > 0) return [NSString stringWithFormat: @"a will-change of %@ never followed by its did-change", keyNames[k]];
+    }
+  return nil;
+}
+static NSString *bracketed(int op, int key)
+{
+  int i, n = eventCount;
+  NSMutableArray *open = [NSMutableArray array];
+
+  for (i = 0; i < n; i++)
+    {
+      NSValue *t = [NSValue valueWithPointer: events[i].thread];
+      if (events[i].op != op || events[i].a != key) continue;
+      if (events[i].kind == EV_WILL) [open addObject: t];
+      else if (events[i].kind == EV_DID)
+        {
+          NSUInteger at = [open indexOfObject: t];
+          if (at != NSNotFound) [open removeObjectAtIndex: at];
+        }
+      else if (events[i].kind == EV_SET && ![open containsObject: t])
+        return [NSString stringWithFormat: @"%@ outside a will/did pair on its thread", describe(i)];
+    }
+  return nil;
+}
+static NSString *finishOrder(int op)
+{
+  int i, n = eventCount, seen = 0, from = find(P(EV_DID, op, K_IS_EXECUTING, 1));
+  int want[4][2] = { { EV_WILL, K_IS_FINISHED }, { EV_WILL, K_IS_EXECUTING }, { EV_DID, K_IS_EXECUTING }, { EV_DID, K_IS_FINISHED } };
+
+  if (from < 0 || find(P(EV_DID, op, K_IS_FINISHED, 1)) < 0) return nil;
+  for (i = from + 1; i < n && seen < 4; i++)
+    {
+      Event e = events[i];
+      if (e.op != op || (e.kind != EV_WILL && e.kind != EV_DID) || (e.a != K_IS_FINISHED && e.a != K_IS_EXECUTING)) continue;
+      if (e.kind != want[seen][0] || e.a != want[seen][1]) return [NSString stringWithFormat: @"%@ came as notification %d", describe(i), seen + 1];
+      seen++;
+    }
+  return seen == 4 ? nil : @"the four notifications were not all sent";
+}
+static NSString *exclusive(int op)
+{
+  int i, n = eventCount, executing = 0, finished = 0;
+
+  for (i = 0; i < n; i++)
+    {
+      Event e = events[i];
+      if (e.op != op || (e.kind != EV_READ && e.kind != EV_DID) || e.b < 0) continue;
+      if (e.a == K_IS_EXECUTING) executing = e.b;
+      else if (e.a == K_IS_FINISHED) finished = e.b;
+      else continue;
+      if (executing && finished) return [NSString stringWithFormat: @"isExecuting YES and isFinished YES, the second at %@", describe(i)];
+    }
+  return nil;
+}
+static NSString *startAnnounces(int op)
+{
+  int began = find(P(EV_MAIN_BEGAN, op, -1, -1)), ended = -1, i = -1;
+
+  if (began < 0) return nil;
+  while ((i = findFrom(P(EV_MAIN_ENDED, op, -1, -1), i + 1)) >= 0) ended = i;
+  i = find(P(EV_DID, op, K_IS_EXECUTING, 1));
+  if (i < 0 || i > began) return [NSString stringWithFormat: @"no did-change isExecuting YES before %@", describe(began)];
+  if (ended >= 0 && findFrom(P(EV_DID, op, K_IS_FINISHED, 1), ended + 1) < 0)
+    return [NSString stringWithFormat: @"no did-change isFinished YES after %@", describe(ended)];
+  return nil;
+}
+static NSString *threadPrefix(int op, NSString *prefix)
+{
+  int i = -1;
+
+  while ((i = findFrom(P(EV_THREAD, op, -1, -1), i + 1)) >= 0)
+    if (![events[i].text hasPrefix: prefix]) return [NSString stringWithFormat: @"%@", describe(i)];
+  return nil;
+}
+
+/* ---- What operations and the program do ---- */
+
+static BOOL logged(int op, int key, BOOL value)
+{
+  if (quiet == 0) record(EV_READ, op, key, value ? 1 : 0);
+  return value;
+}
+static void taskThread(int op)
+{
+  NSString *name = [[NSThread currentThread] name];
+  recordText(EV_THREAD, op, -1, -1, name ? name : @"");
+}
+static void work(int units)
+{
+  [NSThread sleepForTimeInterval: units * unit];
+}
+
+static NSCondition *tokenLock;          /* guards signalled */
+static NSMutableSet *signalled;
+static void signalToken(int t)
+{
+  record(EV_SIGNAL, -1, t, -1);
+  [tokenLock lock];
+  [signalled addObject: [NSNumber numberWithInt: t]];
+  [tokenLock broadcast];
+  [tokenLock unlock];
+}
+static BOOL tokenSignalled(int t)
+{
+  BOOL yes;
+  [tokenLock lock];
+  yes = [signalled containsObject: [NSNumber numberWithInt: t]];
+  [tokenLock unlock];
+  return yes;
+}
+static void awaitToken(int t, int units)
+{
+  NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: units * unit];
+  BOOL got;
+
+  [tokenLock lock];
+  while (!(got = [signalled containsObject: [NSNumber numberWithInt: t]]) && [tokenLock waitUntilDate: deadline])
+    ;
+  got = [signalled containsObject: [NSNumber numberWithInt: t]];
+  [tokenLock unlock];
+  record(EV_AWAITED, -1, t, got ? 1 : 0);
+}
+
+@implementation StepsBlock
+static void invokeStepsBlock(void *me)
+{
+  StepsBlock *b = (StepsBlock *)me;
+  record(b->role ? EV_COMPLETION_BEGAN : EV_BLOCK_BEGAN, b->op, b->role ? -1 : b->number, -1);
+  if (!b->role) taskThread(b->op);
+  b->body();
+  record(b->role ? EV_COMPLETION_ENDED : EV_BLOCK_ENDED, b->op, b->role ? -1 : b->number, -1);
+}
++ (id) block: (void (*)(void))body op: (int)op number: (int)number role: (int)role
+{
+  StepsBlock *b = [self new];
+  b->flags = 0; b->reserved = 0; b->invoke = invokeStepsBlock;
+  b->body = body; b->op = op; b->number = number; b->role = role;
+  return b;                     /* kept for the program's life: GNUstep releases what it copied */
+}
+- (id) copyWithZone: (NSZone *)zone { return [self retain]; }
+@end
+
+/* Records every notification of the keys an operation announces: will-change, and did-change
+ * with the value right after it (read without recording it as a read). */
+@interface Observer : NSObject
+@end
+@implementation Observer
+- (void) observeValueForKeyPath: (NSString *)keyPath ofObject: (id)object change: (NSDictionary *)change context: (void *)context
+{
+  int op = (int)[ops indexOfObjectIdenticalTo: object], k;
+  BOOL prior = [[change objectForKey: NSKeyValueChangeNotificationIsPriorKey] boolValue];
+  int value = -1;
+
+  for (k = 0; k < K_THREAD_PRIORITY && ![keyNames[k] isEqual: keyPath]; k++)
+    ;
+  if (!prior && k <= K_IS_READY)
+    {
+      quiet++;
+      value = [[object valueForKey: keyPath] boolValue] ? 1 : 0;
+      quiet--;
+    }
+  record(prior ? EV_WILL : EV_DID, op, k, value);
+}
+@end
+static Observer *observer;
+static void observe(NSOperation *op)
+{
+  int k;
+  for (k = 0; k < K_THREAD_PRIORITY; k++)
+    [op addObserver: observer forKeyPath: keyNames[k] options: NSKeyValueObservingOptionPrior | NSKeyValueObservingOptionNew context: NULL];
+}
+
+static void startOp(int op)
+{
+  @try { [OP(op) start]; }
+  @catch (NSException *e) { }   /* recorded by the start override */
+}
+@interface Spawner : NSObject { @public int op; BOOL start; } @end
+@implementation Spawner
+- (void) run: (id)unused
+{
+  NSAutoreleasePool *pool = [NSAutoreleasePool new];
+  if (start) startOp(op);
+  else { @try { [OP(op) main]; } @catch (NSException *e) { } }
+  [pool release];
+}
+@end
+static void spawn(int op, BOOL start)
+{
+  Spawner *s = [Spawner new];
+  s->op = op; s->start = start;
+  [NSThread detachNewThreadSelector: @selector(run:) toTarget: s withObject: nil];
+}
+
+/* A call that may never return runs on a thread of its own; the program waits for it at most
+ * `bound` seconds, then records it as stuck and goes on without it. */
+@interface BoundedCall : NSObject { @public int call, target, wait; NSArray *batch; NSCondition *done; BOOL returned; } @end
+@implementation BoundedCall
+- (void) run: (id)unused
+{
+  NSAutoreleasePool *pool = [NSAutoreleasePool new];
+  if (call == CALL_WAIT_UNTIL_FINISHED) [OP(target) waitUntilFinished];
+  else if (call == CALL_WAIT_UNTIL_ALL_FINISHED) [Q(target) waitUntilAllOperationsAreFinished];
+  else [Q(target) addOperations: batch waitUntilFinished: (BOOL)wait];
+  [done lock]; returned = YES; [done broadcast]; [done unlock];
+  [pool release];
+}
+@end
+static BOOL abandoned;                  /* a call did not return: the rest of the driver is skipped */
+static void bounded(int call, int target, NSArray *batch, int wait)
+{
+  BoundedCall *c = [BoundedCall new];
+  NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: bound];
+
+  c->call = call; c->target = target; c->batch = [batch retain]; c->wait = wait; c->done = [NSCondition new];
+  record(EV_CALL, target, call, -1);
+  [NSThread detachNewThreadSelector: @selector(run:) toTarget: c withObject: nil];
+  [c->done lock];
+  while (!c->returned && [c->done waitUntilDate: deadline])
+    ;
+  [c->done unlock];
+  if (c->returned) record(EV_RETURNED, target, call, -1);
+  else { record(EV_STUCK, target, call, -1); abandoned = YES; }
+}
+
+/* A driver step's trigger: wait (at most `bound`) until an event matching it was recorded. */
+static void after(Pattern p)
+{
+  NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: bound];
+  while (find(p) < 0 && [deadline timeIntervalSinceNow] > 0)
+    usleep(500);
+}
+static void afterFinished(int op)
+{
+  NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: bound];
+  BOOL done = NO;
+  while (!done && [deadline timeIntervalSinceNow] > 0)
+    {
+      quiet++; done = [OP(op) isFinished]; quiet--;
+      if (!done) usleep(500);
+    }
+}
+static void afterSignal(int t)
+{
+  NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: bound];
+  while (!tokenSignalled(t) && [deadline timeIntervalSinceNow] > 0)
+    usleep(500);
+}
+static void readKey(int op, int key)
+{
+  NSOperation *o = OP(op);
+  switch (key)
+    {
+      case K_IS_CANCELLED: [o isCancelled]; break;      /* the getter overrides record these */
+      case K_IS_EXECUTING: [o isExecuting]; break;
+      case K_IS_FINISHED: [o isFinished]; break;
+      case K_IS_READY: [o isReady]; break;
+      case K_IS_CONCURRENT: record(EV_READ, op, key, [o isConcurrent] ? 1 : 0); break;
+      case K_COMPLETION_BLOCK: record(EV_READ, op, key, [o completionBlock] != NULL ? 1 : 0); break;
+      case K_QUEUE_PRIORITY: record(EV_READ, op, key, (int)[o queuePriority]); break;
+      case K_DEPENDENCIES: record(EV_READ, op, key, (int)[[o dependencies] count]); break;
+      case K_EXECUTION_BLOCKS: record(EV_READ, op, key, (int)[[(NSBlockOperation *)o executionBlocks] count]); break;
+      default: [o threadPriority]; break;
+    }
+}
+/* A call recorded with what became of it (variadic: the call's own commas are not arguments). */
+#define CALL(kind, target, ...) \
+  do { record(EV_CALL, target, kind, -1); \
+       @try { __VA_ARGS__; record(EV_RETURNED, target, kind, -1); } \
+       @catch (NSException *e) { record(EV_THREW, target, kind, -1); } } while (0)
+
+/* Waits (at most `bound`) until every operation handed to a queue or started has finished,
+ * then until nothing has been recorded for 0.2 s: completion blocks run after the finish. */
+static void settle(int count, const int *handed)
+{
+  NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: bound];
+  int i, seen = -1;
+  for (i = 0; i < count; i++)
+    {
+      BOOL done = NO;
+      while (!done && [deadline timeIntervalSinceNow] > 0)
+        {
+          quiet++; done = [OP(handed[i]) isFinished]; quiet--;
+          if (!done) usleep(500);
+        }
+    }
+  while (seen != eventCount && [deadline timeIntervalSinceNow] > 0)
+    {
+      seen = eventCount;
+      usleep(200000);
+    }
+}
+/* ---- The scenario's operations ---- */
+
+@interface Op0 : NSOperation
+{
+  BOOL executing, finished;
+  NSLock *stateLock;   /* guards executing and finished */
+}
+- (void) storeExecuting: (BOOL)value;
+- (void) storeFinished: (BOOL)value;
+- (void) superStart;
+- (void) startSteps;
+- (void) mainSteps;
+- (void) routine_completeOperation;
+@end
+
+@interface Op1 : NSOperation
+- (void) steps;
+@end
+
+@interface Op2 : NSOperation
+{
+  BOOL executing, finished;
+  NSLock *stateLock;   /* guards executing and finished */
+}
+- (void) storeExecuting: (BOOL)value;
+- (void) storeFinished: (BOOL)value;
+- (void) superStart;
+- (void) startSteps;
+- (void) mainSteps;
+- (void) routine_completeOperation;
+@end
+
+@interface Op3 : NSOperation
+- (void) steps;
+@end
+
+@interface Op4 : NSOperation
+- (void) steps;
+@end
+
+@interface Op5 : NSInvocationOperation
+@end
+
+@interface Op6 : NSBlockOperation
+@end
+
+@interface Op7 : NSOperation
+- (void) steps;
+@end
+
+@interface Op8 : NSOperation
+- (void) steps;
+@end
+
+@interface Op9 : NSOperation
+- (void) steps;
+@end
+
+@interface Target : NSObject
+- (id) invoke5;
+@end
+
+static void completion_0(void)
+{
+}
+
+static void block_6_0(void)
+{
+  work(3);
+  if ([OP(6) isCancelled]) return;
+}
+
+static void completion_6(void)
+{
+  work(1);
+}
+
+static void completion_7(void)
+{
+  work(1);
+}
+
+
+@implementation Op0
+- (id) init
+{
+  if ((self = [super init]) != nil)
+    stateLock = [NSLock new];
+  return self;
+}
+- (void) cancel { CALL(CALL_CANCEL, 0, [super cancel]); }
+- (BOOL) isReady { return logged(0, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(0, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isConcurrent { return YES; }
+- (BOOL) isAsynchronous { return YES; }
+- (BOOL) isExecuting { BOOL v; [stateLock lock]; v = logged(0, K_IS_EXECUTING, executing); [stateLock unlock]; return v; }
+- (BOOL) isFinished { BOOL v; [stateLock lock]; v = logged(0, K_IS_FINISHED, finished); [stateLock unlock]; return v; }
+- (void) storeExecuting: (BOOL)value { [stateLock lock]; executing = value; record(EV_SET, 0, K_IS_EXECUTING, value); [stateLock unlock]; }
+- (void) storeFinished: (BOOL)value { [stateLock lock]; finished = value; record(EV_SET, 0, K_IS_FINISHED, value); [stateLock unlock]; }
+- (void) superStart { [super start]; }
+- (void) start
+{
+  record(EV_START, 0, -1, -1);
+  [self startSteps];
+}
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 0, -1, -1);
+  taskThread(0);
+  [self mainSteps];
+  record(EV_MAIN_ENDED, 0, -1, -1);
+}
+- (void) startSteps
+{
+  if ([self isCancelled])
+    {
+      [self willChangeValueForKey: @"isFinished"];
+      [self storeFinished: YES];
+      [self didChangeValueForKey: @"isFinished"];
+      return;
+    }
+  [self willChangeValueForKey: @"isExecuting"];
+  [self storeExecuting: YES];
+  [self didChangeValueForKey: @"isExecuting"];
+  spawn(0, NO);
+}
+- (void) mainSteps
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 3; r0++)
+      {
+        if (!([self isCancelled]))
+          {
+            work(2);
+          }
+      }
+  }
+  [self routine_completeOperation];
+}
+- (void) routine_completeOperation
+{
+  [self willChangeValueForKey: @"isFinished"];
+  [self willChangeValueForKey: @"isExecuting"];
+  [self storeExecuting: NO];
+  [self storeFinished: YES];
+  [self didChangeValueForKey: @"isExecuting"];
+  [self didChangeValueForKey: @"isFinished"];
+}
+@end
+
+@implementation Op1
+- (void) start
+{
+  record(EV_START, 1, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 1, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 1, [super cancel]); }
+- (BOOL) isReady { return logged(1, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(1, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(1, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(1, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 1, -1, -1);
+  taskThread(1);
+  [self steps];
+  record(EV_MAIN_ENDED, 1, -1, -1);
+}
+- (void) steps
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 1; r0++)
+      {
+        if ([self isCancelled]) return;
+        work(3);
+      }
+  }
+}
+@end
+
+@implementation Op2
+- (id) init
+{
+  if ((self = [super init]) != nil)
+    stateLock = [NSLock new];
+  return self;
+}
+- (void) cancel { CALL(CALL_CANCEL, 2, [super cancel]); }
+- (BOOL) isReady { return logged(2, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(2, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isConcurrent { return YES; }
+- (BOOL) isAsynchronous { return YES; }
+- (BOOL) isExecuting { BOOL v; [stateLock lock]; v = logged(2, K_IS_EXECUTING, executing); [stateLock unlock]; return v; }
+- (BOOL) isFinished { BOOL v; [stateLock lock]; v = logged(2, K_IS_FINISHED, finished); [stateLock unlock]; return v; }
+- (void) storeExecuting: (BOOL)value { [stateLock lock]; executing = value; record(EV_SET, 2, K_IS_EXECUTING, value); [stateLock unlock]; }
+- (void) storeFinished: (BOOL)value { [stateLock lock]; finished = value; record(EV_SET, 2, K_IS_FINISHED, value); [stateLock unlock]; }
+- (void) superStart { [super start]; }
+- (void) start
+{
+  record(EV_START, 2, -1, -1);
+  [self startSteps];
+}
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 2, -1, -1);
+  taskThread(2);
+  [self mainSteps];
+  record(EV_MAIN_ENDED, 2, -1, -1);
+}
+- (void) startSteps
+{
+  if ([self isCancelled])
+    {
+      [self willChangeValueForKey: @"isFinished"];
+      [self storeFinished: YES];
+      [self didChangeValueForKey: @"isFinished"];
+      return;
+    }
+  [self willChangeValueForKey: @"isExecuting"];
+  [self storeExecuting: YES];
+  [self didChangeValueForKey: @"isExecuting"];
+  spawn(2, NO);
+}
+- (void) mainSteps
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 3; r0++)
+      {
+        if (!([self isCancelled]))
+          {
+            work(1);
+          }
+      }
+  }
+  [self routine_completeOperation];
+}
+- (void) routine_completeOperation
+{
+  [self willChangeValueForKey: @"isFinished"];
+  [self willChangeValueForKey: @"isExecuting"];
+  [self storeExecuting: NO];
+  [self storeFinished: YES];
+  [self didChangeValueForKey: @"isExecuting"];
+  [self didChangeValueForKey: @"isFinished"];
+}
+@end
+
+@implementation Op3
+- (void) start
+{
+  record(EV_START, 3, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 3, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 3, [super cancel]); }
+- (BOOL) isReady { return logged(3, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(3, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(3, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(3, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 3, -1, -1);
+  taskThread(3);
+  [self steps];
+  record(EV_MAIN_ENDED, 3, -1, -1);
+}
+- (void) steps
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 2; r0++)
+      {
+        if ([self isCancelled]) return;
+        work(3);
+      }
+  }
+}
+@end
+
+@implementation Op4
+- (void) start
+{
+  record(EV_START, 4, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 4, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 4, [super cancel]); }
+- (BOOL) isReady { return logged(4, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(4, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(4, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(4, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 4, -1, -1);
+  taskThread(4);
+  [self steps];
+  record(EV_MAIN_ENDED, 4, -1, -1);
+}
+- (void) steps
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 3; r0++)
+      {
+        if ([self isCancelled]) return;
+        work(3);
+      }
+  }
+}
+@end
+
+@implementation Op5
+- (void) start
+{
+  record(EV_START, 5, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 5, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 5, [super cancel]); }
+- (BOOL) isReady { return logged(5, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(5, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(5, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(5, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 5, -1, -1);
+  taskThread(5);
+  [super main];
+  record(EV_MAIN_ENDED, 5, -1, -1);
+}
+@end
+
+@implementation Op6
+- (void) start
+{
+  record(EV_START, 6, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 6, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 6, [super cancel]); }
+- (BOOL) isReady { return logged(6, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(6, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(6, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(6, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 6, -1, -1);
+  [super main];
+  record(EV_MAIN_ENDED, 6, -1, -1);
+}
+@end
+
+@implementation Op7
+- (void) start
+{
+  record(EV_START, 7, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 7, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 7, [super cancel]); }
+- (BOOL) isReady { return logged(7, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(7, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(7, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(7, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 7, -1, -1);
+  taskThread(7);
+  [self steps];
+  record(EV_MAIN_ENDED, 7, -1, -1);
+}
+- (void) steps
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 3; r0++)
+      {
+        if ([self isCancelled]) return;
+        work(1);
+      }
+  }
+}
+@end
+
+@implementation Op8
+- (void) start
+{
+  record(EV_START, 8, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 8, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 8, [super cancel]); }
+- (BOOL) isReady { return logged(8, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(8, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(8, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(8, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 8, -1, -1);
+  taskThread(8);
+  [self steps];
+  record(EV_MAIN_ENDED, 8, -1, -1);
+}
+- (void) steps
+{
+  work(1);
+}
+@end
+
+@implementation Op9
+- (void) start
+{
+  record(EV_START, 9, -1, -1);
+  @try { [super start]; }
+  @catch (NSException *e) { record(EV_THREW, 9, CALL_START, -1); @throw; }
+}
+- (void) cancel { CALL(CALL_CANCEL, 9, [super cancel]); }
+- (BOOL) isReady { return logged(9, K_IS_READY, [super isReady]); }
+- (BOOL) isCancelled { return logged(9, K_IS_CANCELLED, [super isCancelled]); }
+- (BOOL) isExecuting { return logged(9, K_IS_EXECUTING, [super isExecuting]); }
+- (BOOL) isFinished { return logged(9, K_IS_FINISHED, [super isFinished]); }
+- (void) main
+{
+  record(EV_MAIN_BEGAN, 9, -1, -1);
+  taskThread(9);
+  [self steps];
+  record(EV_MAIN_ENDED, 9, -1, -1);
+}
+- (void) steps
+{
+  work(1);
+}
+@end
+
+@implementation Target
+- (void) steps5
+{
+  {
+    int r0;
+    for (r0 = 0; r0 < 3; r0++)
+      {
+        if ([OP(5) isCancelled]) return;
+        work(1);
+      }
+  }
+}
+- (id) invoke5
+{
+  [self steps5];
+  return @"result";
+}
+@end
+
+/* ---- One run of the scenario, and the claims about it ---- */
+
+static NSArray *runOnce(void)
+{
+  NSMutableArray *failures = [NSMutableArray array];
+  NSString *seen;
+  static const int handed[] = { 1, 4, 7, 3, 5, 2, 6, 0 };
+  Target *target = [[Target new] autorelease];
+
+  [eventLock lock]; eventCount = 0; [eventLock unlock];
+  abandoned = NO;
+  [tokenLock lock]; [signalled removeAllObjects]; [tokenLock unlock];
+  ops = [NSMutableArray new];
+  queues = [NSMutableArray new];
+  /* The queues and operations of the scenario, configured as it says. */
+  [queues addObject: [[NSOperationQueue new] autorelease]];
+  [queues addObject: [[NSOperationQueue new] autorelease]];
+  [Q(1) setMaxConcurrentOperationCount: 1];
+  [queues addObject: [[NSOperationQueue new] autorelease]];
+  [ops addObject: [[Op0 new] autorelease]];
+  observe(OP(0));
+  CALL(CALL_SET_COMPLETION_BLOCK, 0, [OP(0) setCompletionBlock: (GSOperationCompletionBlock)[StepsBlock block: completion_0 op: 0 number: 0 role: 1]]);
+  [ops addObject: [[Op1 new] autorelease]];
+  observe(OP(1));
+  [OP(1) setThreadPriority: 0.25];
+  [ops addObject: [[Op2 new] autorelease]];
+  observe(OP(2));
+  [OP(2) setThreadPriority: 0.75];
+  [ops addObject: [[Op3 new] autorelease]];
+  observe(OP(3));
+  [OP(3) setQueuePriority: -6];
+  [ops addObject: [[Op4 new] autorelease]];
+  observe(OP(4));
+  [ops addObject: [[[Op5 alloc] initWithTarget: target selector: @selector(invoke5) object: nil] autorelease]];
+  observe(OP(5));
+  [OP(5) setThreadPriority: 0.25];
+  [ops addObject: [[Op6 new] autorelease]];
+  [(NSBlockOperation *)OP(6) addExecutionBlock: (GSBlockOperationBlock)[StepsBlock block: block_6_0 op: 6 number: 0 role: 0]];
+  observe(OP(6));
+  CALL(CALL_SET_COMPLETION_BLOCK, 6, [OP(6) setCompletionBlock: (GSOperationCompletionBlock)[StepsBlock block: completion_6 op: 6 number: 0 role: 1]]);
+  [ops addObject: [[Op7 new] autorelease]];
+  observe(OP(7));
+  [OP(7) setQueuePriority: 0];
+  [OP(7) setThreadPriority: 0.9];
+  CALL(CALL_SET_COMPLETION_BLOCK, 7, [OP(7) setCompletionBlock: (GSOperationCompletionBlock)[StepsBlock block: completion_7 op: 7 number: 0 role: 1]]);
+  [ops addObject: [[Op8 new] autorelease]];
+  observe(OP(8));
+  [ops addObject: [[Op9 new] autorelease]];
+  observe(OP(9));
+  [OP(2) addDependency: OP(1)];
+  [OP(3) addDependency: OP(2)];
+  [OP(4) addDependency: OP(3)];
+  [OP(5) addDependency: OP(4)];
+  [OP(6) addDependency: OP(5)];
+  [OP(7) addDependency: OP(6)];
+
+  /* driver step 0: {"action": {"setQueuePriority": {"op": 1, "priority": -3}}} */
+  if (abandoned) goto done;
+  [OP(1) setQueuePriority: -3];
+
+  /* driver step 1: {"action": {"read": {"key": "queuePriority", "op": 1}}} */
+  if (abandoned) goto done;
+  readKey(1, K_QUEUE_PRIORITY);
+
+  /* driver step 2: {"action": {"read": {"key": "isReady", "op": 2}}} */
+  if (abandoned) goto done;
+  readKey(2, K_IS_READY);
+
+  /* driver step 3: {"action": {"removeDependency": {"on": 6, "op": 7}}} */
+  if (abandoned) goto done;
+  CALL(CALL_REMOVE_DEPENDENCY, 7, [OP(7) removeDependency: OP(6)]);
+
+  /* driver step 4: {"action": {"read": {"key": "isReady", "op": 7}}} */
+  if (abandoned) goto done;
+  readKey(7, K_IS_READY);
+
+  /* driver step 5: {"action": {"addDependency": {"on": 8, "op": 8}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD_DEPENDENCY, 8, [OP(8) addDependency: OP(8)]);
+
+  /* driver step 6: {"action": {"addDependency": {"on": 9, "op": 8}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD_DEPENDENCY, 8, [OP(8) addDependency: OP(9)]);
+
+  /* driver step 7: {"action": {"addDependency": {"on": 9, "op": 8}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD_DEPENDENCY, 8, [OP(8) addDependency: OP(9)]);
+
+  /* driver step 8: {"action": {"addDependency": {"on": 8, "op": 9}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD_DEPENDENCY, 9, [OP(9) addDependency: OP(8)]);
+
+  /* driver step 9: {"action": {"read": {"key": "dependencies", "op": 8}}} */
+  if (abandoned) goto done;
+  readKey(8, K_DEPENDENCIES);
+
+  /* driver step 10: {"action": {"start": 1}} */
+  if (abandoned) goto done;
+  startOp(1);
+
+  /* driver step 11: {"action": {"add": {"op": 4, "queue": 0}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD, 4, [Q(0) addOperation: OP(4)]);
+
+  /* driver step 12: {"action": {"add": {"op": 7, "queue": 2}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD, 7, [Q(2) addOperation: OP(7)]);
+
+  /* driver step 13: {"action": {"add": {"op": 3, "queue": 0}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD, 3, [Q(0) addOperation: OP(3)]);
+
+  /* driver step 14: {"action": {"add": {"op": 5, "queue": 2}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD, 5, [Q(2) addOperation: OP(5)]);
+
+  /* driver step 15: {"action": {"add": {"op": 2, "queue": 1}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD, 2, [Q(1) addOperation: OP(2)]);
+
+  /* driver step 16: {"action": {"addBatch": {"ops": [6, 0], "queue": 1, "wait": false}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD_BATCH, 1, [Q(1) addOperations: [NSArray arrayWithObjects: OP(6), OP(0), nil] waitUntilFinished: NO]);
+
+  /* driver step 17: {"action": {"add": {"op": 0, "queue": 2}}} */
+  if (abandoned) goto done;
+  CALL(CALL_ADD, 0, [Q(2) addOperation: OP(0)]);
+
+  /* driver step 18: {"action": {"cancel": 0}, "after": {"mainBegan": 0}} */
+  if (abandoned) goto done;
+  after(P(EV_MAIN_BEGAN, 0, -1, -1));
+  @try { [OP(0) cancel]; } @catch (NSException *e) { }
+
+  /* driver step 19: {"action": {"read": {"key": "isCancelled", "op": 0}}} */
+  if (abandoned) goto done;
+  readKey(0, K_IS_CANCELLED);
+
+  /* driver step 20: {"action": {"cancel": 3}, "after": {"finished": 3}} */
+  if (abandoned) goto done;
+  afterFinished(3);
+  @try { [OP(3) cancel]; } @catch (NSException *e) { }
+
+  /* driver step 21: {"action": {"read": {"key": "isCancelled", "op": 3}}} */
+  if (abandoned) goto done;
+  readKey(3, K_IS_CANCELLED);
+
+  /* driver step 22: {"action": {"cancel": 5}, "after": {"finished": 5}} */
+  if (abandoned) goto done;
+  afterFinished(5);
+  @try { [OP(5) cancel]; } @catch (NSException *e) { }
+
+  /* driver step 23: {"action": {"read": {"key": "isCancelled", "op": 5}}} */
+  if (abandoned) goto done;
+  readKey(5, K_IS_CANCELLED);
+
+  /* driver step 24: {"action": {"suspend": 0}, "after": {"mainBegan": 3}} */
+  if (abandoned) goto done;
+  after(P(EV_MAIN_BEGAN, 3, -1, -1));
+  [Q(0) setSuspended: YES];
+
+  /* driver step 25: {"action": {"cancelAll": 0}, "after": {"started": 3}} */
+  if (abandoned) goto done;
+  after(P(EV_START, 3, -1, -1));
+  [Q(0) cancelAllOperations];
+
+  /* driver step 26: {"action": {"read": {"key": "isCancelled", "op": 4}}} */
+  if (abandoned) goto done;
+  readKey(4, K_IS_CANCELLED);
+
+  /* driver step 27: {"action": {"start": 3}, "after": {"mainBegan": 3}} */
+  if (abandoned) goto done;
+  after(P(EV_MAIN_BEGAN, 3, -1, -1));
+  startOp(3);
+
+  /* driver step 28: {"action": {"resume": 0}} */
+  if (abandoned) goto done;
+  [Q(0) setSuspended: NO];
+
+  /* driver step 29: {"action": {"waitUntilAllFinished": 1}} */
+  if (abandoned) goto done;
+  bounded(CALL_WAIT_UNTIL_ALL_FINISHED, 1, nil, 0);
+  if (!abandoned) readKey(2, K_IS_FINISHED);
+  if (!abandoned) readKey(6, K_IS_FINISHED);
+  if (!abandoned) readKey(0, K_IS_FINISHED);
+
+  /* driver step 30: {"action": {"waitUntilAllFinished": 2}} */
+  if (abandoned) goto done;
+  bounded(CALL_WAIT_UNTIL_ALL_FINISHED, 2, nil, 0);
+  if (!abandoned) readKey(7, K_IS_FINISHED);
+  if (!abandoned) readKey(5, K_IS_FINISHED);
+  if (!abandoned) readKey(0, K_IS_FINISHED);
+
+  /* driver step 31: {"action": {"waitUntilAllFinished": 0}} */
+  if (abandoned) goto done;
+  bounded(CALL_WAIT_UNTIL_ALL_FINISHED, 0, nil, 0);
+  if (!abandoned) readKey(4, K_IS_FINISHED);
+  if (!abandoned) readKey(3, K_IS_FINISHED);
+
+  /* driver step 32: {"action": {"read": {"key": "isReady", "op": 3}}} */
+  if (abandoned) goto done;
+  readKey(3, K_IS_READY);
+
+  /* driver step 33: {"action": {"read": {"key": "isConcurrent", "op": 7}}} */
+  if (abandoned) goto done;
+  readKey(7, K_IS_CONCURRENT);
+
+done:
+  /* Everything handed over has time to finish; then each operation's isFinished is read. */
+  settle(8, handed);
+  readKey(0, K_IS_FINISHED);
+  readKey(1, K_IS_FINISHED);
+  readKey(2, K_IS_FINISHED);
+  readKey(3, K_IS_FINISHED);
+  readKey(4, K_IS_FINISHED);
+  readKey(5, K_IS_FINISHED);
+  readKey(6, K_IS_FINISHED);
+  readKey(7, K_IS_FINISHED);
+  readKey(8, K_IS_FINISHED);
+  readKey(9, K_IS_FINISHED);
+
+  /* op 0's task, running when cancel was called, runs to its end */
+  if ((seen = implies(P(EV_TASK_BEGAN, 0, -1, -1), P(EV_TASK_ENDED, 0, -1, -1))) != nil)
+    [failures addObject: [NSString stringWithFormat: @"%@: instead, %@", @"op 0's task, running when cancel was called, runs to its end", seen]];
+  return failures;
+}
+
+int main(void)
+{
+  NSAutoreleasePool *pool = [NSAutoreleasePool new];
+  const char *given = getenv("REPRO_RUNS");
+  int runs = given ? atoi(given) : 10, all = getenv("REPRO_ALL") != NULL, failed = 0, run, i;
+
+  eventLock = [NSLock new];
+  tokenLock = [NSCondition new];
+  signalled = [NSMutableSet new];
+  observer = [Observer new];
+  bound = 2.0;
+  for (run = 1; run <= runs; run++)
+    {
+      NSAutoreleasePool *inner = [NSAutoreleasePool new];
+      NSArray *failures = runOnce();
+
+      if ([failures count] > 0)
+        {
+          failed++;
+          if (failed == 1)
+            {
+              printf("FAILED on run %d of %d:\n", run, runs);
+              for (NSString *f in failures) printf("  %s\n", [f UTF8String]);
+              printf("the events of that run:\n");
+              for (i = 0; i < eventCount; i++) printf("  %s\n", [describe(i) UTF8String]);
+            }
+          if (!all) { fflush(stdout); _exit(1); }
+        }
+      [inner release];
+    }
+  if (failed > 0) printf("failed in %d of %d runs\n", failed, runs);
+  else printf("held in all %d runs\n", runs);
+  fflush(stdout);
+  [pool release];
+  _exit(failed > 0 ? 1 : 0);
+}

@@ -1,0 +1,127 @@
+import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// `opconform export` (issue 20): a finding as a reproducer that needs nothing of this project.
+/// The committed reproducers under `Fixtures/reproducers/` are what `.ci/reproducers.sh` builds
+/// and runs on GNUstep and Foundation; these tests hold them to their findings and hold the
+/// writer to its contract (deterministic, nothing of ours imported, clear refusals).
+@Suite("Standalone reproducers")
+struct ReproducerExportTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func finding(_ relative: String) throws -> Finding {
+        try FindingFile.decode(try Data(contentsOf: root.appendingPathComponent(relative)), source: relative)
+    }
+
+    static func bugs(_ impl: String) throws -> [String] {
+        let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/expectations/\(impl).json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let entries = try #require(object["expected"] as? [[String: Any]])
+        return entries.filter { $0["kind"] as? String == "bug" }.compactMap { $0["rule"] as? String }
+    }
+
+    /// What regenerate.sh writes, and the committed file.
+    static func committed(_ finding: String, as style: Reproducer.Style, to file: String) throws -> (fresh: String, committed: String) {
+        let fresh = try Reproducer.export(try Self.finding(finding), as: style, file: finding).text
+        let committed = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        return (fresh, committed)
+    }
+
+    @Test("every bug-kind divergence of GNUstep has its reproducer committed, as export writes it today")
+    func gnustepReproducersAreCurrent() throws {
+        let rules = try Self.bugs("gnustep")
+        #expect(rules.count >= 20)
+        for rule in rules {
+            let (fresh, committed) = try Self.committed("Fixtures/expectations/gnustep/\(rule).json", as: .objc, to: "Fixtures/reproducers/gnustep/\(rule).m")
+            #expect(fresh == committed, "Fixtures/reproducers/gnustep/\(rule).m is out of date: run Fixtures/reproducers/regenerate.sh")
+        }
+    }
+
+    @Test("every bug-kind divergence of Foundation has its Swift Testing and XCTest reproducers committed, as export writes them today")
+    func foundationReproducersAreCurrent() throws {
+        let rules = try Self.bugs("foundation-linux")
+        #expect(rules.count == 5)
+        for rule in rules {
+            for (style, suffix) in [(Reproducer.Style.swiftTesting, ""), (.xctest, "+XCTest")] {
+                let (fresh, committed) = try Self.committed("Fixtures/expectations/foundation-linux/\(rule).json", as: style,
+                                                            to: "Fixtures/reproducers/foundation-linux/\(rule)\(suffix).swift")
+                #expect(fresh == committed, "Fixtures/reproducers/foundation-linux/\(rule)\(suffix).swift is out of date: run Fixtures/reproducers/regenerate.sh")
+            }
+        }
+    }
+
+    @Test("a reproducer imports nothing but the implementation and its test library, and says how to run it and what it asserts")
+    func selfContained() throws {
+        let objc = try Reproducer.export(try Self.finding("Fixtures/expectations/gnustep/COMPLETION-ONCE.json"), as: .objc)
+        let imports = objc.text.split(separator: "\n").filter { $0.hasPrefix("#import") || $0.hasPrefix("#include") }
+        #expect(imports == ["#import <Foundation/Foundation.h>", "#include <stdio.h>", "#include <unistd.h>"])
+        #expect(objc.text.contains("COMPLETION-ONCE on gnustep: A completion block set before its operation finished runs exactly once"))
+        #expect(objc.text.contains("gnustep-config --objc-flags") && objc.text.contains("Documents: 004"))
+        for style in [Reproducer.Style.swiftTesting, .xctest] {
+            let swift = try Reproducer.export(try Self.finding("Fixtures/expectations/foundation-linux/DEP-REMOVE-RESTORES.json"), as: style)
+            let imports = swift.text.split(separator: "\n").filter { $0.hasPrefix("import ") }
+            #expect(imports == ["import Foundation", style == .xctest ? "import XCTest" : "import Testing"])
+            #expect(swift.claims == ["op 1 reports isReady YES once removeDependency removed its last unfinished dependency, op 0"])
+            #expect(swift.text.contains("// op 1 reports isReady YES once removeDependency"))
+            #expect(swift.text.contains("run.valuesAfter(P(.returned, 1, 9, -1), P(.read, 1, 4, -1), 1)"), "the claim is the check: every isReady read after the removal is YES")
+        }
+    }
+
+    @Test("the same finding is written to the same bytes")
+    func deterministic() throws {
+        let f = try Self.finding("Fixtures/expectations/gnustep/QUEUE-WAIT-ALL.json")
+        #expect(try Reproducer.export(f, as: .objc).text == Reproducer.export(f, as: .objc).text)
+    }
+
+    @Test("runs: enough to show a bug of the finding's measured rate with probability 99.9%")
+    func runCount() {
+        #expect(Reproducer.runs(reproduced: 3, attempts: 3) == 5)      // rate taken as 3/4
+        #expect(Reproducer.runs(reproduced: 1, attempts: 1) == 10)     // 1/2
+        #expect(Reproducer.runs(reproduced: 1, attempts: 9) == 66)     // 1/10
+        #expect(Reproducer.runs(reproduced: 0, attempts: 5) == 1000)   // never reproduced: the cap
+    }
+
+    @Test("what cannot be exported is refused with the reason")
+    func refusals() throws {
+        // A key-value rule: Foundation on Linux sends no notifications.
+        let kvo = try Self.finding("Fixtures/expectations/gnustep/START-KVO.json")
+        #expect(throws: Reproducer.Refusal.self) { try Reproducer.export(kvo, as: .swiftTesting) }
+        do { _ = try Reproducer.export(kvo, as: .xctest) } catch { #expect(error.description.contains("key-value notifications")) }
+        // An invocation operation: Foundation on Linux has none.
+        let invocation = try Self.finding("Fixtures/expectations/gnustep/INVOCATION-CANCELLED-RESULT.json")
+        do { _ = try Reproducer.export(invocation, as: .swiftTesting); Issue.record("exported an invocation operation for Foundation") } catch {
+            #expect(error.description.contains("invocation operation"))
+        }
+        // A rule with no assertion written: says which can be exported.
+        var other = kvo
+        other.rule = "PRIORITY-NORMALIZE"
+        do { _ = try Reproducer.export(other, as: .objc); Issue.record("exported a rule with no assertion") } catch {
+            #expect(error.description.contains("no reproducer assertion is written for PRIORITY-NORMALIZE") && error.description.contains("DEP-ORDER"))
+        }
+        // The user's own subclass: its code is not in the scenario.
+        var own = kvo
+        own.scenario.operations[0].kind = .subclass([.work(1)])
+        do { _ = try Reproducer.export(own, as: .objc); Issue.record("exported a subclass operation") } catch {
+            #expect(error.description.contains("your driver"))
+        }
+    }
+
+    @Test("opconform export: one finding, a kind, clear errors")
+    func command() throws {
+        let file = "Fixtures/expectations/gnustep/DEP-ORDER.json"
+        let path = Self.root.appendingPathComponent(file).path
+        let written = opconform("export", path, "--as", "objc", "--runs", "3")
+        #expect(written.status == 0)
+        #expect(written.out.contains("int runs = given ? atoi(given) : 3"))
+        let noKind = opconform("export", path)
+        #expect(noKind.status == 2 && noKind.err.contains("--as swift-testing, --as xctest or --as objc"))
+        let badKind = opconform("export", path, "--as", "c++")
+        #expect(badKind.status == 2 && badKind.err.contains("swift-testing, xctest, objc"))
+        let scenario = opconform("export", Self.root.appendingPathComponent("Fixtures/scenarios/surface2.json").path, "--as", "objc")
+        #expect(scenario.status == 2 && scenario.err.contains("is a scenario, not a finding"))
+        let kvo = opconform("export", Self.root.appendingPathComponent("Fixtures/expectations/gnustep/START-KVO.json").path, "--as", "swift-testing")
+        #expect(kvo.status == 2 && kvo.err.contains("cannot export START-KVO --as swift-testing"))
+    }
+}
