@@ -65,7 +65,7 @@ struct ObjCReproducer {
         let runtime = ObjCRuntime.text
         var interfaces: [String] = ["/* ---- The scenario's operations ---- */", ""]
         var implementations: [String] = []
-        for (i, o) in scenario.operations.enumerated() where !isBlockAdded(i) {
+        for (i, o) in scenario.operations.enumerated() where !ReproducerScenario.isBlockAdded(scenario, i) {
             let (interface, implementation) = operationClass(i, o)
             interfaces += interface
             implementations += implementation
@@ -85,9 +85,6 @@ struct ObjCReproducer {
         return (head + [runtime] + interfaces + functions + [""] + implementations + run + mainFunction()).joined(separator: "\n") + "\n"
     }
 
-    private func isBlockAdded(_ i: Int) -> Bool {
-        scenario.driver.contains { if case .addBlock(let op, _) = $0.action { return op == i }; return false }
-    }
 
     private func className(_ i: Int) -> String { "Op\(i)" }
 
@@ -132,7 +129,7 @@ struct ObjCReproducer {
         case .concurrent(let p):
             interface = ["@interface \(name) : NSOperation", "{", "  BOOL executing, finished;", "  NSLock *stateLock;   /* guards executing and finished */", "}",
                          "- (void) storeExecuting: (BOOL)value;", "- (void) storeFinished: (BOOL)value;", "- (void) superStart;", "- (void) startSteps;", "- (void) mainSteps;"]
-                + p.routines.map { "- (void) \(routineName($0.name));" } + ["@end", ""]
+                + p.routines.map { "- (void) \(ReproducerScenario.routineName($0.name));" } + ["@end", ""]
             impl += ["- (id) init", "{", "  if ((self = [super init]) != nil)", "    stateLock = [NSLock new];", "  return self;", "}"]
             impl += loggedOverrides(i, readyToken: o.readyAfterSignal, start: false)
             if p.overridesIsConcurrent { impl += ["- (BOOL) isConcurrent { return YES; }", "- (BOOL) isAsynchronous { return YES; }"] }
@@ -147,7 +144,7 @@ struct ObjCReproducer {
             ]
             impl += ["- (void) startSteps", "{"] + steps(p.start, this: i, selfExpr: "self", indent: 1) + ["}"]
             impl += ["- (void) mainSteps", "{"] + steps(p.main, this: i, selfExpr: "self", indent: 1) + ["}"]
-            for r in p.routines { impl += ["- (void) \(routineName(r.name))", "{"] + steps(r.body, this: i, selfExpr: "self", indent: 1) + ["}"] }
+            for r in p.routines { impl += ["- (void) \(ReproducerScenario.routineName(r.name))", "{"] + steps(r.body, this: i, selfExpr: "self", indent: 1) + ["}"] }
         case .subclass:
             preconditionFailure("subclass operations are refused before a reproducer is written")
         }
@@ -155,9 +152,6 @@ struct ObjCReproducer {
         return (interface, impl + ["@end", ""])
     }
 
-    private func routineName(_ name: String) -> String {
-        "routine_" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
-    }
 
     /// A body that runs outside the operation's own methods (a block, a completion block, a
     /// perform): a C function, so its `return` leaves only it.
@@ -221,7 +215,7 @@ struct ObjCReproducer {
             case .didChangeUnprefixed(let k): lines.append(pad + "[\(selfExpr) didChangeValueForKey: @\"\(k.unprefixedName ?? k.rawValue)\"];")
             case .set(let k, let v):
                 lines.append(pad + "[\(typed(this, selfExpr)) \(k == .isFinished ? "storeFinished" : "storeExecuting"): \(v ? "YES" : "NO")];")
-            case .call(let name): lines.append(pad + "[\(typed(this, selfExpr)) \(routineName(name))];")
+            case .call(let name): lines.append(pad + "[\(typed(this, selfExpr)) \(ReproducerScenario.routineName(name))];")
             case .callMain: lines.append(pad + "@try { [\(selfExpr) main]; } @catch (NSException *e) { }")
             case .callSuperStart: lines.append(pad + "[\(typed(this, selfExpr)) superStart];")
             case .spawn(let m, let r): lines.append(pad + "spawn(\(r.resolve(this)), \(m == .start ? "YES" : "NO"));")
@@ -255,7 +249,7 @@ struct ObjCReproducer {
             if c.suspended { body.append("  [Q(\(q)) setSuspended: YES];") }
         }
         for (i, o) in scenario.operations.enumerated() {
-            if isBlockAdded(i) {
+            if ReproducerScenario.isBlockAdded(scenario, i) {
                 body.append("  [ops addObject: [[NSOperation new] autorelease]];   /* a place holder: op \(i)'s block goes to addOperationWithBlock: */")
                 continue
             }
@@ -281,7 +275,7 @@ struct ObjCReproducer {
         var blocksAdded: [Int: Int] = [:]
         for (k, step) in scenario.driver.enumerated() {
             body.append("")
-            body.append("  /* driver step \(k): " + Self.describe(step).replacingOccurrences(of: "*/", with: "* /") + " */")
+            body.append("  /* driver step \(k): " + ReproducerScenario.describe(step).replacingOccurrences(of: "*/", with: "* /") + " */")
             body.append("  if (abandoned) goto done;")
             if let t = step.after {
                 switch t {
@@ -323,7 +317,7 @@ struct ObjCReproducer {
                 body.append("  if (!abandoned) readKey(\(op), K_IS_FINISHED);")
             case .waitUntilAllFinished(let q):
                 body.append("  bounded(CALL_WAIT_UNTIL_ALL_FINISHED, \(q), nil, 0);")
-                body += addedTo(q, before: k).map { "  if (!abandoned) readKey(\($0), K_IS_FINISHED);" }
+                body += ReproducerScenario.addedTo(scenario, q, before: k).map { "  if (!abandoned) readKey(\($0), K_IS_FINISHED);" }
             case .setCompletionBlock(let op, let steps):
                 function("setCompletion_\(k)", steps, this: op)
                 body.append("  CALL(CALL_SET_COMPLETION_BLOCK, \(op), [OP(\(op)) setCompletionBlock: (GSOperationCompletionBlock)[StepsBlock block: setCompletion_\(k) op: \(op) number: 0 role: 1]]);")
@@ -359,7 +353,7 @@ struct ObjCReproducer {
         lines += ["", "done:",
                   "  /* Everything handed over has time to finish; then each operation's isFinished is read. */",
                   "  settle(\(handed.count), handed);"]
-        lines += scenario.operations.indices.filter { !isBlockAdded($0) }.map { "  readKey(\($0), K_IS_FINISHED);" }
+        lines += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map { "  readKey(\($0), K_IS_FINISHED);" }
         lines.append("")
         for c in claims {
             lines.append("  /* \(c.sentence.replacingOccurrences(of: "*/", with: "* /")) */")
@@ -370,23 +364,7 @@ struct ObjCReproducer {
         return lines
     }
 
-    /// The operations added to queue `q` by driver steps before step `k`.
-    private func addedTo(_ q: Int, before k: Int) -> [Int] {
-        var list: [Int] = []
-        for step in scenario.driver.prefix(k) {
-            switch step.action {
-            case .add(let op, let queue) where queue == q: if !list.contains(op) { list.append(op) }
-            case .addBatch(let ops, let queue, _) where queue == q: for op in ops where !list.contains(op) { list.append(op) }
-            default: break
-            }
-        }
-        return list
-    }
 
-    static func describe(_ step: DriverStep) -> String {
-        String(decoding: JSONValue.oneLine(ScenarioEncoder.driverStep(step)).text, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 
     private func mainFunction() -> [String] {
         [

@@ -55,15 +55,12 @@ struct SwiftReproducer {
         var lines = header.map { $0.isEmpty ? "//" : "// " + $0 }
         lines += ["", "import Foundation", xctest ? "import XCTest" : "import Testing", "", SwiftRuntime.text, "// MARK: - The scenario's operations", ""]
         var classes: [String] = []
-        for (i, o) in scenario.operations.enumerated() where !isBlockAdded(i) { classes += operationClass(i, o) }
+        for (i, o) in scenario.operations.enumerated() where !ReproducerScenario.isBlockAdded(scenario, i) { classes += operationClass(i, o) }
         let run = runOnce()
         lines += classes + functions + run + testFunction()
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func isBlockAdded(_ i: Int) -> Bool {
-        scenario.driver.contains { if case .addBlock(let op, _) = $0.action { return op == i }; return false }
-    }
 
     private func loggedOverrides(_ i: Int, readyToken: Int?, getters: Bool) -> [String] {
         let ready = readyToken.map { "super.isReady && run.isSignalled(\($0))" } ?? "super.isReady"
@@ -83,6 +80,7 @@ struct SwiftReproducer {
     private mutating func operationClass(_ i: Int, _ o: OperationConfig) -> [String] {
         let name = "Op\(i)"
         var lines: [String] = []
+        // Each generated class's `@unchecked Sendable` carries the comment that says why it is sound.
         let soundness = "/// `@unchecked Sendable` is sound: its stored properties are `let`"
         switch o.kind {
         case .main(let body):
@@ -116,7 +114,7 @@ struct SwiftReproducer {
             ]
             lines += ["    func startSteps() {"] + steps(p.start, this: i, selfExpr: "self", indent: 2) + ["    }"]
             lines += ["    func mainSteps() {"] + steps(p.main, this: i, selfExpr: "self", indent: 2) + ["    }"]
-            for r in p.routines { lines += ["    func \(routineName(r.name))() {"] + steps(r.body, this: i, selfExpr: "self", indent: 2) + ["    }"] }
+            for r in p.routines { lines += ["    func \(ReproducerScenario.routineName(r.name))() {"] + steps(r.body, this: i, selfExpr: "self", indent: 2) + ["    }"] }
             lines += ["}", ""]
         case .invocation, .subclass:
             preconditionFailure("invocation and subclass operations are refused before a Swift reproducer is written")
@@ -125,9 +123,6 @@ struct SwiftReproducer {
         return lines
     }
 
-    private func routineName(_ name: String) -> String {
-        "routine_" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
-    }
 
     private mutating func function(_ name: String, _ body: [Step], this: Int) {
         functions += ["fileprivate func \(name)(_ run: Run) {"] + steps(body, this: this, selfExpr: "run.ops[\(this)]", indent: 1) + ["}", ""]
@@ -179,7 +174,7 @@ struct SwiftReproducer {
             case .willChangeUnprefixed(let k): lines.append(pad + "\(selfExpr).willChangeValue(forKey: \"\(k.unprefixedName ?? k.rawValue)\")")
             case .didChangeUnprefixed(let k): lines.append(pad + "\(selfExpr).didChangeValue(forKey: \"\(k.unprefixedName ?? k.rawValue)\")")
             case .set(let k, let v): lines.append(pad + "\(typed(this, selfExpr)).\(k == .isFinished ? "storeFinished" : "storeExecuting")(\(v))")
-            case .call(let name): lines.append(pad + "\(typed(this, selfExpr)).\(routineName(name))()")
+            case .call(let name): lines.append(pad + "\(typed(this, selfExpr)).\(ReproducerScenario.routineName(name))()")
             case .callMain: lines.append(pad + "\(selfExpr).main()")
             case .callSuperStart: lines.append(pad + "\(typed(this, selfExpr)).superStart()")
             case .spawn(let m, let r):
@@ -213,7 +208,7 @@ struct SwiftReproducer {
             if c.suspended { body.append("    run.queues[\(q)].isSuspended = true") }
         }
         for (i, o) in scenario.operations.enumerated() {
-            if isBlockAdded(i) {
+            if ReproducerScenario.isBlockAdded(scenario, i) {
                 body.append("    run.ops.append(Operation())   // a place holder: op \(i)'s block goes to addOperation(_:) with a closure")
                 continue
             }
@@ -233,7 +228,7 @@ struct SwiftReproducer {
         body += ["", "    func drive() {"]
         var blocksAdded: [Int: Int] = [:]
         for (k, step) in scenario.driver.enumerated() {
-            var d: [String] = ["", "        // driver step \(k): " + ObjCReproducer.describe(step), "        if run.abandoned { return }"]
+            var d: [String] = ["", "        // driver step \(k): " + ReproducerScenario.describe(step), "        if run.abandoned { return }"]
             if let t = step.after {
                 switch t {
                 case .started(let op): d.append("        run.after { run.find(P(.start, \(op), -1, -1)) != nil }")
@@ -274,7 +269,7 @@ struct SwiftReproducer {
                 d.append("        if !run.abandoned { run.readKey(\(op), .isFinished) }")
             case .waitUntilAllFinished(let q):
                 d.append("        run.bounded(.waitUntilAllFinished, \(q)) { [run] in run.queues[\(q)].waitUntilAllOperationsAreFinished() }")
-                d += addedTo(q, before: k).map { "        if !run.abandoned { run.readKey(\($0), .isFinished) }" }
+                d += ReproducerScenario.addedTo(scenario, q, before: k).map { "        if !run.abandoned { run.readKey(\($0), .isFinished) }" }
             case .setCompletionBlock(let op, let steps):
                 function("setCompletion_\(k)", steps, this: op)
                 d.append("        run.called(.setCompletionBlock, \(op)) { run.ops[\(op)].completionBlock = { [run] in run.record(.completionBegan, \(op)); setCompletion_\(k)(run); run.record(.completionEnded, \(op)) } }")
@@ -300,7 +295,7 @@ struct SwiftReproducer {
         body += ["    }", "    drive()", "",
                  "    // Everything handed over has time to finish; then each operation's isFinished is read.",
                  "    run.settle([" + handed.map(String.init).joined(separator: ", ") + "])"]
-        body += scenario.operations.indices.filter { !isBlockAdded($0) }.map { "    run.readKey(\($0), .isFinished)" }
+        body += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map { "    run.readKey(\($0), .isFinished)" }
         body += ["", "    var failures: [String] = []"]
         for c in claims {
             body.append("    // \(c.sentence)")
@@ -313,17 +308,6 @@ struct SwiftReproducer {
                 "    let run = Run(bound: \(String(format: "%.1f", bound)))"] + body + ["}", ""]
     }
 
-    private func addedTo(_ q: Int, before k: Int) -> [Int] {
-        var list: [Int] = []
-        for step in scenario.driver.prefix(k) {
-            switch step.action {
-            case .add(let op, let queue) where queue == q: if !list.contains(op) { list.append(op) }
-            case .addBatch(let ops, let queue, _) where queue == q: for op in ops where !list.contains(op) { list.append(op) }
-            default: break
-            }
-        }
-        return list
-    }
 
     private func testFunction() -> [String] {
         let runsLine = "let runs = ProcessInfo.processInfo.environment[\"REPRO_RUNS\"].flatMap { Int($0) } ?? \(runs)"
