@@ -1,0 +1,125 @@
+import Foundation
+import OperationSpec
+import Testing
+
+/// `Specs/implementations/*-bugs.md` (issue 20): one upstream report per bug-kind divergence.
+/// A report is read by a maintainer who owes us nothing, so it must be whole (every bug entry
+/// has one, with a quote, its reproducer and its replay line) and its quotes must be the
+/// documents' own words: a misquote would be the first thing an upstream reviewer finds.
+@Suite("Upstream bug reports")
+struct BugReportTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// One `## RULE` section of a report: its rule and its lines.
+    struct Section {
+        let rule: String
+        let lines: [String]
+        /// `> “…” (004 2.4)` lines: the quoted text and its citation.
+        var quotes: [(text: String, cite: String)] {
+            lines.compactMap { line in
+                guard line.hasPrefix("> “"), line.hasSuffix(")"), let close = line.range(of: "” (", options: .backwards) else { return nil }
+                return (String(line[line.index(line.startIndex, offsetBy: 3)..<close.lowerBound]),
+                        String(line[close.upperBound...].dropLast()))
+            }
+        }
+    }
+
+    static func sections(_ path: String) throws -> [Section] {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        var result: [Section] = []
+        var rule: String?
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("## ") {
+                if let rule { result.append(Section(rule: rule, lines: lines)) }
+                rule = String(line.dropFirst(3).split(separator: " ").first ?? "")
+                lines = []
+            } else {
+                lines.append(line)
+            }
+        }
+        if let rule { result.append(Section(rule: rule, lines: lines)) }
+        return result
+    }
+
+    /// The bug-kind entries of an expectations file: rule and finding path, in file order.
+    static func bugs(_ impl: String) throws -> [(rule: String, finding: String)] {
+        let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/expectations/\(impl).json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let entries = try #require(object["expected"] as? [[String: Any]])
+        return entries.filter { $0["kind"] as? String == "bug" }.compactMap { entry in
+            guard let rule = entry["rule"] as? String, let finding = entry["finding"] as? String else { return nil }
+            return (rule, finding)
+        }
+    }
+
+    @Test("each bug-kind entry has its report, in the expectations' order, with a quote, its reproducer and its replay line",
+          arguments: [("gnustep", "m"), ("foundation-linux", "swift")])
+    func reportsAreWhole(impl: String, ext: String) throws {
+        let sections = try Self.sections("Specs/implementations/\(impl)-bugs.md")
+        let bugs = try Self.bugs(impl)
+        #expect(sections.map(\.rule) == bugs.map(\.rule), "Specs/implementations/\(impl)-bugs.md has a section per bug entry of Fixtures/expectations/\(impl).json, in its order")
+        for (section, bug) in zip(sections, bugs) {
+            #expect(!section.quotes.isEmpty, "\(section.rule): no quote from the documents")
+            #expect(section.lines.contains { $0.hasPrefix("**What the documents say.**") || $0.hasPrefix("**What is required.**") }, "\(section.rule)")
+            #expect(section.lines.contains { $0.hasPrefix("**Believed cause.**") }, "\(section.rule): no believed cause")
+            let reproducer = "Fixtures/reproducers/\(impl)/\(bug.rule).\(ext)"
+            #expect(section.lines.contains { $0.contains("(../../\(reproducer))") }, "\(section.rule): no link to \(reproducer)")
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(reproducer).path), "\(reproducer) is missing")
+            #expect(section.lines.contains("**Replay in the harness.** `opconform replay Fixtures/expectations/\(bug.finding)`"), "\(section.rule): no replay line")
+            for quote in section.quotes {
+                #expect(Document(rawValue: String(quote.cite.prefix(3))) != nil, "\(section.rule): \(quote.cite) names no seed document")
+            }
+        }
+    }
+
+    /// Markdown links of a seed document as their text (`[isReady](https://…)` reads "isReady"),
+    /// and every run of white space as one space: what a reader of the rendered document sees.
+    static func readable(_ text: String) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "[") {
+            out += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            if let close = after.firstIndex(of: "]"), after[after.index(after: close)...].hasPrefix("("),
+               let end = after[close...].firstIndex(of: ")") {
+                out += after[..<close]
+                rest = after[after.index(after: end)...]
+            } else {
+                out += "["
+                rest = after
+            }
+        }
+        out += rest
+        return out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    @Test("every quote is the cited document's own words (each piece between elisions, in order)",
+          arguments: ["gnustep", "foundation-linux"])
+    func quotesAreVerbatim(impl: String) throws {
+        // The seed documents sit beside the clone (../shared/seeds), not in it; a clone without
+        // them cannot check quotes, as SpecsDriftTests' citation check.
+        let seeds = Self.root.deletingLastPathComponent().appendingPathComponent("shared/seeds")
+        guard FileManager.default.fileExists(atPath: seeds.path) else { return }
+        var documents: [String: String] = [:]
+        for doc in Document.allCases {
+            documents[doc.rawValue] = Self.readable(try String(contentsOf: seeds.appendingPathComponent(doc.file), encoding: .utf8))
+        }
+        var checked = 0
+        for section in try Self.sections("Specs/implementations/\(impl)-bugs.md") {
+            for quote in section.quotes {
+                let document = try #require(documents[String(quote.cite.prefix(3))], "\(section.rule): \(quote.cite)")
+                var from = document.startIndex
+                for piece in quote.text.components(separatedBy: "…") {
+                    let words = piece.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                    guard !words.isEmpty else { continue }
+                    let found = document.range(of: words, range: from..<document.endIndex)
+                    #expect(found != nil, "\(section.rule): “\(words)” is not in \(quote.cite.prefix(3)) (after the quote's earlier pieces)")
+                    if let found { from = found.upperBound }
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 0)
+    }
+}
