@@ -52,6 +52,18 @@ struct ReproducerExportTests {
         }
     }
 
+    @Test("every reference-engine fault finding under Fixtures/reproducers/faults has its reproducer committed, as export writes it today")
+    func faultReproducersAreCurrent() throws {
+        let folder = Self.root.appendingPathComponent("Fixtures/reproducers/faults")
+        let findings = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(findings.count == 7)
+        for name in findings {
+            let stem = String(name.dropLast(5))
+            let (fresh, committed) = try Self.committed("Fixtures/reproducers/faults/\(name)", as: .swiftTesting, to: "Fixtures/reproducers/faults/\(stem).swift")
+            #expect(fresh == committed, "Fixtures/reproducers/faults/\(stem).swift is out of date: run Fixtures/reproducers/regenerate.sh")
+        }
+    }
+
     @Test("a reproducer imports nothing but the implementation and its test library, and says how to run it and what it asserts")
     func selfContained() throws {
         let objc = try Reproducer.export(try Self.finding("Fixtures/expectations/gnustep/COMPLETION-ONCE.json"), as: .objc)
@@ -105,6 +117,39 @@ struct ReproducerExportTests {
         own.scenario.operations[0].kind = .subclass([.work(1)])
         do { _ = try Reproducer.export(own, as: .objc); Issue.record("exported a subclass operation") } catch {
             #expect(error.description.contains("your driver"))
+        }
+    }
+
+    @Test("PRIORITY-ORDER is exported only where a faithful serial queue must start the higher priority first")
+    func priorityOrderOnlyWhenDecided() throws {
+        // The Foundation finding: op 1 (priority 0) is added before op 0 (priority -4).
+        let decided = try Self.finding("Fixtures/expectations/foundation-linux/PRIORITY-ORDER.json")
+        #expect(try Reproducer.export(decided, as: .swiftTesting).claims == ["serial queue 0 starts op 1, of higher priority and ready, before op 0"])
+        // The low priority added first to a running queue: the queue may start it before the
+        // other is there, which the rule excuses, so a claim would accuse a faithful queue.
+        var racing = decided
+        racing.scenario.driver.swapAt(1, 2)
+        do { _ = try Reproducer.export(racing, as: .swiftTesting); Issue.record("exported a PRIORITY-ORDER whose adds race with the queue's choice") } catch {
+            #expect(error.description.contains("op 0 is added (step 1) before op 1 (step 2) to a queue that is not suspended in between"), "\(error)")
+        }
+        // The same adds to a suspended queue, resumed after both: the order is decided again.
+        var suspended = racing
+        suspended.scenario.queues[0].suspended = true
+        #expect(try Reproducer.export(suspended, as: .swiftTesting).claims.count == 1)
+        // ... unless the queue is resumed between the two adds.
+        var resumedBetween = suspended
+        resumedBetween.scenario.driver.insert(DriverStep(.resume(queue: 0)), at: 2)
+        #expect(throws: Reproducer.Refusal.self) { try Reproducer.export(resumedBetween, as: .swiftTesting) }
+        // ... or when op 0 waits for op 1 through a dependency: no faithful queue starts it first.
+        var waiting = racing
+        waiting.scenario.dependencies = [Edge(0, on: 1)]
+        #expect(try Reproducer.export(waiting, as: .swiftTesting).claims.count == 1)
+        // A higher priority operation with a dependency when added need not be ready.
+        var dependent = decided
+        dependent.scenario.driver.remove(at: 0)    // the removeDependency step
+        dependent.scenario.dependencies = [Edge(1, on: 0)]
+        do { _ = try Reproducer.export(dependent, as: .swiftTesting); Issue.record("exported a PRIORITY-ORDER whose higher priority operation had a dependency") } catch {
+            #expect(error.description.contains("op 1 has dependencies (op 0) when it is added"), "\(error)")
         }
     }
 

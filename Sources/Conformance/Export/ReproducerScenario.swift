@@ -27,6 +27,70 @@ enum ReproducerScenario {
         return list
     }
 
+    /// Why a faithful serial queue `q` need not start `high` before `low`, or nil when it must:
+    /// the order is decided when `high` is queued and ready before the queue can choose `low`.
+    /// That holds when `low` depends on `high` (directly or through others, by dependencies the
+    /// scenario never removes), when `high`'s add is an earlier step than `low`'s, or when the queue is
+    /// suspended from the first of the two adds to the last; and `high` is ready all along (no
+    /// dependency when added and none added later, no isReady override, its priority not set
+    /// after the adds). Otherwise the adds race with the queue's choice, and PRIORITY-ORDER
+    /// excuses a queue that chose `low` before `high` was there to choose: a claim that `high`
+    /// starts first would accuse a faithful queue.
+    static func undecidedOrder(_ s: Scenario, queue q: Int, first high: Int, then low: Int) -> String? {
+        // `low` waits for `high` through dependencies the scenario never removes: a faithful
+        // queue cannot start it first, whatever the adds' timing.
+        let removed = s.driver.compactMap { step -> Edge? in
+            if case .removeDependency(let op, let on) = step.action { return Edge(op, on: on) }
+            return nil
+        }
+        let edges = s.dependencies.filter { !removed.contains($0) }
+        var waitsOn = [low], seen: [Int] = []
+        while let op = waitsOn.popLast() {
+            if op == high { return nil }
+            if seen.contains(op) { continue }
+            seen.append(op)
+            waitsOn += edges.filter { $0.op == op }.map(\.on)
+        }
+        var suspended = s.queues.indices.contains(q) ? s.queues[q].suspended : false
+        var deps = s.dependencies.filter { $0.op == high }.map(\.on)
+        var highAdd: (step: Int, suspended: Bool)?, lowAdd: (step: Int, suspended: Bool)?
+        var resumedBetween = false
+        for (k, step) in s.driver.enumerated() {
+            switch step.action {
+            case .suspend(let queue) where queue == q: suspended = true
+            case .resume(let queue) where queue == q:
+                suspended = false
+                if (highAdd == nil) != (lowAdd == nil) { resumedBetween = true }
+            case .addDependency(let op, let on) where op == high:
+                if highAdd != nil || lowAdd != nil { return "op \(high) gains a dependency (step \(k)) after the adds" }
+                if !deps.contains(on) { deps.append(on) }
+            case .removeDependency(let op, let on) where op == high: deps.removeAll { $0 == on }
+            case .setQueuePriority(let op, _) where (op == high || op == low) && (highAdd != nil || lowAdd != nil):
+                return "op \(op)'s priority is set (step \(k)) after the adds"
+            case .add(let op, let queue) where queue == q:
+                if op == high, highAdd == nil { highAdd = (k, suspended) }
+                if op == low, lowAdd == nil { lowAdd = (k, suspended) }
+            case .addBatch(let ops, let queue, _) where queue == q:
+                if ops.contains(high), highAdd == nil { highAdd = (k, suspended) }
+                if ops.contains(low), lowAdd == nil { lowAdd = (k, suspended) }
+            default: break
+            }
+            if k == highAdd?.step, !deps.isEmpty {
+                return "op \(high) has dependencies (\(deps.map { "op \($0)" }.joined(separator: ", "))) when it is added, so it need not be ready when the queue chooses"
+            }
+        }
+        guard let h = highAdd, let l = lowAdd else { return "the scenario does not add both op \(high) and op \(low) to queue \(q)" }
+        if s.operations.indices.contains(high), s.operations[high].readyAfterSignal != nil {
+            return "op \(high) overrides isReady, so it need not be ready when the queue chooses"
+        }
+        if h.step < l.step { return nil }
+        if h.suspended && l.suspended && !resumedBetween { return nil }
+        if h.step == l.step {
+            return "op \(low) and op \(high) are added in one batch (step \(l.step)) to a queue that is not suspended, which may start op \(low) before op \(high) is handed to it"
+        }
+        return "op \(low) is added (step \(l.step)) before op \(high) (step \(h.step)) to a queue that is not suspended in between, so the queue may choose op \(low) before op \(high) is there to choose"
+    }
+
     /// A driver step as one line of scenario JSON, for the comment above its code.
     static func describe(_ step: DriverStep) -> String {
         String(decoding: JSONValue.oneLine(ScenarioEncoder.driverStep(step)).text, as: UTF8.self)

@@ -44,6 +44,9 @@ enum RuleClaims {
                           check: .valuesAfter(anchor: .returned(.removeDependency, op), .read(op, .isReady), value: 1))]
         case "PRIORITY-ORDER":
             let (q, low, high) = (try need("queue "), try need("op "), try need("op ", 1))
+            if let why = ReproducerScenario.undecidedOrder(scenario, queue: q, first: high, then: low) {
+                throw Unsupported(description: "a PRIORITY-ORDER reproducer asserts that op \(high) starts before op \(low), which a faithful queue must do only when the order is decided before it chooses: here \(why). To export it, edit the finding's scenario so that op \(high) is added in an earlier step than op \(low), or both to a suspended queue resumed after them, and replay it to see that it still breaks the rule")
+            }
             return [Claim(sentence: "serial queue \(q) starts op \(high), of higher priority and ready, before op \(low)",
                           check: .before(p(.start, high), p(.start, low)))]
         case "QUEUE-PROGRESS":
