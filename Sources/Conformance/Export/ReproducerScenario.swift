@@ -29,16 +29,32 @@ enum ReproducerScenario {
 
     /// Why a faithful serial queue `q` need not start `high` before `low`, or nil when it must:
     /// the order is decided when `high` is queued and ready before the queue can choose `low`.
-    /// That holds when `low` depends on `high` (directly or through others, by dependencies the
-    /// scenario never removes), when `high`'s add is an earlier step than `low`'s, or when the queue is
-    /// suspended from the first of the two adds to the last; and `high` is ready all along (no
-    /// dependency when added and none added later, no isReady override, its priority not set
-    /// after the adds). Otherwise the adds race with the queue's choice, and PRIORITY-ORDER
+    /// That holds when nothing starts `low` by hand, and either `low` depends on `high`
+    /// (directly or through others, by dependencies the scenario never removes, none of them on
+    /// an operation that can be cancelled, which would make it ready), or `q` is serial from the
+    /// adds on and `high`'s add is an earlier step than `low`'s or the queue is suspended from the
+    /// first of the two adds to the last, and `high` is ready all along (no dependency when
+    /// added and none added later, no isReady override, its priority not set after the adds). Otherwise the adds race with the queue's choice, and PRIORITY-ORDER
     /// excuses a queue that chose `low` before `high` was there to choose: a claim that `high`
     /// starts first would accuse a faithful queue.
     static func undecidedOrder(_ s: Scenario, queue q: Int, first high: Int, then low: Int) -> String? {
-        // `low` waits for `high` through dependencies the scenario never removes: a faithful
-        // queue cannot start it first, whatever the adds' timing.
+        // Code in a body that cancels or starts an operation may name any of them: counted as
+        // naming every one.
+        let bodyCancels = anyStep(s) { if case .cancel = $0 { return true }; return false }
+        let bodyStarts = anyStep(s) {
+            switch $0 { case .start, .spawn(.start, _): return true; default: return false }
+        }
+        let cancelled = { (op: Int) -> Bool in
+            bodyCancels || s.driver.contains {
+                switch $0.action { case .cancel(let x): return x == op; case .cancelAll: return true; default: return false }
+            }
+        }
+        if bodyStarts || s.driver.contains(where: { if case .start(let x) = $0.action { return x == low }; return false }) {
+            return "op \(low) may be started by hand, not by the queue"
+        }
+        // `low` waits for `high` through dependencies the scenario never removes, and nothing
+        // on the way can be cancelled (a cancelled operation is ready whatever it waits for):
+        // a faithful queue cannot start it first, whatever the adds' timing.
         let removed = s.driver.compactMap { step -> Edge? in
             if case .removeDependency(let op, let on) = step.action { return Edge(op, on: on) }
             return nil
@@ -47,16 +63,20 @@ enum ReproducerScenario {
         var waitsOn = [low], seen: [Int] = []
         while let op = waitsOn.popLast() {
             if op == high { return nil }
-            if seen.contains(op) { continue }
+            if seen.contains(op) || cancelled(op) { continue }
             seen.append(op)
             waitsOn += edges.filter { $0.op == op }.map(\.on)
         }
+        var width = s.queues.indices.contains(q) ? s.queues[q].maxConcurrent : 1
         var suspended = s.queues.indices.contains(q) ? s.queues[q].suspended : false
         var deps = s.dependencies.filter { $0.op == high }.map(\.on)
         var highAdd: (step: Int, suspended: Bool)?, lowAdd: (step: Int, suspended: Bool)?
         var resumedBetween = false
         for (k, step) in s.driver.enumerated() {
             switch step.action {
+            case .setMaxConcurrent(let queue, let n) where queue == q:
+                if highAdd != nil || lowAdd != nil { return "queue \(q)'s width is changed (step \(k)) after the adds" }
+                width = n
             case .suspend(let queue) where queue == q: suspended = true
             case .resume(let queue) where queue == q:
                 suspended = false
@@ -75,6 +95,9 @@ enum ReproducerScenario {
                 if ops.contains(low), lowAdd == nil { lowAdd = (k, suspended) }
             default: break
             }
+            if (k == highAdd?.step || k == lowAdd?.step), width != 1 {
+                return "queue \(q) is not serial (width \(width)) when the operations are added"
+            }
             if k == highAdd?.step, !deps.isEmpty {
                 return "op \(high) has dependencies (\(deps.map { "op \($0)" }.joined(separator: ", "))) when it is added, so it need not be ready when the queue chooses"
             }
@@ -89,6 +112,20 @@ enum ReproducerScenario {
             return "op \(low) and op \(high) are added in one batch (step \(l.step)) to a queue that is not suspended, which may start op \(low) before op \(high) is handed to it"
         }
         return "op \(low) is added (step \(l.step)) before op \(high) (step \(h.step)) to a queue that is not suspended in between, so the queue may choose op \(low) before op \(high) is there to choose"
+    }
+
+    /// Whether any step of the scenario's step lists, within `if` and `repeat` too, matches.
+    static func anyStep(_ s: Scenario, _ match: (Step) -> Bool) -> Bool {
+        func scan(_ steps: [Step]) -> Bool {
+            steps.contains { step in
+                switch step {
+                case .if(_, let then, let otherwise): return match(step) || scan(then) || scan(otherwise)
+                case .repeat(_, let body): return match(step) || scan(body)
+                default: return match(step)
+                }
+            }
+        }
+        return s.stepLists.contains(where: scan)
     }
 
     /// A driver step as one line of scenario JSON, for the comment above its code.
