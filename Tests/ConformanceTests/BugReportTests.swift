@@ -42,22 +42,11 @@ struct BugReportTests {
         return result
     }
 
-    /// The bug-kind entries of an expectations file: rule and finding path, in file order.
-    static func bugs(_ impl: String) throws -> [(rule: String, finding: String)] {
-        let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/expectations/\(impl).json"))
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let entries = try #require(object["expected"] as? [[String: Any]])
-        return entries.filter { $0["kind"] as? String == "bug" }.compactMap { entry in
-            guard let rule = entry["rule"] as? String, let finding = entry["finding"] as? String else { return nil }
-            return (rule, finding)
-        }
-    }
-
     @Test("each bug-kind entry has its report, in the expectations' order, with a quote, its reproducer and its replay line",
           arguments: [("gnustep", "m"), ("foundation-linux", "swift")])
     func reportsAreWhole(impl: String, ext: String) throws {
         let sections = try Self.sections("Specs/implementations/\(impl)-bugs.md")
-        let bugs = try Self.bugs(impl)
+        let bugs = try ReproducerExportTests.bugEntries(impl)
         #expect(sections.map(\.rule) == bugs.map(\.rule), "Specs/implementations/\(impl)-bugs.md has a section per bug entry of Fixtures/expectations/\(impl).json, in its order")
         for (section, bug) in zip(sections, bugs) {
             #expect(!section.quotes.isEmpty, "\(section.rule): no quote from the documents")

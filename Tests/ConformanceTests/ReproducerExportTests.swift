@@ -15,12 +15,18 @@ struct ReproducerExportTests {
         try FindingFile.decode(try Data(contentsOf: root.appendingPathComponent(relative)), source: relative)
     }
 
-    static func bugs(_ impl: String) throws -> [String] {
+    /// The bug-kind entries of an expectations file: rule and finding path, in file order.
+    static func bugEntries(_ impl: String) throws -> [(rule: String, finding: String)] {
         let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/expectations/\(impl).json"))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let entries = try #require(object["expected"] as? [[String: Any]])
-        return entries.filter { $0["kind"] as? String == "bug" }.compactMap { $0["rule"] as? String }
+        return entries.filter { $0["kind"] as? String == "bug" }.compactMap { entry in
+            guard let rule = entry["rule"] as? String, let finding = entry["finding"] as? String else { return nil }
+            return (rule, finding)
+        }
     }
+
+    static func bugs(_ impl: String) throws -> [String] { try bugEntries(impl).map(\.rule) }
 
     /// What regenerate.sh writes, and the committed file.
     static func committed(_ finding: String, as style: Reproducer.Style, to file: String) throws -> (fresh: String, committed: String) {

@@ -34,9 +34,10 @@ enum ReproducerScenario {
     /// an operation that can be cancelled, which would make it ready), or `q` is serial from the
     /// adds on and `high`'s add is an earlier step than `low`'s or the queue is suspended from the
     /// first of the two adds to the last, and `high` is ready all along (no dependency when
-    /// added and none added later, no isReady override, its priority not set after the adds). Otherwise the adds race with the queue's choice, and PRIORITY-ORDER
-    /// excuses a queue that chose `low` before `high` was there to choose: a claim that `high`
-    /// starts first would accuse a faithful queue.
+    /// added and none added later, no isReady override, its priority not set after the adds).
+    /// Otherwise the adds race with the queue's choice, and PRIORITY-ORDER excuses a queue that
+    /// chose `low` before `high` was there to choose: a claim that `high` starts first would
+    /// accuse a faithful queue.
     static func undecidedOrder(_ s: Scenario, queue q: Int, first high: Int, then low: Int) -> String? {
         // Code in a body that cancels or starts an operation may name any of them: counted as
         // naming every one.
@@ -52,21 +53,7 @@ enum ReproducerScenario {
         if bodyStarts || s.driver.contains(where: { if case .start(let x) = $0.action { return x == low }; return false }) {
             return "op \(low) may be started by hand, not by the queue"
         }
-        // `low` waits for `high` through dependencies the scenario never removes, and nothing
-        // on the way can be cancelled (a cancelled operation is ready whatever it waits for):
-        // a faithful queue cannot start it first, whatever the adds' timing.
-        let removed = s.driver.compactMap { step -> Edge? in
-            if case .removeDependency(let op, let on) = step.action { return Edge(op, on: on) }
-            return nil
-        }
-        let edges = s.dependencies.filter { !removed.contains($0) }
-        var waitsOn = [low], seen: [Int] = []
-        while let op = waitsOn.popLast() {
-            if op == high { return nil }
-            if seen.contains(op) || cancelled(op) { continue }
-            seen.append(op)
-            waitsOn += edges.filter { $0.op == op }.map(\.on)
-        }
+        if waits(s, low, on: high, unless: cancelled) { return nil }
         var width = s.queues.indices.contains(q) ? s.queues[q].maxConcurrent : 1
         var suspended = s.queues.indices.contains(q) ? s.queues[q].suspended : false
         var deps = s.dependencies.filter { $0.op == high }.map(\.on)
@@ -112,6 +99,26 @@ enum ReproducerScenario {
             return "op \(low) and op \(high) are added in one batch (step \(l.step)) to a queue that is not suspended, which may start op \(low) before op \(high) is handed to it"
         }
         return "op \(low) is added (step \(l.step)) before op \(high) (step \(h.step)) to a queue that is not suspended in between, so the queue may choose op \(low) before op \(high) is there to choose"
+    }
+
+    /// Whether `op` waits for `target` through dependencies the scenario never removes, with
+    /// nothing on the way that `cancellable` says can be cancelled (a cancelled operation is
+    /// ready whatever it waits for): then a faithful queue cannot start `op` first, whatever the
+    /// timing of the adds.
+    static func waits(_ s: Scenario, _ op: Int, on target: Int, unless cancellable: (Int) -> Bool) -> Bool {
+        let removed = s.driver.compactMap { step -> Edge? in
+            if case .removeDependency(let op, let on) = step.action { return Edge(op, on: on) }
+            return nil
+        }
+        let edges = s.dependencies.filter { !removed.contains($0) }
+        var pending = [op], seen: [Int] = []
+        while let next = pending.popLast() {
+            if next == target { return true }
+            if seen.contains(next) || cancellable(next) { continue }
+            seen.append(next)
+            pending += edges.filter { $0.op == next }.map(\.on)
+        }
+        return false
     }
 
     /// Whether any step of the scenario's step lists, within `if` and `repeat` too, matches.
