@@ -31,6 +31,8 @@ public enum JSONCodec {
     /// checked too.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, source: String) throws(InputError) -> T {
         let value: T
+        // A key given twice first: Foundation's decoder would read one of them and say nothing.
+        if let twice = JSONDiagnosis(data).duplicateKey(source: source) { throw InputError(twice) }
         do {
             value = try JSONDecoder().decode(T.self, from: data)
         } catch {

@@ -112,6 +112,37 @@ struct JSONDiagnosis {
         return node
     }
 
+    /// The first key, in the order of the text, that an object of the document holds twice,
+    /// as one sentence naming `source`; nil when every key is given once.
+    ///
+    /// Foundation's decoder reads one of two equal keys and says nothing, so a finding whose
+    /// `rule` is given twice would run what a reader of the file does not see. Every format
+    /// says a key given twice is refused; readers that use Foundation's decoder ask here first.
+    func duplicateKey(source: String) -> String? {
+        guard let root else { return nil }
+        // Depth first, in the order of the text; each object's keys are looked up, never
+        // iterated, so the sentence names the document's first duplicate whatever the hashing.
+        var stack: [(path: [JSONPathSegment], node: Node)] = [([], root)]
+        while let (path, node) = stack.popLast() {
+            switch node.value {
+            case .array(let items):
+                for (i, item) in items.enumerated().reversed() { stack.append((path + [.index(i)], item)) }
+            case .object(let members):
+                var seen: [String: Int] = [:]
+                for m in members {
+                    if let first = seen[m.key] {
+                        return "\(JSONDiagnosis.oneLine(source)): \(JSONPathSegment.render(path)) has the key "
+                            + "\(JSONDiagnosis.quoted(m.key)) twice, at \(at(first)) and at \(at(m.keyOffset)); a key may appear once"
+                    }
+                    seen[m.key] = m.keyOffset
+                }
+                for m in members.reversed() { stack.append((path + [.key(m.key)], m.node)) }
+            default: break
+            }
+        }
+        return nil
+    }
+
     /// Every number of the document with its path, in the order of the text.
     func numbers() -> [(path: [JSONPathSegment], node: Node)] {
         guard let root else { return [] }

@@ -6,7 +6,7 @@ import OperationSpec
 enum GateCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--strict", "--no-shrink", "--guide"],
+        let args = try input.parse(flags: ["--strict", "--no-shrink", "--guide", DriverConsent.trustOption],
                                    options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws",
                                              "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
@@ -18,6 +18,8 @@ enum GateCommand {
             impl = try args.implementation(name, profile: profile, faults: [])
         } else if let launch = try expectations.driverLaunch(relativeTo: path) {
             if !args.values("--driver-arg").isEmpty { throw InputError("gate: \(path) names its driver and its arguments; --driver-arg goes with --impl exec:PATH") }
+            // A command read from a file runs only with the user's consent (the README's security note).
+            try DriverConsent.check(launch, namedIn: path, trusted: args.flags.contains(DriverConsent.trustOption))
             impl = try Implementations.external(launch, limits: try args.limits())
         } else {
             impl = try args.implementation(expectations.impl, profile: profile, faults: [])

@@ -147,7 +147,7 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--original] [--no-faults] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE] [--html DIR]
+    opconform replay FILE [--original] [--no-faults] [--trust-driver] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE] [--html DIR]
     opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] [--split-misuse] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them: a replay line of a run with noise carries it)
@@ -160,7 +160,9 @@ enum Help {
     seed 1 unless given). For a finding, replay first regenerates the case from its seed and says
     whether the generator still builds the same case; if not, it warns and runs the stored one.
     A finding made with a driver named by path (exec:PATH) records it, and replay starts the same
-    driver again. --original runs the regenerated, unminimised case instead; --no-faults runs a finding without
+    driver again, but only when that driver (or an interpreter's script) lies inside the current
+    folder: a finding from elsewhere could name any command, so replay refuses it, quoting it,
+    unless --trust-driver is given or --impl names the driver. --original runs the regenerated, unminimised case instead; --no-faults runs a finding without
     the faults it was found with (to see a minimised case pass on the faithful engine).
 
     --seed S regenerates case seed S with the given generator options (defaults: size 8,
@@ -176,7 +178,8 @@ enum Help {
       --json   print the replay report {format, profile, trace, violations} (sorted keys;
                the trace as a trace file; each violation's witnesses as event seq numbers)
     Exit status 1 when a rule is violated or the run crashed or hung (RUN-CRASH, RUN-HANG), 2 when
-    the input is not valid, 4 when the driver broke the protocol (the case is not judged).
+    the input is not valid, 4 when the driver broke the protocol (the case is not judged) or the
+    case reached no rule (nothing was checked).
     """
 
     static let run = """
@@ -275,11 +278,12 @@ enum Help {
 
     static let gate = """
     opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide]
-                   [--no-shrink] [--json FILE] [--junit FILE] [--html DIR] [--out DIR] [--log FILE]
+                   [--trust-driver] [--no-shrink] [--json FILE] [--junit FILE] [--html DIR] [--out DIR] [--log FILE]
                    [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 
     Runs like 'run' (implementation and profile from FILE unless given; a format-2 FILE may name
-    its driver, {"driver": {"path": "./my-driver", "arguments": [...]}}, started as exec:PATH), then compares the broken
+    its driver, {"driver": {"path": "./my-driver", "arguments": [...]}}, started as exec:PATH when it lies
+    inside the current folder, else only with --trust-driver), then compares the broken
     rules, RUN-CRASH and RUN-HANG included, with FILE's expected divergences
     (Specs/expectations-format.md). Passes (exit 0) when every failure is expected; fails (exit 1)
     on any unexpected one, printed with its replay line. Expected failures the run did not show

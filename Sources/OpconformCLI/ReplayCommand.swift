@@ -14,7 +14,7 @@ enum ReplayCommand {
         // What replay has to say about a finding goes to standard output, or to standard error
         // when standard output carries JSON.
         var note: (String) -> Void = print
-        let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse"],
+        let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse", DriverConsent.trustOption],
                                    options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus", "--html"]
                                             + Arguments.implementationOptions)
         if args.flags.contains("--help") { print(Help.replay); return 0 }
@@ -90,6 +90,8 @@ enum ReplayCommand {
         if let n = foundNoise { limits.noise = n }
         let impl: any Implementation
         if let launch {
+            // A command read from a file runs only with the user's consent (the README's security note).
+            try DriverConsent.check(launch, namedIn: args.positionals[0], trusted: args.flags.contains(DriverConsent.trustOption))
             guard FileManager.default.isExecutableFile(atPath: launch.executable) else {
                 throw InputError("replay: the finding was found with the driver \(launch.executable), which is not there (or not executable) on this machine; name it with --impl exec:PATH")
             }
@@ -143,6 +145,10 @@ enum ReplayCommand {
         // A trace whose driver broke the protocol is not judged (Specs/driver-protocol.md).
         let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: checks)
         let violations = verdicts.flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+        let reached = verdicts.filter { if case .checked(let r) = $0.verdict { return r.hits > 0 }; return false }.count
+        // As a run counts it: a case that reached no rule proved nothing (a driver that says
+        // `end` without running anything), so it gives no verdict rather than a pass.
+        let provedNothing = trace.ending != .breach && reached == 0 && ShrinkTarget.death(of: trace).isEmpty
         if let html {
             let page = try HTMLReport.write(replay: scenario, trace: trace, violations: violations + ShrinkTarget.death(of: trace), profile: profile,
                                             source: html.source, replayLine: html.replayLine, to: html.dir)
@@ -154,7 +160,6 @@ enum ReplayCommand {
             for e in trace.events { print(e.description) }
             print("")
             print("\(scenario.name): \(label), \(scenario.operations.count) operations, \(trace.events.count) events, ended \(trace.ending.rawValue)")
-            let reached = verdicts.filter { if case .checked(let r) = $0.verdict { return r.hits > 0 }; return false }.count
             print("\(checks.count) rules checked, \(reached) reached, \(violations.count) violations")
             for v in violations {
                 print(v.description)
@@ -164,6 +169,7 @@ enum ReplayCommand {
             }
             if case .hang(let what)? = trace.events.last?.kind { print("the run hung: \(what)") }
             if case .breach(let what)? = trace.events.last?.kind { print("NO VERDICT: the driver broke the protocol: \(what)") }
+            if provedNothing { print("NO VERDICT: no rule was reached: nothing was checked") }
         }
         if let rule = recorded {
             let again = Finding.pseudoEnding(rule).map { trace.ending == $0 } ?? violations.contains { $0.rule == rule }
@@ -171,7 +177,7 @@ enum ReplayCommand {
         }
         // A crash or a hang is a failure as `run` counts it (RUN-CRASH, RUN-HANG), though no
         // rule of the catalog says so.
-        if trace.ending == .breach { return 4 }
+        if trace.ending == .breach || provedNothing { return 4 }
         // A broken rule that only warns (a documented example, advice, observed only) fails the
         // replay only under --strict, as it fails a run.
         let failing = violations.filter { strict || Finding.severity(of: $0.rule) == .failure }

@@ -154,6 +154,13 @@ public struct ChildProcessImplementation: Implementation {
     private func trace(reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         var (events, caps, problem, runaway) = reader.result
         func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
+        // An event that names an operation, queue or step the scenario lacks is a driver's lie,
+        // whatever else the trace says: the checkers index by those numbers, so it is not judged.
+        if problem == nil, let lie = DriverCheck.referenceFailure(events, scenario) {
+            if events.last?.kind.endsTrace ?? false { events.removeLast() }
+            append(.breach(lie))
+            return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
+        }
         // A trace that has its last event (`end`, `hang`, `crash`) is whole, whatever the driver
         // did after it (a missing `done` is for driver-check to point out).
         if events.last?.kind.endsTrace ?? false {

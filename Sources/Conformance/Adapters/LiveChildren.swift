@@ -21,9 +21,12 @@ public enum LiveChildren {
     /// Kills every live child's process group; returns how many there were.
     @discardableResult
     public static func killAll() -> Int {
-        pids.withLock { list in
+        let count = pids.withLock { list in
             for pid in list { _ = kill(-pid, SIGKILL) }
             return list.count
         }
+        // And what they started outside their groups (`ProcessMark`): every mark of this harness.
+        ProcessMark.end("\(getpid()).", everyChild: true)
+        return count
     }
 }

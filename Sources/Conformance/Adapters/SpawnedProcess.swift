@@ -19,7 +19,8 @@ import Darwin
 /// (which would keep that pipe open after its child died).
 ///
 /// The child gets its own process group, so `kill()` also stops what a driver started itself
-/// (an interpreter's helpers, a shell's children), and the default disposition of SIGPIPE.
+/// (an interpreter's helpers, a shell's children), and the default disposition of SIGPIPE;
+/// what it starts in a session of its own is found by the mark in its environment.
 /// Every stored property is a `let` (numbers, and a `Mutex`), so the class is `Sendable` as it
 /// is; each pipe end is used by one thread at a time (the writer of a request, or one reader
 /// each).
@@ -27,6 +28,9 @@ final class SpawnedProcess: Sendable {
     let pid: pid_t
     /// The parent's ends: write to `input`, read `output` and `errors`.
     let input: Int32, output: Int32, errors: Int32
+    /// The mark in the child's environment (`ProcessMark`): what it starts outside its
+    /// process group is found by it and ended with it.
+    let mark: String
 
     enum Ending: Equatable {
         case exited(Int32)
@@ -35,8 +39,9 @@ final class SpawnedProcess: Sendable {
 
     struct StartError: Error { let message: String }
 
-    private init(pid: pid_t, input: Int32, output: Int32, errors: Int32) {
+    private init(pid: pid_t, input: Int32, output: Int32, errors: Int32, mark: String) {
         self.pid = pid
+        self.mark = mark
         self.input = input
         self.output = output
         self.errors = errors
@@ -99,6 +104,9 @@ final class SpawnedProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         // Sorted, so a child's environment does not depend on a dictionary's order.
+        let mark = ProcessMark.next()
+        var environment = environment
+        environment[ProcessMark.key] = mark
         let words = command.map { strdup($0) } + [nil]
         let env = environment.keys.sorted().map { strdup("\($0)=\(environment[$0]!)") } + [nil]
         defer {
@@ -124,7 +132,7 @@ final class SpawnedProcess: Sendable {
             throw StartError(message: String(cString: strerror(status)))
         }
         LiveChildren.add(pid)
-        return SpawnedProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0], errors: stderrPipe[0])
+        return SpawnedProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0], errors: stderrPipe[0], mark: mark)
     }
 
     /// Writes `data` to the child's standard input and closes it. A child that exited first
@@ -220,6 +228,7 @@ final class SpawnedProcess: Sendable {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
         killGroup(pid)
+        ProcessMark.end(mark)
         LiveChildren.remove(pid)
         return wait(blocking: true)!
     }
@@ -238,8 +247,11 @@ final class SpawnedProcess: Sendable {
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
     }
 
-    /// Kills the child's whole process group.
-    func stop() { killGroup(pid) }
+    /// Kills the child's whole process group, and what it started outside it.
+    func stop() {
+        killGroup(pid)
+        ProcessMark.end(mark)
+    }
 }
 
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run time

@@ -77,7 +77,46 @@ public struct Expectations: Codable, Sendable, Equatable {
     /// decoded (`inputProblem`), so are its keys (`StrictlyKeyed`), and every problem is one
     /// sentence naming the field.
     public static func load(_ path: String) throws(InputError) -> Expectations {
-        try JSONCodec.decode(Expectations.self, from: try JSONCodec.readFile(at: path), source: path)
+        let expectations = try JSONCodec.decode(Expectations.self, from: try JSONCodec.readFile(at: path), source: path)
+        try expectations.checkFindings(relativeTo: path)
+        return expectations
+    }
+
+    /// Throws unless every entry's `finding` is a finding file of the entry's rule inside the
+    /// expectations file's folder: an entry is explained by its evidence, so a missing one (or
+    /// one that names `../../etc/passwd`) is refused, not passed over.
+    public func checkFindings(relativeTo file: String) throws(InputError) {
+        let shown = JSONDiagnosis.oneLine(file)
+        let folder = Self.folder(of: file)
+        guard let realFolder = DriverConsent.realPath(folder) else { throw InputError("\(shown): its folder cannot be read") }
+        for (i, entry) in expected.enumerated() {
+            let at = "\(shown): expected[\(i)] (\(entry.rule))"
+            let path = entry.finding.hasPrefix("/") ? entry.finding : folder + "/" + entry.finding
+            guard !entry.finding.isEmpty, let real = DriverConsent.realPath(path) else {
+                throw InputError("\(at) names the finding \(JSONDiagnosis.quoted(entry.finding)), which does not exist; "
+                                 + "every entry names the finding that shows it, relative to the expectations file")
+            }
+            guard DriverConsent.isInside(real, realFolder) else {
+                throw InputError("\(at) names the finding \(JSONDiagnosis.quoted(entry.finding)), which lies outside the "
+                                 + "expectations file's folder; a finding is kept beside the file that cites it")
+            }
+            let data = try JSONCodec.readFile(at: real)
+            guard JSONCodec.looksLikeFinding(data), case .object(let members)? = JSONDiagnosis(data).root?.value,
+                  case .string(let rule)? = members.first(where: { $0.key == "rule" })?.node.value else {
+                throw InputError("\(at) names \(JSONDiagnosis.quoted(entry.finding)), which is not a finding (a file 'run' writes)")
+            }
+            guard rule == entry.rule else {
+                throw InputError("\(at) names \(JSONDiagnosis.quoted(entry.finding)), a finding of \(rule), not of \(entry.rule)")
+            }
+        }
+    }
+
+    /// The folder that holds `file`, as a path (`.` for a bare name). Written out rather than
+    /// with NSString's `deletingLastPathComponent`, which traps on one-letter names here.
+    static func folder(of file: String) -> String {
+        guard let slash = file.lastIndex(of: "/") else { return "." }
+        let head = String(file[..<slash])
+        return head.isEmpty ? "/" : head
     }
 
     /// The path of an entry's finding file.

@@ -29,6 +29,8 @@ public enum FindingFile {
         guard case .object(let members) = root.value else {
             throw InputError("\(shown): the top level is \(JSONDiagnosis.describe(root)) at \(diagnosis.at(root.offset)), but must be an object: a finding")
         }
+        // A key given twice (a second `rule`, say) is refused, not read one way or the other.
+        if let twice = diagnosis.duplicateKey(source: source) { throw InputError(twice) }
         // The format first: it says how the rest is read.
         if let node = members.first(where: { $0.key == "format" })?.node {
             guard case .number(let text) = node.value, let format = Int(text), (1...Finding.newestFormat).contains(format) else {
