@@ -8,7 +8,7 @@ enum BenchCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
         let args = try input.parse(flags: ["--quick", "--no-shrink", "--no-detect"],
-                                   options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json", "--jobs-list", "--jobs-cases",
+                                   options: ["--cases", "--real", "--scale", "--shapes", "--steps", "--impls", "--json", "--jobs-list", "--jobs-cases",
                                              "--detect-seeds", "--detect-cap", "--detect-seconds"] + Arguments.implementationOptions)
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
@@ -25,6 +25,7 @@ enum BenchCommand {
         } else if quick {
             options.scale = [200, 800]
         }
+        options.longSteps = try args.int("--steps", default: quick ? 20_000 : 200_000, range: 0...10_000_000)
         options.jobsCases = try args.int("--jobs-cases", default: quick ? 16 : 64, range: 0...100_000)
         if let list = args.options["--jobs-list"] {
             options.jobsList = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> Int in

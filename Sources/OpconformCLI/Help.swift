@@ -314,7 +314,7 @@ enum Help {
     """
 
     static let bench = """
-    opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--shapes S,...] [--impls NAME,...]
+    opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--shapes S,...] [--steps N] [--impls NAME,...]
                     [--no-shrink] [--jobs-list N,N,...] [--jobs-cases N] [--no-detect] [--detect-seeds N]
                     [--detect-cap N] [--detect-seconds S] [--json FILE]
 
@@ -326,8 +326,10 @@ enum Help {
     harness's overhead is a ratio; scale scenarios (a chain, a fan-out and a random DAG of each
     --scale size, default 1000,10000; 100000 takes about 10 seconds and 390 MB) through the
     engine and the checkers, with time and peak memory, and the five slowest checkers on the
-    largest; and the time to shrink each fault's first failure. Progress goes to standard error.
-    Prints a table; --json FILE writes it. --quick: 200 cases, 5 real, scale 200,800.
+    largest; a long scenario of --steps driver steps (default 200000; 0 leaves it out) read from
+    its file's bytes, simulated and checked, each timed (all three grow linearly with the steps);
+    and the time to shrink each fault's first failure. Progress goes to standard error.
+    Prints a table; --json FILE writes it. --quick: 200 cases, 5 real, scale 200,800, 20000 steps.
     --shapes chain,fan-out,random-dag picks the scale shapes (all three by default); with
     --cases 1 --real 0 --no-shrink --shapes random-dag --scale 100000 the run is mostly that
     one scenario, which is what a profiler wants.

@@ -129,13 +129,21 @@ struct ExternalDriverTests {
         var object = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: shipped))) as? [String: Any])
         object["format"] = 2
         object["driver"] = ["path": Self.executable, "arguments": ["driver"]]
-        let file = temporaryFile(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        // Beside a copy of its findings: an expectation's evidence lies in its file's folder.
+        let folder = NSTemporaryDirectory() + "opconform-gate-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux").path,
+                                         toPath: folder + "/foundation-linux")
+        let file = folder + "/foundation-linux.json"
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: file))
         let r = opconform("gate", "--expectations", file, "--count", "3", "--no-shrink", "--out", NSTemporaryDirectory() + "gate-\(UUID().uuidString)")
         #expect(r.out.hasPrefix("foundation: 3 cases"), "\(r.out)\(r.err)")
         #expect(r.status == 0 && r.out.contains("gate passed"), "\(r.out)\(r.err)")
 
         object["format"] = 1
-        let old = temporaryFile(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        let old = folder + "/format-1.json"
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: old))
         #expect(opconform("gate", "--expectations", old).err.hasPrefix("opconform: \(old): a driver entry needs format 2"))
     }
 

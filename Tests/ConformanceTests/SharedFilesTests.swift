@@ -182,4 +182,17 @@ struct SharedFilesTests {
         defer { if !MisbehavingDriverTests.ended(child) { kill(child, SIGKILL) } }
         #expect(MisbehavingDriverTests.eventually { MisbehavingDriverTests.ended(child) }, "\(how): process \(child) outlived its case")
     }
+
+    /// driver-check reads a driver's output itself; a line of 3 MB (200 MB made it hold 3 GB)
+    /// is kept as its first 4 KB and marked, and standard error keeps only its end.
+    @Test("driver-check never holds an over-long line whole")
+    func overlongLineInDriverCheck() throws {
+        let driver = ExternalDriverTests.script("cat > /dev/null\nhead -c 3145728 /dev/zero | tr '\\0' 'a'\necho\n"
+                                                + "head -c 3145728 /dev/zero | tr '\\0' 'e' >&2\necho '{\"done\":{}}'")
+        let run = DriverRun.run([driver], input: "{}\n", limit: 30)
+        #expect(run.lines.count == 2, "\(run.lines.map(\.bytes.count))")
+        let first = try #require(run.lines.first)
+        #expect(first.overlong && first.bytes.count == 4096, "\(first.bytes.count)")
+        #expect(run.lines.last.map { !$0.overlong && $0.text == "{\"done\":{}}" } == true)
+    }
 }

@@ -486,7 +486,9 @@ public struct DriverCheck: Sendable {
             for (n, line) in run.lines.enumerated() {
                 let shown = line.text.map { "`\($0.prefix(100))`" } ?? "(not UTF-8)"
                 let problem: String?
-                if line.text == nil {
+                if line.overlong {
+                    problem = "is longer than \(DriverLimits.maxLine >> 20) MB, the most a line may hold (it begins \(shown))"
+                } else if line.text == nil {
                     problem = "is not UTF-8"
                 } else if line.text!.trimmingCharacters(in: .whitespaces).isEmpty {
                     problem = "is empty"
@@ -586,9 +588,12 @@ struct Conversation {
 /// and judges progress the harness's way; this one has a plain time limit.
 struct DriverRun: Sendable {
     struct Line: Sendable {
+        /// The line's bytes; for a line over `DriverLimits.maxLine`, only its first 4 KB.
         let bytes: [UInt8]
         /// Seconds after the start when the line's newline (or the end of output) was read.
         let at: Double
+        /// Whether the line was longer than `DriverLimits.maxLine` (and `bytes` holds its start).
+        var overlong = false
         var text: String? { String(bytes: bytes, encoding: .utf8) }
     }
     var lines: [Line] = []
@@ -660,8 +665,16 @@ struct DriverRun: Sendable {
         private let lock = NSLock()
         private var lines: [Line] = []
         private var partial: [UInt8] = []
+        /// The line being read is over `DriverLimits.maxLine`: its start is in `partial`, and
+        /// the rest is passed over up to its newline (never held whole: a 200 MB line made
+        /// driver-check hold 3 GB).
+        private var skipping = false
+        /// Bytes of standard output read; past `DriverLimits.maxBytes` the rest is passed over.
+        private var total = 0
         private var ended: Double?
         private var err = Data()
+        /// How much of standard error is kept: its end, which holds the last words.
+        private static let errorsKept = 65_536
 
         /// Reads standard output to its end, stamping each line with the time its newline arrived.
         func collect(from fd: Int32, since start: ContinuousClock.Instant) {
@@ -673,19 +686,37 @@ struct DriverRun: Sendable {
                 let at = (ContinuousClock.now - start).seconds
                 lock.lock()
                 if n <= 0 {
-                    if !partial.isEmpty { lines.append(Line(bytes: partial, at: at)); partial = [] }
+                    if !partial.isEmpty { lines.append(Line(bytes: partial, at: at, overlong: skipping)); partial = [] }
                     ended = at
                     lock.unlock()
                     return
                 }
-                for byte in buffer[0..<n] {
-                    if byte == UInt8(ascii: "\n") { lines.append(Line(bytes: partial, at: at)); partial = [] } else { partial.append(byte) }
+                total += n
+                if total <= DriverLimits.maxBytes {
+                    for byte in buffer[0..<n] {
+                        if byte == UInt8(ascii: "\n") {
+                            lines.append(Line(bytes: partial, at: at, overlong: skipping))
+                            partial = []
+                            skipping = false
+                        } else if !skipping {
+                            partial.append(byte)
+                            if partial.count > DriverLimits.maxLine {
+                                partial = Array(partial.prefix(4096))
+                                skipping = true
+                            }
+                        }
+                    }
                 }
                 lock.unlock()
             }
         }
 
-        func appendErrors(_ data: Data) { lock.lock(); err.append(data); lock.unlock() }
+        func appendErrors(_ data: Data) {
+            lock.lock()
+            err.append(data)
+            if err.count > 2 * Self.errorsKept { err = err.suffix(Self.errorsKept) }
+            lock.unlock()
+        }
         var stdout: ([Line], Double?) { lock.lock(); defer { lock.unlock() }; return (lines, ended) }
         var errors: Data { lock.lock(); defer { lock.unlock() }; return err }
     }

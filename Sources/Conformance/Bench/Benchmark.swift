@@ -16,6 +16,9 @@ public struct Benchmark {
         public var scale = [1_000, 10_000]
         /// Which shapes the scale rows build (all three by default); one alone is what a profiler wants.
         public var shapes = ScaleScenarios.Shape.allCases
+        /// Driver steps of the long scenario (`LongScenario`): read from its file's bytes, run
+        /// and checked, each timed. 0 leaves the rows out.
+        public var longSteps = 200_000
         /// Real implementations to measure (their names), when they can be started.
         public var implementations: [any Implementation] = []
         /// The command of `opconform driver --plain`: when set, the Foundation rows are joined by
@@ -167,6 +170,28 @@ public struct Benchmark {
         return rows
     }
 
+    /// The long scenario: its file read strictly (`ScenarioFormat.decode`, what `replay FILE`
+    /// does), then simulated, then checked.
+    func longScenarioRows(progress: (String) -> Void) -> [Row] {
+        let n = options.longSteps
+        progress("long scenario: \(n) driver steps")
+        let bytes = ScenarioFormat.encode(LongScenario.make(steps: n))
+        let (scenario, read) = Self.time { try? ScenarioFormat.decode(bytes, source: "the long scenario") }
+        guard let scenario else { return [Row(name: "long scenario: \(n) driver steps", seconds: read, scenarios: 1, operations: 0, events: 0,
+                                              note: "could not be read back")] }
+        let (trace, simulate) = Self.time { ReferenceEngine().run(scenario, scheduleSeed: 1) }
+        let (broken, check) = Self.time { RuleBook.violations(scenario: scenario, trace: trace, profile: .guide).count }
+        let size = "\(bytes.count / 1024) kB"
+        return [
+            Row(name: "long scenario: \(n) steps: read the file", seconds: read, scenarios: 1, operations: n, events: 0,
+                note: "\(size), format 2, read strictly"),
+            Row(name: "long scenario: \(n) steps: simulation", seconds: simulate, scenarios: 1, operations: n, events: trace.events.count,
+                note: "ended \(trace.ending.rawValue)"),
+            Row(name: "long scenario: \(n) steps: checks", seconds: check, scenarios: 1, operations: n, events: trace.events.count,
+                peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"),
+        ]
+    }
+
     /// Runs every measurement; `progress` hears the name of each before it starts.
     public func run(progress: (String) -> Void = { _ in }) -> [Row] {
         var rows: [Row] = []
@@ -229,6 +254,10 @@ public struct Benchmark {
                 rows.append(Row(name: "scale: \(shape.rawValue) of \(n): checks", seconds: check, scenarios: 1, operations: n, events: trace.events.count,
                                 peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"))
             }
+        }
+
+        if options.longSteps > 0 {
+            rows += longScenarioRows(progress: progress)
         }
 
         // Where the checking time of the largest scale scenario goes: the five slowest rules.

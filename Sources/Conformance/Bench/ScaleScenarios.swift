@@ -33,3 +33,32 @@ public enum ScaleScenarios {
                         driver: [DriverStep(.addBatch(ops: Array(0..<n), queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
     }
 }
+
+/// A scenario of few operations and very many driver steps, the shape of a long hand-written
+/// or machine-made scenario file: reading it, running it and checking it must each take time
+/// linear in its steps (issue 28 found 20,000 steps took 22 s to read and 200,000 over five
+/// minutes; `bench` shows the figure).
+public enum LongScenario {
+    /// `steps` driver steps on eight operations of one queue, chosen by a seeded generator:
+    /// cancels, reads of isReady and isFinished, suspends and resumes, width changes, between an
+    /// add of all eight and a wait for the queue.
+    public static func make(steps: Int, seed: UInt64 = 1) -> Scenario {
+        var rng = Xoshiro256(seed: seed)
+        let ops = 8
+        var driver = [DriverStep(.addBatch(ops: Array(0..<ops), queue: 0, wait: false))]
+        for _ in 0..<max(0, steps - 3) {
+            let op = Int(rng.next() % UInt64(ops))
+            switch rng.next() % 10 {
+            case 0, 1, 2: driver.append(DriverStep(.cancel(op)))
+            case 3, 4: driver.append(DriverStep(.read(.isReady, op: op)))
+            case 5: driver.append(DriverStep(.suspend(queue: 0)))
+            case 6: driver.append(DriverStep(.resume(queue: 0)))
+            case 7: driver.append(DriverStep(.setMaxConcurrent(queue: 0, 2)))
+            default: driver.append(DriverStep(.read(.isFinished, op: op)))
+            }
+        }
+        driver += [DriverStep(.resume(queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))]
+        return Scenario(name: "\(steps) driver steps", queues: [QueueConfig()],
+                        operations: (0..<ops).map { _ in OperationConfig(kind: .main([.work(1)])) }, dependencies: [], driver: driver)
+    }
+}

@@ -226,6 +226,17 @@ public struct TraceFacts: Sendable {
     /// event `e`. A value is taken before it is logged, so another thread may change things in
     /// between: `r` began after `e` only if `r` is on `e`'s thread, or `r`'s thread logged
     /// something after `e` and before `r`.
+    /// The first of `0..<count` for which `isAfter` holds, where it holds for every position
+    /// from some point on (a binary search); `count` when it holds for none.
+    public static func firstIndex(in count: Int, where isAfter: (Int) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(middle) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
     public func began(_ r: Int, after e: Int) -> Bool {
         guard r > e else { return false }
         return events[r].thread == events[e].thread || previousOnThread[r] > e
