@@ -28,6 +28,12 @@ enum ExportCommand {
     no notifications), nor invocation operations (it has none), nor a finding on your own
     asynchronous subclass (its code is yours).
 
+    The finding is read as strictly as replay reads it, and one whose impl replay could not run is
+    refused. What the finding and the command line supply (message, impl, driver, queue names, the
+    finding's path) reaches the file only inside comments and string literals, escaped: a comment
+    keeps printable ASCII and writes anything else as \\u{…}, so nothing in it can end the comment
+    or splice lines in C; a literal holds exactly the text, escaped, and is never a format string.
+
       opconform export Fixtures/expectations/gnustep/COMPLETION-ONCE.json --as objc --out repro.m
       opconform export Fixtures/expectations/foundation-linux/DEP-REMOVE-RESTORES.json --as swift-testing
     """

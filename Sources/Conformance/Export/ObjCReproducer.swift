@@ -33,10 +33,6 @@ struct ObjCReproducer {
 
     static func pattern(_ p: EventPattern) -> String { "P(\(p.kind.constant), \(p.op), \(p.a), \(p.b))" }
 
-    static func literal(_ s: String) -> String {
-        "@\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
     static func call(_ c: Claim.Check) -> String {
         switch c {
         case .occurs(let p): return "occurs(\(pattern(p)))"
@@ -53,14 +49,14 @@ struct ObjCReproducer {
         case .finishOrder(let op): return "finishOrder(\(op))"
         case .exclusive(let op): return "exclusive(\(op))"
         case .startAnnounces(let op): return "startAnnounces(\(op))"
-        case .threadPrefix(let op, let prefix): return "threadPrefix(\(op), \(literal(prefix)))"
+        case .threadPrefix(let op, let prefix): return "threadPrefix(\(op), \(ObjCSource.string(prefix)))"
         }
     }
 
     // MARK: the program
 
     mutating func text() -> String {
-        var head = ["/*"] + header.map { $0.isEmpty ? " *" : " * " + $0.replacingOccurrences(of: "*/", with: "* /") } + [" */"]
+        var head = ["/*"] + header.map { ObjCSource.commentLine($0) } + [" */"]
         head += ["#import <Foundation/Foundation.h>", "#include <stdio.h>", "#include <unistd.h>", ""]
         let runtime = ObjCRuntime.text
         var interfaces: [String] = ["/* ---- The scenario's operations ---- */", ""]
@@ -244,7 +240,7 @@ struct ObjCReproducer {
         body += ["  /* The queues and operations of the scenario, configured as it says. */"]
         for (q, c) in scenario.queues.enumerated() {
             body.append("  [queues addObject: [[NSOperationQueue new] autorelease]];")
-            if let name = c.name { body.append("  [Q(\(q)) setName: \(Self.literal(name))];") }
+            if let name = c.name { body.append("  [Q(\(q)) setName: \(ObjCSource.string(name))];") }
             if c.maxConcurrent != QueueConfig.defaultMax { body.append("  [Q(\(q)) setMaxConcurrentOperationCount: \(c.maxConcurrent)];") }
             if c.suspended { body.append("  [Q(\(q)) setSuspended: YES];") }
         }
@@ -275,7 +271,7 @@ struct ObjCReproducer {
         var blocksAdded: [Int: Int] = [:]
         for (k, step) in scenario.driver.enumerated() {
             body.append("")
-            body.append("  /* driver step \(k): " + ReproducerScenario.describe(step).replacingOccurrences(of: "*/", with: "* /") + " */")
+            body.append("  " + ObjCSource.comment("driver step \(k): " + ReproducerScenario.describe(step)))
             body.append("  if (abandoned) goto done;")
             if let t = step.after {
                 switch t {
@@ -356,9 +352,11 @@ struct ObjCReproducer {
         lines += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map { "  readKey(\($0), K_IS_FINISHED);" }
         lines.append("")
         for c in claims {
-            lines.append("  /* \(c.sentence.replacingOccurrences(of: "*/", with: "* /")) */")
+            lines.append("  " + ObjCSource.comment(c.sentence))
             lines.append("  if ((seen = \(Self.call(c.check))) != nil)")
-            lines.append("    [failures addObject: [NSString stringWithFormat: @\"%@: instead, %@\", \(Self.literal(c.sentence)), seen]];")
+            let sentence = ObjCSource.string(c.sentence)
+            lines.append("    [failures addObject: [NSString stringWithFormat: @\"%@: instead, %@\", "
+                         + sentence + ", seen]];")
         }
         lines += ["  return failures;", "}", ""]
         return lines

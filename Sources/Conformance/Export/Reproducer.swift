@@ -47,6 +47,14 @@ public enum Reproducer {
     /// - Parameter runs: how many runs it makes; nil for `runs(reproduced:attempts:)`.
     /// - Parameter file: the finding's file as the user named it, for the replay line.
     public static func export(_ finding: Finding, as style: Style, runs given: Int? = nil, file: String? = nil) throws(Refusal) -> Export {
+        // What replay would refuse (`Implementations.make`): an impl this build does not have,
+        // in a finding that names no driver to start instead.
+        if finding.driver == nil ? !Implementations.names.contains(finding.impl) : finding.impl.isEmpty {
+            let shown = JSONDiagnosis.oneLine(finding.impl, limit: 60)
+            let names = Implementations.names.joined(separator: ", ")
+            throw Refusal(description: "its impl '\(shown)' is not an implementation of this build (\(names))"
+                          + " nor the name of a driver the finding names, so replay could not run it either")
+        }
         let s = finding.scenario
         if let op = s.operations.indices.first(where: { s.operations[$0].kind.isSubclass }) {
             throw Refusal(description: "op \(op) is the implementation's own asynchronous subclass (a `subclass` operation): its code is yours, not the scenario's, so a standalone reproducer cannot rebuild it; replay the finding with your driver instead")

@@ -9,9 +9,20 @@ enum ReproducerScenario {
         s.driver.contains { if case .addBlock(let op, _) = $0.action { return op == i }; return false }
     }
 
-    /// The method a routine of an asynchronous subclass becomes: its name made an identifier.
+    /// The method a routine of an asynchronous subclass becomes: its name made an identifier of
+    /// both languages. ASCII letters and digits are kept and any other scalar is written `_XX_`
+    /// (hexadecimal), so nothing from the file but those reaches the code, and two names never
+    /// become one method.
     static func routineName(_ name: String) -> String {
-        "routine_" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        var out = "routine_"
+        for scalar in name.unicodeScalars {
+            if scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "_" + String(scalar.value, radix: 16, uppercase: true) + "_"
+            }
+        }
+        return out
     }
 
     /// The operations added to queue `q` by driver steps before step `k`, in order of adding.

@@ -29,10 +29,6 @@ struct SwiftReproducer {
 
     static func pattern(_ p: EventPattern) -> String { "P(.\(p.kind.rawValue), \(p.op), \(p.a), \(p.b))" }
 
-    static func literal(_ s: String) -> String {
-        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
     static func call(_ c: Claim.Check) -> String {
         switch c {
         case .occurs(let p): return "run.occurs(\(pattern(p)))"
@@ -45,14 +41,14 @@ struct SwiftReproducer {
         case .implies(let p, let q): return "run.implies(\(pattern(p)), \(pattern(q)))"
         case .notDuring(let p, let f, let t): return "run.notDuring(\(pattern(p)), \(pattern(f)), \(pattern(t)))"
         case .exclusive(let op): return "run.exclusive(\(op))"
-        case .threadPrefix(let op, let prefix): return "run.threadPrefix(\(op), \(literal(prefix)))"
+        case .threadPrefix(let op, let prefix): return "run.threadPrefix(\(op), \(SwiftSource.stringLiteral(prefix)))"
         case .balanced, .bracketed, .finishOrder, .startAnnounces:
             preconditionFailure("key-value claims are refused for Foundation before a reproducer is written")
         }
     }
 
     mutating func text() -> String {
-        var lines = header.map { $0.isEmpty ? "//" : "// " + $0 }
+        var lines = header.map { SwiftSource.comment($0) }
         lines += ["", "import Foundation", xctest ? "import XCTest" : "import Testing", "", SwiftRuntime.text, "// MARK: - The scenario's operations", ""]
         var classes: [String] = []
         for (i, o) in scenario.operations.enumerated() where !ReproducerScenario.isBlockAdded(scenario, i) { classes += operationClass(i, o) }
@@ -203,7 +199,7 @@ struct SwiftReproducer {
         body.append("    // The queues and operations of the scenario, configured as it says.")
         for (q, c) in scenario.queues.enumerated() {
             body.append("    run.queues.append(OperationQueue())")
-            if let name = c.name { body.append("    run.queues[\(q)].name = \(Self.literal(name))") }
+            if let name = c.name { body.append("    run.queues[\(q)].name = \(SwiftSource.stringLiteral(name))") }
             if c.maxConcurrent != QueueConfig.defaultMax { body.append("    run.queues[\(q)].maxConcurrentOperationCount = \(c.maxConcurrent)") }
             if c.suspended { body.append("    run.queues[\(q)].isSuspended = true") }
         }
@@ -228,7 +224,8 @@ struct SwiftReproducer {
         body += ["", "    func drive() {"]
         var blocksAdded: [Int: Int] = [:]
         for (k, step) in scenario.driver.enumerated() {
-            var d: [String] = ["", "        // driver step \(k): " + ReproducerScenario.describe(step), "        if run.abandoned { return }"]
+            let comment = SwiftSource.comment("driver step \(k): " + ReproducerScenario.describe(step))
+            var d: [String] = ["", "        " + comment, "        if run.abandoned { return }"]
             if let t = step.after {
                 switch t {
                 case .started(let op): d.append("        run.after { run.find(P(.start, \(op), -1, -1)) != nil }")
@@ -298,8 +295,9 @@ struct SwiftReproducer {
         body += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map { "    run.readKey(\($0), .isFinished)" }
         body += ["", "    var failures: [String] = []"]
         for c in claims {
-            body.append("    // \(c.sentence)")
-            body.append("    if let seen = \(Self.call(c.check)) { failures.append(\(Self.literal(c.sentence + ": instead, ")) + seen) }")
+            body.append("    " + SwiftSource.comment(c.sentence))
+            let sentence = SwiftSource.stringLiteral(c.sentence + ": instead, ")
+            body.append("    if let seen = \(Self.call(c.check)) { failures.append(\(sentence) + seen) }")
         }
         body += ["    if !failures.isEmpty { failures.append(\"the events of that run:\\n\" + run.snapshot().indices.map { \"  \" + run.describe($0) }.joined(separator: \"\\n\")) }",
                  "    return failures"]
@@ -316,7 +314,7 @@ struct SwiftReproducer {
             let type = name.prefix(1).uppercased() + name.dropFirst() + "Tests"
             return ["// MARK: - The test", "",
                     "final class \(type): XCTestCase {",
-                    "    /// " + sentence,
+                    "    " + SwiftSource.comment(sentence, doc: true),
                     "    func test\(name.prefix(1).uppercased() + name.dropFirst())() {",
                     "        \(runsLine)",
                     "        for run in 1...max(1, runs) {",
@@ -330,7 +328,7 @@ struct SwiftReproducer {
                     "}"]
         }
         return ["// MARK: - The test", "",
-                "@Test(\(Self.literal(sentence)))",
+                "@Test(\(SwiftSource.stringLiteral(sentence)))",
                 "func \(name.prefix(1).lowercased() + name.dropFirst())() {",
                 "    \(runsLine)",
                 "    for run in 1...max(1, runs) {",
