@@ -17,6 +17,8 @@ public struct ChildProcessImplementation: Implementation {
     public var limits: DriverLimits
     /// The driver's own subclass, from its hello (`DriverProtocol.Message.hello`).
     public var subclass: String?
+    /// What the tested code provides and what it builds on, from the hello's `platform`.
+    public var setting = Attribution.Setting.ownEverything
     /// The protocol the driver speaks: 3 serves case after case in one process while each
     /// case leaves nothing behind (Specs/driver-protocol.md, "Sessions"); 2 runs each case in
     /// a process of its own. The probe finds it for a driver named by path.
@@ -96,7 +98,7 @@ public struct ChildProcessImplementation: Implementation {
             throw InputError("\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
         }
         switch message {
-        case .hello(let said, let impl, let capabilities, let subclass):
+        case .hello(let said, let impl, let capabilities, let subclass, let platform):
             // A driver of protocol 2 that answers a probe of 3 with its own hello is one of 2.
             guard said == version || said == DriverProtocol.oneCaseVersion else {
                 throw InputError("\(who) says hello in protocol \(said) to a probe of protocol \(version); this harness speaks "
@@ -106,6 +108,14 @@ public struct ChildProcessImplementation: Implementation {
             var found = ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, limits: limits, launch: launch,
                                                    protocolVersion: said)
             found.subclass = subclass
+            if let platform {
+                guard !platform.name.isEmpty, platform.owns.allSatisfy(DriverProtocol.Platform.parts.contains) else {
+                    throw InputError("\(who)'s hello names the platform \(JSONDiagnosis.quoted(platform.name)) owning "
+                                     + "\(platform.owns.map { JSONDiagnosis.quoted($0) }.joined(separator: ", ")); a platform has a name, "
+                                     + "and owns holds only " + DriverProtocol.Platform.parts.joined(separator: " and ") + more)
+                }
+                found.setting = Attribution.Setting(platform: platform.name, owns: platform.owns)
+            }
             return .found(found)
         case .error(let why):
             return .refused(why)

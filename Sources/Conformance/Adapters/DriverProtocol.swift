@@ -39,6 +39,21 @@ public enum DriverProtocol {
         }
     }
 
+    /// What a driver builds on: the platform whose classes run the parts of the model the
+    /// tested code does not provide (`foundation-linux`), and the parts it does provide
+    /// (`queue`: the driver's queues are the tested code's; `subclass`: its asynchronous
+    /// operations are). `OperationDriver` says this by itself.
+    public struct Platform: Codable, Sendable, Equatable {
+        public var name: String
+        public var owns: [String]
+        public init(name: String, owns: [String]) {
+            self.name = name
+            self.owns = owns
+        }
+        /// The parts a driver may say it provides.
+        public static let parts = ["queue", "subclass"]
+    }
+
     /// The lines a driver writes to standard output: `hello` first, then one `event` per trace
     /// event as it happens, then `done`. A driver that cannot run the request writes `error` and
     /// exits with status 2. In protocol 3, `done(next: true)` says the case left nothing behind
@@ -46,7 +61,10 @@ public enum DriverProtocol {
     public enum Message: Codable, Sendable, Equatable {
         /// `subclass`: the name of the implementation's own asynchronous `Operation` subclass,
         /// when the driver runs one: the harness then generates `subclass` operations for it.
-        case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil)
+        /// `platform`: what the driver builds on, when it runs some of the model on a platform's
+        /// classes (`Platform`): the harness then tells that platform's known divergences
+        /// apart from the tested code's failures.
+        case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil, platform: Platform? = nil)
         case event(TraceEvent)
         case done(next: Bool? = nil)
         case error(String)

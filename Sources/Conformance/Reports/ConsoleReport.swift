@@ -12,7 +12,12 @@ public enum ConsoleReport {
         out += ", profile \(c.profile.rawValue)" + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
         out += "  \(format(r.seconds)) s, \(rate >= 10 ? String(Int(rate)) : format(rate)) cases/s" + cpuPerCase(r) + "; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
         let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
-        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
+        if let known = c.known {
+            out += "  known divergences: \(known.expected.count) of \(c.knownSource ?? known.impl)"
+                + (c.impl.setting.platform.map { ", the platform \(c.impl.name) builds on (\($0))" } ?? "")
+                + " (excused only where their cause shows; --expectations none reports them as failures)\n"
+        }
+        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         for f in r.failures + r.warnings {
             // `FAIL RULE: message` stays the line scripts look for; the strength follows.
@@ -35,6 +40,17 @@ public enum ConsoleReport {
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
         }
+        // The platform's, not the tested code's: said apart, never as FAIL.
+        if !r.known.isEmpty {
+            out += "\nknown on \(r.known[0].owner) (not the tested code's failures):\n"
+            for k in r.known {
+                let line = Finding.replayLine(identity: k.first.identity, implArguments: c.impl.replayArguments, profile: c.profile, faults: c.faults,
+                                              program: c.replayProgram)
+                out += "  \(k.rule) in \(k.cases) of \(r.cases) cases (\(k.entry.kind.rawValue)): \(k.entry.reason.prefix(160))"
+                    + (k.entry.reason.count > 160 ? "..." : "") + "\n"
+                out += "    first: case \(k.first.index): \(k.first.violation.observed.prefix(200)); replay: \(line)\n"
+            }
+        }
         let unchecked = r.statistics.filter { $0.status == .notReached || $0.status == .notObservable || $0.status == .notApplicable }
         if !unchecked.isEmpty {
             out += "\nnot checked:\n"
@@ -45,6 +61,8 @@ public enum ConsoleReport {
                 + (r.findings.contains { $0.interrupted == true } ? "; those marked (interrupted) were not fully shrunk" : "") + "\n"
         } else if let why = r.noVerdict {
             out += "\nNO VERDICT: \(why)\n"
+        } else if r.findings.isEmpty && !r.known.isEmpty {
+            out += "\nno failure of the tested code; \(r.known.count) known \(r.known.count == 1 ? "divergence" : "divergences") of \(r.known[0].owner)\n"
         } else if r.findings.isEmpty {
             out += "\nno violation\n"
         } else if !r.failed {

@@ -52,6 +52,7 @@ public struct MatrixReport {
         case .fail: return "fail \(s.violations)/\(r.cases)"
         case .warn: return "warn \(s.violations)/\(r.cases)"
         case .pass: return "pass"
+        case .known: return "known \(s.known)/\(r.cases)"
         case .notObservable: return "not observable"
         case .notApplicable: return "not applicable"
         case .notReached: return "not reached"

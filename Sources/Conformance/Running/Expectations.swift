@@ -5,9 +5,10 @@ import OperationSpec
 /// A CI gate passes when every failure of a run is expected, fails on any new one, and reports
 /// expected failures that no longer happen.
 public struct Expectations: Codable, Sendable, Equatable {
-    /// 1; 2 adds `driver`, the driver the gate starts when it is given no `--impl`.
+    /// 1; 2 adds `driver`, the driver the gate starts when it is given no `--impl`; 3 adds an
+    /// entry's `cause` (`Cause`), and lets one rule have an entry for each of its causes.
     public static let formatVersion = 1
-    public static let newestFormat = 2
+    public static let newestFormat = 3
 
     public enum Kind: String, Codable, Sendable, CaseIterable {
         /// The platform does it differently and says so (a trap where Cocoa throws, no KVO...).
@@ -29,13 +30,77 @@ public struct Expectations: Codable, Sendable, Equatable {
         /// `opconform bench`, time to detect). A rare entry not seen is said so, and does not fail
         /// `--strict`: its absence is explained, not a fix to acknowledge.
         public var rare: String?
-        public init(rule: String, kind: Kind, reason: String, finding: String, rare: String? = nil) {
+        /// What the divergence is made of (format 3): a violation of `rule` is excused only when
+        /// it shows this cause. Without one, every violation of the rule is (formats 1 and 2).
+        public var cause: Cause?
+        public init(rule: String, kind: Kind, reason: String, finding: String, rare: String? = nil, cause: Cause? = nil) {
             self.rule = rule
             self.kind = kind
             self.reason = reason
             self.finding = finding
             self.rare = rare
+            self.cause = cause
         }
+    }
+
+    /// The cause of a known divergence, so that it excuses only itself (`Attribution`): whose
+    /// code breaks the rule, what a case must hold to show it, and for a crash or a hang what it
+    /// says. Every part given must hold.
+    public struct Cause: Codable, Sendable, Equatable {
+        public enum Owner: String, Codable, Sendable, CaseIterable {
+            /// The platform's operation classes (`Operation`, `BlockOperation`, ...): excused
+            /// unless an operation of the user's own class is among the witnesses.
+            case operations
+            /// The platform's queue: excused only when the queue under test is the platform's.
+            case queue
+            /// The platform as a whole (threads, the runtime): excused on the platform.
+            case platform
+        }
+        public var owner: Owner
+        /// With owner `operations`: the behaviour is one a user's subclass inherits from the
+        /// platform's class unless it overrides it (the base class's `isReady`), so a witness
+        /// of the user's class does not rule the entry out.
+        public var inherited: Bool
+        /// Operation kinds (`main`, `block`, `invocation`, `concurrent`, `subclass`) of which
+        /// one must be among the witnesses.
+        public var kinds: [String]?
+        /// What the case must hold (`Attribution.ingredients`): driver actions by their
+        /// scenario-file names, operation kinds, `selfDependency`.
+        public var needs: [String]?
+        /// For a crash or a hang: words of which one must be in what it says (the crash
+        /// message, the call that never returned).
+        public var says: [String]?
+
+        public init(owner: Owner, inherited: Bool = false, kinds: [String]? = nil, needs: [String]? = nil, says: [String]? = nil) {
+            self.owner = owner
+            self.inherited = inherited
+            self.kinds = kinds
+            self.needs = needs
+            self.says = says
+        }
+
+        enum CodingKeys: String, CodingKey { case owner, inherited, kinds, needs, says }
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            owner = try c.decode(Owner.self, forKey: .owner)
+            inherited = try c.decodeIfPresent(Bool.self, forKey: .inherited) ?? false
+            kinds = try c.decodeIfPresent([String].self, forKey: .kinds)
+            needs = try c.decodeIfPresent([String].self, forKey: .needs)
+            says = try c.decodeIfPresent([String].self, forKey: .says)
+        }
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(owner, forKey: .owner)
+            if inherited { try c.encode(inherited, forKey: .inherited) }
+            try c.encodeIfPresent(kinds, forKey: .kinds)
+            try c.encodeIfPresent(needs, forKey: .needs)
+            try c.encodeIfPresent(says, forKey: .says)
+        }
+
+        /// The operation kinds a cause may name.
+        static let kindNames = ["block", "concurrent", "invocation", "main", "subclass"]
+        /// The words `needs` may hold besides kinds: every driver action, and `selfDependency`.
+        static let ingredientNames = (ScenarioDecoder.actionCases.names + ["selfDependency"] + kindNames).sorted()
     }
 
     public var format: Int
@@ -135,6 +200,22 @@ extension Expectations: CheckedInput {
             return .init(path: [.key("driver")]) { _, at in "a driver entry needs format 2, but the file is format \(format) (the entry is\(at.isEmpty ? " there" : at))" }
         }
         for (i, entry) in expected.enumerated() {
+            if let cause = entry.cause {
+                let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("cause")]
+                if format < 3 {
+                    let format = format
+                    return .init(path: at) { _, where_ in "a cause needs format 3, but the file is format \(format) (the cause is\(where_.isEmpty ? " there" : where_))" }
+                }
+                for (j, kind) in (cause.kinds ?? []).enumerated() where !Cause.kindNames.contains(kind) {
+                    return .init(path: at + [.key("kinds"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(kind, limit: 40))\"",
+                                 requirement: ", but must be one of: " + Cause.kindNames.joined(separator: ", "))
+                }
+                for (j, need) in (cause.needs ?? []).enumerated() where !Cause.ingredientNames.contains(need) {
+                    return .init(path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
+                                 requirement: ", but must be a driver action, an operation kind or selfDependency ("
+                                    + Cause.ingredientNames.joined(separator: ", ") + ")")
+                }
+            }
             let path: [JSONPathSegment] = [.key("expected"), .index(i), .key("rule")]
             // A driver that breaks the protocol gives no verdict at all: it is fixed, never expected.
             if entry.rule == Finding.protocolRule {
@@ -155,7 +236,10 @@ extension Expectations: StrictlyKeyed {
         case []: return ["driver"]
         case [.key("driver")]: return ["arguments"]
         default:
-            if path.count == 2, path[0] == .key("expected"), case .index = path[1] { return ["rare"] }
+            if path.count == 2, path[0] == .key("expected"), case .index = path[1] { return ["cause", "rare"] }
+            if path.count == 3, path[0] == .key("expected"), case .index = path[1], path[2] == .key("cause") {
+                return ["inherited", "kinds", "needs", "says"]
+            }
             return []
         }
     }

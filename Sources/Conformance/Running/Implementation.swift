@@ -26,6 +26,10 @@ public protocol Implementation: Sendable {
     /// The timing noise its driver is asked for (`--noise`; 0 for none, and for the reference
     /// engine, which has its own scheduler): a finding records it.
     var noise: Int { get }
+    /// What the tested code provides and the platform it builds on (`Attribution`): a driver
+    /// built on Foundation says so in its hello, and a run then tells Foundation's known
+    /// divergences apart from the tested code's failures.
+    var setting: Attribution.Setting { get }
 }
 
 extension Implementation {
@@ -34,6 +38,7 @@ extension Implementation {
     public var subclass: String? { nil }
     public func endSessions() {}
     public var noise: Int { 0 }
+    public var setting: Attribution.Setting { .ownEverything }
 }
 
 extension Implementation {

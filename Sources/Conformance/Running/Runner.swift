@@ -53,6 +53,12 @@ public struct RunConfiguration: Sendable {
     public var replayProgram = ReplayProgram.default
     /// Set to stop the run early (SIGINT at the command line): see `StopRequest`.
     public var stop: StopRequest?
+    /// Known divergences (of the platform the tested code builds on, and a gate's own): a
+    /// violation one of them excuses (`Attribution`) is counted apart, reported as known,
+    /// never shrunk, and fails nothing; every other one is the tested code's.
+    public var known: Expectations?
+    /// Where `known` came from, for the report (a file's path, or the platform's file).
+    public var knownSource: String?
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
@@ -98,6 +104,8 @@ public struct CaseRecord: Sendable, Codable, Equatable {
     public var broken: [String]
     /// The first violation's sentence, when the case broke something.
     public var message: String?
+    /// Rules the case broke only in ways a known divergence excuses (absent when none).
+    public var known: [String]?
     /// The line that replays the case, when it broke something.
     public var replay: String?
 }
@@ -109,15 +117,20 @@ public struct RuleStatistics: Sendable, Codable, Equatable {
     public var hits = 0
     /// Cases in which the antecedent was reached at least once.
     public var cases = 0
-    /// Cases that broke the rule.
+    /// Cases that broke the rule in a way no known divergence excuses (the tested code's).
     public var violations = 0
+    /// Cases that broke the rule only in ways a known divergence excuses (`Attribution`).
+    public var known = 0
     public var status: Status = .notReached
     /// Why, for not-observable and not-applicable.
     public var reason: String?
 
     /// `fail`: a rule whose breaking fails the run (a documented must) was broken; `warn`: a rule
     /// whose breaking is a warning (`Severity.warning`) was broken.
-    public enum Status: String, Sendable, Codable { case pass, fail, warn, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached" }
+    /// `known`: broken only in ways a known divergence of the platform excuses.
+    public enum Status: String, Sendable, Codable {
+        case pass, fail, warn, known, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached"
+    }
 
     /// Whether the rule was broken in some case, whatever its severity.
     public var broken: Bool { status == .fail || status == .warn }
@@ -131,11 +144,28 @@ public struct FailingCase: Sendable {
     public var violation: Violation
 }
 
+/// A rule broken in a run only in ways a known divergence excuses: reported apart, as the
+/// platform's, with its first case (not shrunk: the entry's finding is the minimum).
+public struct KnownDivergence: Sendable {
+    public var rule: String
+    /// The entry that excused the first case.
+    public var entry: Expectations.Entry
+    /// Cases that broke the rule this way.
+    public var cases: Int
+    public var first: FailingCase
+    /// Whose divergence: the platform the tested code builds on, or the expectations' impl.
+    public var owner: String
+}
+
 /// What a run found.
 public struct RunResult: Sendable {
     public var configuration: RunConfiguration
     public var statistics: [RuleStatistics]
+    /// The tested code's failures and warnings, one a rule (and a crash, a hang, a breach).
     public var findings: [Finding]
+    /// Rules broken only in ways known divergences excuse, in catalog order, then crashes and
+    /// hangs.
+    public var known: [KnownDivergence] = []
     public var endings: [String: Int]
     /// Cases run: the configured count, or fewer when stopping at the first failure.
     public var cases: Int
@@ -193,6 +223,14 @@ public struct Runner: Sendable {
         // The first case that crashed, hung, or whose driver broke the protocol: findings of
         // their own.
         var crashed: FailingCase?, hung: FailingCase?, breached: FailingCase?
+        // Per rule (then RUN-CRASH, RUN-HANG): the first case a known divergence excused, and
+        // how many cases it excused.
+        var knownFirst: [String: (FailingCase, Expectations.Entry)] = [:]
+        var knownCount: [String: Int] = [:]
+        let owner = c.impl.setting.platform ?? c.known?.impl ?? c.impl.name
+        func excuse(_ v: Violation, _ outcome: CaseOutcome) -> Expectations.Entry? {
+            Attribution.excuse(v, in: outcome.scenario, known: c.known, setting: c.impl.setting)
+        }
         var endings: [String: Int] = [:]
         var broken = 0, done = 0
         // Positions within the shard, not an array of indices: a run may have 100 million cases.
@@ -210,8 +248,15 @@ public struct Runner: Sendable {
             let k = outcome.index
             endings[outcome.ending.rawValue, default: 0] += 1
             var brokenRules: [String] = []
+            var knownRules: [String] = []
             var message: String?
-            if let v = outcome.death {
+            if let v = outcome.death, v.rule != Finding.protocolRule, let entry = excuse(v, outcome) {
+                knownRules.append(v.rule)
+                knownCount[v.rule, default: 0] += 1
+                if knownFirst[v.rule] == nil {
+                    knownFirst[v.rule] = (FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v), entry)
+                }
+            } else if let v = outcome.death {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
                 if v.rule == Finding.hangRule && hung == nil { hung = failing }
@@ -230,11 +275,25 @@ public struct Runner: Sendable {
                 case .checked(let r):
                     stats[n].hits += r.hits
                     if r.hits > 0 { stats[n].cases += 1 }
-                    if let violation = r.violations.first {
+                    // The tested code's when any violation is not excused; else known.
+                    var excusedBy: Expectations.Entry?
+                    let own = r.violations.first { violation in
+                        guard let entry = excuse(violation, outcome) else { return true }
+                        if excusedBy == nil { excusedBy = entry }
+                        return false
+                    }
+                    if let violation = own {
                         stats[n].violations += 1
                         brokenRules.append(v.rule.id)
                         if message == nil { message = violation.observed }
                         if first[n] == nil { first[n] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation) }
+                    } else if let entry = excusedBy, let violation = r.violations.first {
+                        stats[n].known += 1
+                        knownRules.append(v.rule.id)
+                        knownCount[v.rule.id, default: 0] += 1
+                        if knownFirst[v.rule.id] == nil {
+                            knownFirst[v.rule.id] = (FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation), entry)
+                        }
                     }
                 }
             }
@@ -244,8 +303,8 @@ public struct Runner: Sendable {
             if let board, done % Guidance.round == 0 { board.publish(Guidance.foci(after: stats, misuse: c.generator.misuseRate > 0)) }
             if !brokenRules.isEmpty { broken += 1 }
             record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
-                              ending: outcome.ending.rawValue, broken: brokenRules, message: message,
-                              replay: brokenRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
+                              ending: outcome.ending.rawValue, broken: brokenRules, message: message, known: knownRules.isEmpty ? nil : knownRules,
+                              replay: brokenRules.isEmpty && knownRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
                                                                                      profile: c.profile, faults: c.faults, program: c.replayProgram)))
             progress(done, total, broken)
             if c.stopAtFirstFailure && brokenRules.contains(where: { rule in
@@ -256,7 +315,7 @@ public struct Runner: Sendable {
         pipeline.finish()
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
             let broken: RuleStatistics.Status = c.rules[n].rule.severity == .failure ? .fail : .warn
-            stats[n].status = stats[n].violations > 0 ? broken : (stats[n].hits > 0 ? .pass : .notReached)
+            stats[n].status = stats[n].violations > 0 ? broken : stats[n].known > 0 ? .known : (stats[n].hits > 0 ? .pass : .notReached)
         }
         // Drivers still waiting for a case are ended first: a child's CPU is counted once it is
         // reaped. The shrinker starts its own.
@@ -291,6 +350,9 @@ public struct Runner: Sendable {
                                seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
         result.interrupted = interrupted || c.stop?.isRequested == true
         result.cpu = cpu
+        result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.hangRule]).compactMap { rule in
+            knownFirst[rule].map { KnownDivergence(rule: rule, entry: $0.1, cases: knownCount[rule] ?? 0, first: $0.0, owner: owner) }
+        }
         return result
     }
 

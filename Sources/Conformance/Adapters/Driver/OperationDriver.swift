@@ -76,6 +76,28 @@ public struct OperationDriver {
         self.surface2 = false
     }
 
+    /// The platform this Foundation is: its known divergences are listed under this name
+    /// (`Fixtures/expectations/foundation-linux.json`).
+    public static var platformName: String {
+        #if os(Linux)
+        return "foundation-linux"
+        #else
+        return "foundation-darwin"
+        #endif
+    }
+
+    /// What the hello says this driver builds on: Foundation, with the tested code's queue (one
+    /// `queue` makes that is not exactly `OperationQueue`) or subclass. Nil when the driver
+    /// tests nothing but Foundation (`opconform driver`): then Foundation is the code under
+    /// test, and its divergences are its own failures.
+    var platform: DriverProtocol.Platform? {
+        var owns: [String] = []
+        let sample: Any.Type = type(of: makeQueue())
+        if sample != OperationQueue.self { owns.append("queue") }
+        if makeSubclass != nil { owns.append("subclass") }
+        return owns.isEmpty ? nil : DriverProtocol.Platform(name: Self.platformName, owns: owns)
+    }
+
     /// What this driver observes: `capabilities`, less `superStart` for a subclass of yours (its
     /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call),
     /// plus `apiSurface2` when it declares it (`surface2`).
@@ -153,7 +175,8 @@ public struct OperationDriver {
         // A case run with timing noise says so: `timingNoise` is informational (no rule needs
         // it), and it marks the trace as one recorded under noise.
         let declared = observations + (level > 0 && !plain ? [.timingNoise] : [])
-        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName)))
+        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
+                                                          platform: platform)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
                                     noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
                                     queue: makeQueue, subclass: makeSubclass) { event in

@@ -1,0 +1,110 @@
+import OperationSpec
+
+/// Whose duty a broken rule broke: the code under test, the platform it runs on, or nobody
+/// yet (`Specs/expectations-format.md`, "Causes").
+///
+/// A driver built on a platform (a queue of a user's own running Foundation's operations, or a
+/// user's subclass on Foundation's queue) shows that platform's known divergences under any
+/// code: they are the platform's, and a run says so apart instead of failing the user. But a
+/// known divergence excuses a violation only where the platform's own objects or behaviour are
+/// its witnesses, never where the user's class or queue is: an expectation names its cause
+/// (`Expectations.Cause`), and a violation is excused only by an entry whose cause it shows.
+public enum Attribution: Sendable, Equatable {
+    /// The code under test broke the rule.
+    case codeUnderTest
+    /// A known divergence of the platform (the entry that excuses it).
+    case platform(Expectations.Entry)
+
+    /// What the code under test provides, and what it runs on; nil platform for an
+    /// implementation that is all its own (a driver in another language, the reference engine)
+    /// or that is the platform itself (`--impl foundation`).
+    public struct Setting: Sendable, Equatable {
+        /// The platform the rest of the model comes from (`foundation-linux`).
+        public var platform: String?
+        /// The parts the code under test provides: `queue`, `subclass`.
+        public var owns: [String]
+        public init(platform: String?, owns: [String]) {
+            self.platform = platform
+            self.owns = owns
+        }
+        public static let ownEverything = Setting(platform: nil, owns: [])
+    }
+
+    /// The entry of `known` that excuses `violation` in `scenario` run under `setting`, if one
+    /// does; entries are tried in the file's order.
+    public static func excuse(_ violation: Violation, in scenario: Scenario, known: Expectations?,
+                              setting: Setting) -> Expectations.Entry? {
+        guard let known else { return nil }
+        return known.expected.first { entry in
+            entry.rule == violation.rule && matches(entry.cause, violation, scenario, setting)
+        }
+    }
+
+    /// Whether `violation` shows `cause`: every part the cause names holds.
+    static func matches(_ cause: Expectations.Cause?, _ violation: Violation, _ scenario: Scenario, _ setting: Setting) -> Bool {
+        // An entry that names no cause matches by its rule alone, as expectations files did
+        // before causes; the shipped platform files name one for every entry.
+        guard let cause else { return true }
+        let witnesses = witnessOperations(violation, scenario)
+        switch cause.owner {
+        case .queue:
+            // The queue's choice: the platform's only when the queue under test is.
+            if setting.owns.contains("queue") { return false }
+        case .operations:
+            // A user's subclass among the witnesses is the user's, unless the behaviour is one
+            // a subclass inherits from the platform's class (`inherited`).
+            if !cause.inherited && witnesses.contains(where: { scenario.operations[$0].kind.isSubclass }) { return false }
+        case .platform:
+            break
+        }
+        if let kinds = cause.kinds, !witnesses.isEmpty,
+           !witnesses.contains(where: { kinds.contains(kindName(scenario.operations[$0].kind)) }) { return false }
+        for need in cause.needs ?? [] where !ingredients(scenario, witnesses: witnesses).contains(need) { return false }
+        if let says = cause.says, !says.contains(where: { violation.observed.contains($0) }) { return false }
+        return true
+    }
+
+    /// The operations the violation's witness events name (in the scenario's range).
+    static func witnessOperations(_ violation: Violation, _ scenario: Scenario) -> [Int] {
+        var ops: [Int] = []
+        for event in violation.witnesses {
+            for o in DriverCheck.references(event.kind).ops where scenario.operations.indices.contains(o) && !ops.contains(o) {
+                ops.append(o)
+            }
+        }
+        return ops.sorted()
+    }
+
+    /// The name of an operation's kind, as scenario files write it (`main`, `block`, ...).
+    public static func kindName(_ kind: OperationKind) -> String {
+        switch kind {
+        case .main: return "main"
+        case .block: return "block"
+        case .concurrent: return "concurrent"
+        case .invocation: return "invocation"
+        case .subclass: return "subclass"
+        }
+    }
+
+    /// What a case is made of, for a cause's `needs`: the driver actions it performs by their
+    /// scenario-file names (`removeDependency`, `start`, ...), the kinds of its operations, and
+    /// `selfDependency` when an operation is made to depend on itself. A dependency action
+    /// counts only where it names one of the witness operations as the dependent (when the
+    /// violation names any), since a dependency changed elsewhere in the case is not its cause.
+    public static func ingredients(_ scenario: Scenario, witnesses: [Int] = []) -> [String] {
+        var found: [String] = []
+        func add(_ name: String) { if !found.contains(name) { found.append(name) } }
+        for step in scenario.driver {
+            switch step.action {
+            case .addDependency(let o, let on), .removeDependency(let o, let on):
+                if o == on { add("selfDependency") }
+                if !witnesses.isEmpty && !witnesses.contains(o) { continue }
+            default: break
+            }
+            if case .object(let members) = ScenarioEncoder.action(step.action), let name = members.first?.key { add(name) }
+        }
+        for edge in scenario.dependencies where edge.op == edge.on { add("selfDependency") }
+        for op in scenario.operations { add(kindName(op.kind)) }
+        return found.sorted()
+    }
+}
