@@ -87,8 +87,9 @@ public enum Attribution: Sendable, Equatable {
     }
 
     /// What a case is made of, for a cause's `needs`: the driver actions it performs by their
-    /// scenario-file names (`removeDependency`, `start`, ...), the kinds of its operations, and
-    /// `selfDependency` when an operation is made to depend on itself. A dependency action
+    /// scenario-file names (`removeDependency`, `start`, ...), the kinds of its operations,
+    /// `selfDependency` when an operation is made to depend on itself, and `addedTwice` when
+    /// one is added to a queue by two steps. A dependency action
     /// counts only where it names one of the witness operations as the dependent (when the
     /// violation names any), since a dependency changed elsewhere in the case is not its cause.
     public static func ingredients(_ scenario: Scenario, witnesses: [Int] = []) -> [String] {
@@ -104,6 +105,20 @@ public enum Attribution: Sendable, Equatable {
             if case .object(let members) = ScenarioEncoder.action(step.action), let name = members.first?.key { add(name) }
         }
         for edge in scenario.dependencies where edge.op == edge.on { add("selfDependency") }
+        // An operation added to a queue by two steps (a misuse the generator makes).
+        var added: [Int] = []
+        for step in scenario.driver {
+            let ops: [Int]
+            switch step.action {
+            case .add(let o, _), .addBlock(let o, _): ops = [o]
+            case .addBatch(let list, _, _): ops = list
+            default: ops = []
+            }
+            for o in ops {
+                if added.contains(o) { add("addedTwice") }
+                added.append(o)
+            }
+        }
         for op in scenario.operations { add(kindName(op.kind)) }
         return found.sorted()
     }

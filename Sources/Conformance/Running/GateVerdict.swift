@@ -16,17 +16,30 @@ public struct GateVerdict: Sendable {
     /// Expected divergences this run showed.
     public var confirmed: [String]
 
+    /// A run given the expectations (`RunConfiguration.known`) has already told each violation's
+    /// cause apart (`Attribution`): what they excused is confirmed, and every other broken rule
+    /// is unexpected, an expected rule included. A run made without them is held to them by
+    /// rule alone, as gates did before causes.
     public init(result: RunResult, expectations: Expectations) {
         var broken = result.statistics.filter(\.broken).map(\.id)
         broken += result.findings.map(\.rule).filter { $0 == Finding.crashRule || $0 == Finding.hangRule }
-        let expected = expectations.expected.map(\.rule)
-        let surprising = broken.filter { !expected.contains($0) }
-        unexpected = surprising.filter { Finding.severity(of: $0) == .failure }
-        unexpectedWarnings = surprising.filter { Finding.severity(of: $0) == .warning }
-        confirmed = broken.filter { expected.contains($0) }
+        var expected: [String] = []
+        for rule in expectations.expected.map(\.rule) where !expected.contains(rule) { expected.append(rule) }
+        let seen: [String]
+        if result.configuration.known != nil {
+            seen = result.known.map(\.rule)
+            unexpected = broken.filter { Finding.severity(of: $0) == .failure }
+            unexpectedWarnings = broken.filter { Finding.severity(of: $0) == .warning }
+        } else {
+            seen = broken.filter { expected.contains($0) }
+            let surprising = broken.filter { !expected.contains($0) }
+            unexpected = surprising.filter { Finding.severity(of: $0) == .failure }
+            unexpectedWarnings = surprising.filter { Finding.severity(of: $0) == .warning }
+        }
+        confirmed = seen
         let rare = expectations.expected.filter { $0.rare != nil }.map(\.rule)
-        nowPassing = expected.filter { !broken.contains($0) && !rare.contains($0) }
-        notSeenRare = expected.filter { !broken.contains($0) && rare.contains($0) }
+        nowPassing = expected.filter { !seen.contains($0) && !rare.contains($0) }
+        notSeenRare = expected.filter { !seen.contains($0) && rare.contains($0) }
     }
 
     /// `strict`: nothing is let go: unexpected warnings and expected divergences no longer

@@ -430,6 +430,14 @@ public struct Runner: Sendable {
         return out
     }
 
+    /// A failing case as a finding, not shrunk (a known divergence's first case).
+    public func unshrunkFinding(_ f: FailingCase, rule: String) -> Finding {
+        var c = configuration
+        c.shrink = false
+        let target = RuleBook.check(id: rule).map(ShrinkTarget.init) ?? (rule == Finding.crashRule ? .crash : .hang)
+        return Runner(c).finding(for: f, target: target)
+    }
+
     /// The failing case, shrunk (unless the run says not to) to the smallest scenario that still
     /// shows the same failure, crashes and hangs included; `hints` are earlier findings' minima
     /// to try first (`Shrinker.shrink(_:scheduleSeed:hints:)`).
