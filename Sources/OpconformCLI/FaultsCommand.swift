@@ -15,7 +15,7 @@ enum FaultsCommand {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             for fault in Fault.allCases {
                 guard let finding = FaultProbe.firstFinding(fault) else { throw InputError("fault \(fault.rawValue) was not caught within \(FaultProbe.bound) cases") }
-                let path = (dir as NSString).appendingPathComponent(fault.rawValue + ".json")
+                let path = PathText.join(dir, fault.rawValue + ".json")
                 guard FileManager.default.createFile(atPath: path, contents: finding.fileData) else { throw InputError("cannot write \(path)") }
                 console.out("\(fault.rawValue): \(finding.rule), case \(finding.caseIndex), \(finding.operations) operations -> \(path)\n")
             }

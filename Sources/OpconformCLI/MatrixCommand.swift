@@ -40,9 +40,10 @@ enum MatrixCommand {
             configuration.generator.splitMisuse = impls.allSatisfy { !$0.capabilities.contains(.thrownErrors) }
             configuration.jobs = try args.jobs(for: impl)
             configuration.replayProgram = CLI.replayProgram
-            let dir = (out as NSString).appendingPathComponent(impl.name)
+            let dir = PathText.join(out, impl.name)
             if console.interactive { console.err("\(impl.name):\n") }
-            let result = try RunCommand.execute(configuration, args, console, out: dir, log: (dir as NSString).appendingPathComponent("cases.jsonl"))
+            let result = try RunCommand.execute(configuration, args, console, out: dir,
+                                                log: PathText.join(dir, "cases.jsonl"))
             let files = try RunCommand.writeFindings(result, to: dir)
             console.out(ConsoleReport.text(result, files: files).split(separator: "\n").prefix(3).joined(separator: "\n") + "\n")
             columns.append(MatrixReport.Column(result: result, files: files))

@@ -50,10 +50,10 @@ enum RunCommand {
         var folder = out
         while !folder.isEmpty && folder != "/" && !FileManager.default.fileExists(atPath: folder) {
             created.append(folder)
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = PathText.parent(folder)
         }
-        try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
-        let path = args.options["--log"] ?? logPath ?? (out as NSString).appendingPathComponent("cases.jsonl")
+        try writable(parentOf: PathText.join(out, "x"), creating: true)
+        let path = args.options["--log"] ?? logPath ?? PathText.join(out, "cases.jsonl")
         let log = try CaseLog(path: path, header: RunHeader(configuration))
         let clock = ContinuousClock()
         var last = clock.now
@@ -85,7 +85,7 @@ enum RunCommand {
     static func writeFindings(_ result: RunResult, to dir: String) throws(InputError) -> [String: String] {
         var files: [String: String] = [:]
         for f in result.findings {
-            let path = (dir as NSString).appendingPathComponent(f.fileName)
+            let path = PathText.join(dir, f.fileName)
             guard FileManager.default.createFile(atPath: path, contents: f.fileData) else { throw InputError("cannot write \(path)") }
             files[f.rule] = path
         }
@@ -110,7 +110,7 @@ enum RunCommand {
 
     /// Fails with one sentence when files cannot be written next to `path`.
     static func writable(parentOf path: String, creating: Bool = false) throws(InputError) {
-        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let dir = PathText.folder(of: path)
         if creating && !FileManager.default.fileExists(atPath: dir) {
             guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else {
                 throw InputError("run: cannot create the findings directory \(dir)")

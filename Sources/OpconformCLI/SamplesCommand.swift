@@ -19,7 +19,7 @@ enum SamplesCommand {
         let profile = try args.profile()
         if let dir = args.options["--write"] {
             for sample in DocumentSamples.all {
-                let path = (dir as NSString).appendingPathComponent(sample.scenario.name + ".json")
+                let path = PathText.join(dir, sample.scenario.name + ".json")
                 guard FileManager.default.createFile(atPath: path, contents: ScenarioFormat.encode(sample.scenario)) else {
                     throw InputError("cannot write \(path)")
                 }
