@@ -24,17 +24,14 @@ public enum CLI {
     /// PATH finds it, else its absolute path (also when it was copied or linked under another
     /// name). Commands run inside a test process (an `.xctest` bundle) say `opconform`.
     static var replayProgram: String {
-        let me = CommandLine.arguments[0]
+        let me = CommandLine.arguments.first ?? ""
         if me.hasSuffix(".xctest") || me.contains(".xctest/") { return ReplayProgram.default }
-        return ReplayProgram.invoked(as: me)
+        return ReplayProgram.invoked(as: me.isEmpty ? OwnExecutable.path : me)
     }
 
-    /// How to start this program's driver mode: its own executable, absolute, with `driver`.
-    static var driverCommand: [String] {
-        let me = CommandLine.arguments[0]
-        let path = me.hasPrefix("/") ? me : FileManager.default.currentDirectoryPath + "/" + me
-        return [URL(fileURLWithPath: path).standardizedFileURL.path, "driver"]
-    }
+    /// How to start this program's driver mode: its own executable, wherever it was started
+    /// from (`OwnExecutable`), with `driver`.
+    static var driverCommand: [String] { [OwnExecutable.path, "driver"] }
 
     /// Runs one command line and returns the exit status: 0 conformant, 1 violations,
     /// 2 bad usage or input (one sentence on standard error), 3 internal error.

@@ -26,7 +26,8 @@ struct PathTextTests {
 
     /// Apple's table for `lastPathComponent`.
     @Test("lastComponent gives what Apple documents for lastPathComponent", arguments: [
-        ("/tmp/scratch.tiff", "scratch.tiff"), ("/tmp/scratch", "scratch"), ("/tmp/", "tmp"), ("scratch///", "scratch"),
+        ("/tmp/scratch.tiff", "scratch.tiff"), ("/tmp/scratch", "scratch"), ("/tmp/", "tmp"),
+        ("scratch///", "scratch"),
         ("/", "/"), ("x//é", "é"), ("a", "a"), ("", ""),
     ])
     func lastComponent(path: String, expected: String) {
