@@ -7,9 +7,7 @@ import OperationSpec
 enum BenchCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--quick", "--no-shrink", "--no-detect"],
-                                   options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json", "--jobs-list", "--jobs-cases",
-                                             "--detect-seeds", "--detect-cap", "--detect-seconds"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
         let quick = args.flags.contains("--quick")

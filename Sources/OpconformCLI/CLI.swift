@@ -71,8 +71,62 @@ public enum CLI {
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, check, gate, matrix, bench, faults, flaws, samples, sweep, convert, driver, driver-check")
+            let names = commands.map(\.name).joined(separator: ", ")
+            throw InputError("unknown command '\(command)'; the commands are: \(names)")
         }
+    }
+
+    /// Every command with its flags and its options (which take a value). Each command parses
+    /// its arguments against its entry (`Arguments.parse()`), and the argument fuzz test gives
+    /// every option here hostile values, so an option added here is fuzzed from the day it is.
+    public static let commands: [CommandSyntax] = [
+        CommandSyntax("rules", flags: ["--json", "--markdown"], options: ["--rules"]),
+        CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide"],
+                      options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
+                                "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",
+                                "--attempts", "--jobs", "--shard", "--log", "--html"]
+                                + Arguments.implementationOptions),
+        CommandSyntax("replay", flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse"],
+                      options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size",
+                                "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus",
+                                "--html"] + Arguments.implementationOptions),
+        CommandSyntax("check", flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"]),
+        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide"],
+                      options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
+                                "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
+                                "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions),
+        CommandSyntax("matrix", flags: ["--no-shrink"],
+                      options: ["--impls", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
+                                "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",
+                                "--html"] + Arguments.implementationOptions),
+        CommandSyntax("bench", flags: ["--quick", "--no-shrink", "--no-detect"],
+                      options: ["--cases", "--real", "--scale", "--shapes", "--impls", "--json", "--jobs-list",
+                                "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds"]
+                                + Arguments.implementationOptions),
+        CommandSyntax("faults", flags: ["--json"], options: ["--write-fixtures"]),
+        CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs"]),
+        CommandSyntax("flaws", flags: ["--json", "--probe"],
+                      options: ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions),
+        CommandSyntax("samples", flags: [], options: ["--schedules", "--profile", "--write", "--seed"]),
+        CommandSyntax("sweep", flags: ["--strict"],
+                      options: ["--schedules", "--seed", "--profile", "--impl", "--rules"]
+                      + Arguments.implementationOptions),
+        CommandSyntax("convert", flags: ["--check"], options: []),
+        CommandSyntax("driver", flags: ["--plain"], options: []),
+        CommandSyntax("driver-check", flags: ["--json"], options: ["--driver-arg"]),
+    ]
+}
+
+/// What one command accepts on its command line: its flags, and its options, which take a value.
+public struct CommandSyntax: Sendable {
+    public let name: String
+    public let flags: [String]
+    public let options: [String]
+
+    init(_ name: String, flags: [String], options: [String]) {
+        self.name = name
+        self.flags = flags
+        self.options = options
     }
 }
 
@@ -99,6 +153,14 @@ struct Arguments {
             out.append(a)
         }
         return out
+    }
+
+    /// Parses the arguments against the command's entry in `CLI.commands`.
+    mutating func parse() throws(InputError) -> Arguments {
+        guard let syntax = CLI.commands.first(where: { $0.name == command }) else {
+            preconditionFailure("\(command) has no entry in CLI.commands")
+        }
+        return try parse(flags: syntax.flags, options: syntax.options)
     }
 
     mutating func parse(flags allowedFlags: [String], options allowedOptions: [String]) throws(InputError) -> Arguments {

@@ -6,9 +6,7 @@ import OperationSpec
 enum GateCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--strict", "--no-shrink", "--guide"],
-                                   options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws",
-                                             "--profile", "--json", "--junit", "--out", "--rules", "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
         guard let path = args.options["--expectations"] else { throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)") }
         let expectations = try Expectations.load(path)

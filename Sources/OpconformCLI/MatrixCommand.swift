@@ -7,9 +7,7 @@ import OperationSpec
 enum MatrixCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--no-shrink"],
-                                   options: ["--impls", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--profile", "--rules",
-                                             "--markdown", "--json", "--out", "--jobs", "--html"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.matrix + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("matrix takes no positional argument, but was given '\(args.positionals[0])'") }
         guard let list = args.options["--impls"] else { throw InputError("matrix needs --impls NAME,NAME (this build has: " + Implementations.names.joined(separator: ", ") + ")") }

@@ -8,9 +8,7 @@ import ReferenceEngine
 enum RunCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--no-shrink", "--table", "--strict", "--guide"],
-                                   options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
-                                             "--out", "--misuse-rate", "--flaw-rate", "--flaws", "--attempts", "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
         let profile = try args.profile()

@@ -8,7 +8,7 @@ enum SamplesCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         func print(_ s: String, terminator: String = "\n") { console.out(s + terminator) }
         var input = input
-        let args = try input.parse(flags: [], options: ["--schedules", "--profile", "--write", "--seed"])
+        let args = try input.parse()
         if args.flags.contains("--help") { print(Help.samples); return 0 }
         // `samples FILE` once ran the built-in samples and ignored FILE without a word.
         if let stray = args.positionals.first {

@@ -8,8 +8,7 @@ import OperationSpec
 enum SweepCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--strict"],
-                                   options: ["--schedules", "--seed", "--profile", "--impl", "--rules"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.sweep + "\n"); return 0 }
         guard args.positionals.count == 1 else {
             throw InputError(args.positionals.isEmpty ? "sweep needs a scenario file: opconform sweep FILE [--schedules N]"
