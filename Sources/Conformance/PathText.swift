@@ -3,13 +3,13 @@ import Foundation
 /// File paths taken apart and put together as text, without Foundation's path functions.
 ///
 /// Why not `NSString`'s path methods: on Swift 6.3.1 for Linux (swift-corelibs-foundation) some
-/// of them trap (SIGILL, exit 132) in `String._startOfLastPathComponent` on short paths, so a
-/// user's `--out a` killed the harness (issue 33). Measured with a program of one call per
+/// of them trap (SIGILL, exit 132) on short paths, so a user's `--out a` killed the harness
+/// (issue 33). Measured with a program of one call per
 /// process, over every path of up to three characters made of `a`, `/`, `.`, `é`, space and `~`:
 /// `deletingLastPathComponent` traps when the last component is one character with nothing
-/// before it (`"a"`, `"a/"`, `"a//"`, `"."`, `"./"`, `"é"`, `" "`) and when it is one non-ASCII
-/// character after a double slash (`"//é"`, `"x//é"`); `lastPathComponent`, `pathExtension` and
-/// `deletingPathExtension` trap on the latter (`"x//é"`, `"//€"`). `appendingPathComponent`,
+/// before it (`"a"`, `"a/"`, `"a//"`, `"."`, `"./"`, `"é"`, `" "`); it, `lastPathComponent`,
+/// `pathExtension` and `deletingPathExtension` trap on a path that ends in a double slash and one
+/// non-ASCII character (`"//é"`, `"x//é"`, `"x//日"`). `appendingPathComponent`,
 /// `standardizingPath` and `URL`'s path methods did not trap on any of them, but they come from
 /// the same library and are not used either: every path made from a user's input goes through
 /// here. The report for upstream is in Specs/implementations/foundation-linux-bugs.md.
