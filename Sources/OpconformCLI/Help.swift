@@ -37,7 +37,9 @@ enum Help {
       foundation   the toolchain's Operation/OperationQueue, each case in a child process
       gnustep      GNUstep Base's NSOperation/NSOperationQueue through an Objective-C driver
                    (Drivers/gnustep/, built on first use; needs: apt-get install gobjc
-                   libgnustep-base-dev), each case in a child process; real KVO and exceptions
+                   libgnustep-base-dev), each case in a child process; real KVO and exceptions.
+                   A copy of opconform outside the checkout uses the opconform-gnustep-driver
+                   beside it, or the one OPCONFORM_GNUSTEP_DRIVER names
       exec:PATH    YOUR driver: any program, in any language, that speaks the driver protocol
                    (Specs/driver-protocol.md), started with its --driver-arg
                    arguments; its name and capabilities come from its hello. PATH is relative
@@ -70,6 +72,8 @@ enum Help {
       Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
       it, else its absolute path, so they run from any folder. To put it on PATH:
         swift build -c release && cp .build/release/opconform /usr/local/bin/
+      and, for --impl gnustep from there, its driver beside it (once it is built):
+        cp .build/gnustep-driver/opconform-gnustep-driver /usr/local/bin/
 
     VERDICTS
       A broken rule that the documents state as a must (strength "documented must"), a crash

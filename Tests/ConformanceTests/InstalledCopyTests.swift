@@ -134,8 +134,8 @@ struct InstalledCopyTests {
     func bench(way: Way) throws {
         let installation = try Installation(gnustepDriver: nil)
         defer { installation.remove() }
-        let smallest = ["--quick", "--cases", "10", "--real", "1", "--no-shrink", "--no-detect", "--impls", "foundation",
-                        "--scale", "10", "--shapes", "chain", "--jobs-cases", "0"]
+        let smallest = ["--quick", "--cases", "10", "--real", "1", "--no-shrink", "--no-detect",
+                        "--impls", "foundation", "--scale", "10", "--shapes", "chain", "--jobs-cases", "0"]
         let result = try installation.run(way, ["bench"] + smallest)
         #expect(result.status == 0, "opconform started \(way): bench: \(result.err.suffix(400))")
         let rows = result.out.split(separator: "\n")
