@@ -78,7 +78,7 @@ public enum CLI {
 
     /// Every command with its flags and its options (which take a value). Each command parses
     /// its arguments against its entry (`Arguments.parse()`), and the argument fuzz test gives
-    /// every option here hostile values, so an option added here is fuzzed from the day it is.
+    /// every option here hostile values, so an option is fuzzed from the day it is added here.
     public static let commands: [CommandSyntax] = [
         CommandSyntax("rules", flags: ["--json", "--markdown"], options: ["--rules"]),
         CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide"],
@@ -110,7 +110,7 @@ public enum CLI {
         CommandSyntax("samples", flags: [], options: ["--schedules", "--profile", "--write", "--seed"]),
         CommandSyntax("sweep", flags: ["--strict"],
                       options: ["--schedules", "--seed", "--profile", "--impl", "--rules"]
-                      + Arguments.implementationOptions),
+                                + Arguments.implementationOptions),
         CommandSyntax("convert", flags: ["--check"], options: []),
         CommandSyntax("driver", flags: ["--plain"], options: []),
         CommandSyntax("driver-check", flags: ["--json"], options: ["--driver-arg"]),
