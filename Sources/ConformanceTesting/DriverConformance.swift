@@ -81,12 +81,12 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     outcome.run = result
     // One folder per implementation: two tests may find the same rule in the same case on two
     // drivers, and the file names say the rule and the case, not the driver.
-    let directory = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("opconform-findings")
-        .appendingPathComponent(impl.name).path
+    let findings = PathText.join(FileManager.default.temporaryDirectory.path, "opconform-findings")
+    let directory = folder ?? PathText.join(findings, impl.name)
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for unshrunk in result.findings {
         let finding = shrink ? Runner(configuration).shrunk(unshrunk) : unshrunk
-        let path = (directory as NSString).appendingPathComponent(finding.fileName)
+        let path = PathText.join(directory, finding.fileName)
         let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
         outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
                                                         expectation: nil))

@@ -14,7 +14,7 @@ public enum DriverExecutable {
             return launch.executable
         }
         for folder in folders {
-            let candidate = (folder as NSString).appendingPathComponent(name)
+            let candidate = PathText.join(folder, name)
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate, isDirectory: &isFolder), !isFolder.boolValue,
                FileManager.default.isExecutableFile(atPath: candidate) {
@@ -27,22 +27,20 @@ public enum DriverExecutable {
     }
 
     /// The folders a bare driver name is looked for in: the folder of the running test
-    /// executable (`CommandLine.arguments[0]` and the process's own executable, resolved to
-    /// absolute paths; on Linux both are `.build/<triple>/debug/`), and the folder holding each
-    /// loaded `.xctest` bundle (on macOS, where `xctest` from Xcode runs the bundle). In this
-    /// order, without duplicates.
+    /// executable (`CommandLine.arguments[0]` and the process's own executable, `OwnExecutable`,
+    /// resolved to absolute paths; on Linux both are `.build/<triple>/debug/`), and the folder
+    /// holding each loaded `.xctest` bundle (on macOS, where `xctest` from Xcode runs the bundle).
+    /// In this order, without duplicates.
     public static var searchFolders: [String] {
         var folders: [String] = []
         func add(_ executable: String?) {
             guard let executable, !executable.isEmpty else { return }
-            let absolute = executable.hasPrefix("/") ? executable
-                : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(executable)
-            let folder = URL(fileURLWithPath: absolute).standardizedFileURL.resolvingSymlinksInPath().deletingLastPathComponent().path
+            let folder = PathText.folder(of: PathText.resolvingLinks(PathText.absolute(executable)))
             if !folders.contains(folder) { folders.append(folder) }
         }
         // A bare argument 0 was found on PATH, not in the current folder.
         if let zero = CommandLine.arguments.first, zero.contains("/") { add(zero) }
-        add(Bundle.main.executablePath)
+        add(OwnExecutable.path)
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             add(bundle.bundlePath)
         }

@@ -42,7 +42,7 @@ public enum KnownDivergences: Sendable {
     /// from; nil where none is kept.
     public static var platformFile: String? {
         #if os(Linux)
-        return (HarnessCheckout.path as NSString).appendingPathComponent("Fixtures/expectations/foundation-linux.json")
+        return PathText.join(HarnessCheckout.path, "Fixtures/expectations/foundation-linux.json")
         #else
         return nil
         #endif
@@ -55,6 +55,6 @@ public enum KnownDivergences: Sendable {
 /// from it, and the platform's known divergences are read from its `Fixtures/`.
 public enum HarnessCheckout {
     public static var path: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        PathText.parent(PathText.parent(PathText.parent(#filePath)))
     }
 }

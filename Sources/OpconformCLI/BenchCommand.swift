@@ -7,9 +7,7 @@ import OperationSpec
 enum BenchCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--quick", "--no-shrink", "--no-detect"],
-                                   options: ["--cases", "--real", "--scale", "--shapes", "--steps", "--impls", "--json", "--jobs-list", "--jobs-cases",
-                                             "--detect-seeds", "--detect-cap", "--detect-seconds"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
         let quick = args.flags.contains("--quick")
@@ -60,7 +58,7 @@ enum BenchCommand {
         if !args.flags.contains("--no-detect") {
             for impl in options.implementations where impl.launch == nil {
                 guard let file = expectationsFile[impl.name] else { continue }
-                guard let path = locate("Fixtures/expectations/" + file) else {
+                guard let path = OwnExecutable.packageFile("Fixtures/expectations/" + file) else {
                     console.err("bench: no time to detect on \(impl.name): Fixtures/expectations/\(file) is not found from here (run from the package)\n")
                     continue
                 }
@@ -86,20 +84,5 @@ enum BenchCommand {
         // Foundation's known divergences are Linux's: elsewhere none are written down yet.
         ["gnustep": "gnustep.json"]
         #endif
-    }
-
-    /// A file of the package, found by climbing from the current folder, then from this
-    /// executable's folder (`.build/debug/opconform` sits a few levels below the package).
-    static func locate(_ relative: String) -> String? {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        for base in [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), me.deletingLastPathComponent()] {
-            var dir = base
-            for _ in 0..<6 {
-                let path = dir.appendingPathComponent(relative).path
-                if FileManager.default.fileExists(atPath: path) { return path }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        return nil
     }
 }

@@ -24,17 +24,14 @@ public enum CLI {
     /// PATH finds it, else its absolute path (also when it was copied or linked under another
     /// name). Commands run inside a test process (an `.xctest` bundle) say `opconform`.
     static var replayProgram: String {
-        let me = CommandLine.arguments[0]
+        let me = CommandLine.arguments.first ?? ""
         if me.hasSuffix(".xctest") || me.contains(".xctest/") { return ReplayProgram.default }
-        return ReplayProgram.invoked(as: me)
+        return ReplayProgram.invoked(as: me.isEmpty ? OwnExecutable.path : me)
     }
 
-    /// How to start this program's driver mode: its own executable, absolute, with `driver`.
-    static var driverCommand: [String] {
-        let me = CommandLine.arguments[0]
-        let path = me.hasPrefix("/") ? me : FileManager.default.currentDirectoryPath + "/" + me
-        return [URL(fileURLWithPath: path).standardizedFileURL.path, "driver"]
-    }
+    /// How to start this program's driver mode: its own executable, wherever it was started
+    /// from (`OwnExecutable`), with `driver`.
+    static var driverCommand: [String] { [OwnExecutable.path, "driver"] }
 
     /// Runs one command line and returns the exit status: 0 conformant, 1 violations,
     /// 2 bad usage or input (one sentence on standard error), 3 internal error.
@@ -74,8 +71,62 @@ public enum CLI {
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
         default:
-            throw InputError("unknown command '\(command)'; the commands are: rules, run, replay, check, gate, matrix, bench, faults, flaws, samples, sweep, convert, driver, driver-check")
+            let names = commands.map(\.name).joined(separator: ", ")
+            throw InputError("unknown command '\(command)'; the commands are: \(names)")
         }
+    }
+
+    /// Every command with its flags and its options (which take a value). Each command parses
+    /// its arguments against its entry (`Arguments.parse()`), and the argument fuzz test gives
+    /// every option here hostile values, so an option is fuzzed from the day it is added here.
+    public static let commands: [CommandSyntax] = [
+        CommandSyntax("rules", flags: ["--json", "--markdown"], options: ["--rules"]),
+        CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide"],
+                      options: ["--impl", "--expectations", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
+                                "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",
+                                "--attempts", "--jobs", "--shard", "--log", "--html"]
+                                + Arguments.implementationOptions),
+        CommandSyntax("replay", flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse", "--trust-driver"],
+                      options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size",
+                                "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus",
+                                "--html"] + Arguments.implementationOptions),
+        CommandSyntax("check", flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"]),
+        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver"],
+                      options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
+                                "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
+                                "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions),
+        CommandSyntax("matrix", flags: ["--no-shrink"],
+                      options: ["--impls", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
+                                "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",
+                                "--html"] + Arguments.implementationOptions),
+        CommandSyntax("bench", flags: ["--quick", "--no-shrink", "--no-detect"],
+                      options: ["--cases", "--real", "--scale", "--shapes", "--steps", "--impls", "--json", "--jobs-list",
+                                "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds"]
+                                + Arguments.implementationOptions),
+        CommandSyntax("faults", flags: ["--json"], options: ["--write-fixtures"]),
+        CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs"]),
+        CommandSyntax("flaws", flags: ["--json", "--probe"],
+                      options: ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions),
+        CommandSyntax("samples", flags: [], options: ["--schedules", "--profile", "--write", "--seed"]),
+        CommandSyntax("sweep", flags: ["--strict"],
+                      options: ["--schedules", "--seed", "--profile", "--impl", "--expectations", "--rules"]
+                                + Arguments.implementationOptions),
+        CommandSyntax("convert", flags: ["--check"], options: []),
+        CommandSyntax("driver", flags: ["--plain"], options: []),
+        CommandSyntax("driver-check", flags: ["--json"], options: ["--driver-arg"]),
+    ]
+}
+
+/// What one command accepts on its command line: its flags, and its options, which take a value.
+public struct CommandSyntax: Sendable {
+    public let name: String
+    public let flags: [String]
+    public let options: [String]
+
+    init(_ name: String, flags: [String], options: [String]) {
+        self.name = name
+        self.flags = flags
+        self.options = options
     }
 }
 
@@ -102,6 +153,14 @@ struct Arguments {
             out.append(a)
         }
         return out
+    }
+
+    /// Parses the arguments against the command's entry in `CLI.commands`.
+    mutating func parse() throws(InputError) -> Arguments {
+        guard let syntax = CLI.commands.first(where: { $0.name == command }) else {
+            preconditionFailure("\(command) has no entry in CLI.commands")
+        }
+        return try parse(flags: syntax.flags, options: syntax.options)
     }
 
     mutating func parse(flags allowedFlags: [String], options allowedOptions: [String]) throws(InputError) -> Arguments {

@@ -34,7 +34,7 @@ enum CheckCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"])
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         let profile = try args.profile()
         let checks = try args.rules()

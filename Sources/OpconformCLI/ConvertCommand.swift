@@ -37,7 +37,7 @@ enum ConvertCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--check"], options: [])
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         guard !args.positionals.isEmpty else { throw InputError("convert needs one or more scenario, finding or trace files, e.g. opconform convert scenario.json") }
         // Everything is read before anything is written: a bad file leaves every file as it was.

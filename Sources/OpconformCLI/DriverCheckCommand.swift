@@ -45,7 +45,7 @@ enum DriverCheckCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--json"], options: ["--driver-arg"])
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         guard let path = args.positionals.first else { throw InputError("driver-check needs the driver's path, e.g. opconform driver-check ./my-driver") }
         guard args.positionals.count == 1 else {

@@ -9,7 +9,7 @@ import Foundation
 enum DriverCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--plain"], options: [])
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.driver + "\n"); return 0 }
         FoundationDriver.driver.main()
     }

@@ -40,7 +40,7 @@ enum ExportCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: [], options: ["--as", "--out", "--runs"])
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         guard args.positionals.count == 1 else {
             throw InputError("export takes one finding file (a minimised finding: opconform-findings/*.json, or one named by an expectations file); got \(args.positionals.count)")

@@ -9,13 +9,16 @@ enum FaultsCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--json"], options: ["--write-fixtures"])
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.faults + "\n"); return 0 }
         if let dir = args.options["--write-fixtures"] {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            // A folder that cannot be made is the user's input, not an internal error.
+            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                throw InputError("faults: cannot create the folder '\(dir)' for --write-fixtures")
+            }
             for fault in Fault.allCases {
                 guard let finding = FaultProbe.firstFinding(fault) else { throw InputError("fault \(fault.rawValue) was not caught within \(FaultProbe.bound) cases") }
-                let path = (dir as NSString).appendingPathComponent(fault.rawValue + ".json")
+                let path = PathText.join(dir, fault.rawValue + ".json")
                 guard FileManager.default.createFile(atPath: path, contents: finding.fileData) else { throw InputError("cannot write \(path)") }
                 console.out("\(fault.rawValue): \(finding.rule), case \(finding.caseIndex), \(finding.operations) operations -> \(path)\n")
             }

@@ -9,7 +9,7 @@ enum FlawsCommand {
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--json", "--probe"], options: ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.flaws + "\n"); return 0 }
         guard args.positionals.isEmpty else { throw InputError("flaws takes no file; it lists the catalog (--json for JSON), or probes an implementation (--probe --impl NAME)") }
         if args.flags.contains("--probe") { return try probe(args, console) }

@@ -37,7 +37,9 @@ enum Help {
       foundation   the toolchain's Operation/OperationQueue, each case in a child process
       gnustep      GNUstep Base's NSOperation/NSOperationQueue through an Objective-C driver
                    (Drivers/gnustep/, built on first use; needs: apt-get install gobjc
-                   libgnustep-base-dev), each case in a child process; real KVO and exceptions
+                   libgnustep-base-dev), each case in a child process; real KVO and exceptions.
+                   A copy of opconform outside the checkout uses the opconform-gnustep-driver
+                   beside it, or the one OPCONFORM_GNUSTEP_DRIVER names
       exec:PATH    YOUR driver: any program, in any language, that speaks the driver protocol
                    (Specs/driver-protocol.md), started with its --driver-arg
                    arguments; its name and capabilities come from its hello. PATH is relative
@@ -70,6 +72,8 @@ enum Help {
       Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
       it, else its absolute path, so they run from any folder. To put it on PATH:
         swift build -c release && cp .build/release/opconform /usr/local/bin/
+      and, for --impl gnustep from there, its driver beside it (once it is built):
+        cp .build/gnustep-driver/opconform-gnustep-driver /usr/local/bin/
 
     VERDICTS
       A broken rule that the documents state as a must (strength "documented must"), a crash
@@ -125,7 +129,7 @@ enum Help {
     """
 
     static let sweep = """
-    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--profile P] [--rules GLOB] [--strict] [--noise L]
+    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--expectations FILE|none] [--profile P] [--rules GLOB] [--strict] [--noise L]
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them)
 
@@ -187,6 +191,7 @@ enum Help {
                   [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--json FILE] [--junit FILE] [--html DIR]
                   [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict] [--guide]
                   [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
+                  [--expectations FILE|none]
 
     Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
     from S and k, that rebuilds its scenario anywhere. Each case runs on the implementation and
@@ -227,9 +232,18 @@ enum Help {
                          cases mostly wait; one per core for reference and for exec: drivers,
                          whose cost is unknown); results do not depend on it
       --shard I/N        run only cases k with k mod N = I-1, to split a run across N machines
+      --expectations FILE|none
+                         known divergences a violation may be excused by (Specs/expectations-format.md).
+                         By default, a driver whose hello says it builds on a platform (one made with
+                         OperationDriver: your queue over Foundation's operations, or your subclass on
+                         Foundation's queue) gets that platform's shipped file: its divergences are
+                         listed apart as 'known on foundation-linux', never as FAIL, and each excuses
+                         only violations that show its cause (never your class's or queue's own).
+                         none reports every violation as the tested code's
 
     Statuses: pass, fail (a documented must broken), warn (a documented example, advice or
-    observed-only rule broken), not-observable (the implementation cannot see what the rule
+    observed-only rule broken), known (broken only where a known divergence of the platform
+    explains it), not-observable (the implementation cannot see what the rule
     needs), not-applicable (the rule belongs to another profile), not-reached (no case reached it).
     Exit status 0 when no rule failed (warnings allowed), 1 when one did (or a rule warned, with
     --strict), 2 for bad usage, 4 for no verdict: the
@@ -296,10 +310,11 @@ enum Help {
     """
 
     static let matrix = """
-    opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P]
+    opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P] [--expectations FILE|none]
                      [--rules GLOB] [--markdown FILE] [--json FILE] [--html DIR] [--out DIR] [--jobs N] [--no-shrink] [--noise L]
 
     NAME may be exec:PATH (a driver of your own; --driver-arg then needs exactly one of those).
+    Known divergences apply as in 'run' (a FILE to the columns it was written for).
     Runs the same N generated cases (default 100, run seed S) on each implementation and prints
     how many rules each passes, fails, cannot observe or did not reach, then the rules whose
     status differs between them, each failure with its replay line. Findings and case logs go

@@ -7,9 +7,7 @@ import OperationSpec
 enum MatrixCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--no-shrink"],
-                                   options: ["--impls", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--profile", "--rules",
-                                             "--markdown", "--json", "--out", "--jobs", "--html"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.matrix + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("matrix takes no positional argument, but was given '\(args.positionals[0])'") }
         guard let list = args.options["--impls"] else { throw InputError("matrix needs --impls NAME,NAME (this build has: " + Implementations.names.joined(separator: ", ") + ")") }
@@ -40,9 +38,17 @@ enum MatrixCommand {
             configuration.generator.splitMisuse = impls.allSatisfy { !$0.capabilities.contains(.thrownErrors) }
             configuration.jobs = try args.jobs(for: impl)
             configuration.replayProgram = CLI.replayProgram
-            let dir = (out as NSString).appendingPathComponent(impl.name)
+            // A file applies to the columns it was written for (or whose platform it is).
+            let value = args.options["--expectations"]
+            if value == nil || value == "none" || (try? KnownDivergenceOption.resolve(value, for: impl)) != nil,
+               let (known, source) = try KnownDivergenceOption.resolve(value, for: impl) {
+                configuration.known = known
+                configuration.knownSource = source
+            }
+            let dir = PathText.join(out, impl.name)
             if console.interactive { console.err("\(impl.name):\n") }
-            let result = try RunCommand.execute(configuration, args, console, out: dir, log: (dir as NSString).appendingPathComponent("cases.jsonl"))
+            let result = try RunCommand.execute(configuration, args, console, out: dir,
+                                                log: PathText.join(dir, "cases.jsonl"))
             let files = try RunCommand.writeFindings(result, to: dir)
             console.out(ConsoleReport.text(result, files: files).split(separator: "\n").prefix(3).joined(separator: "\n") + "\n")
             columns.append(MatrixReport.Column(result: result, files: files))

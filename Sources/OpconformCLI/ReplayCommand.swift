@@ -14,9 +14,7 @@ enum ReplayCommand {
         // What replay has to say about a finding goes to standard output, or to standard error
         // when standard output carries JSON.
         var note: (String) -> Void = print
-        let args = try input.parse(flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse", DriverConsent.trustOption],
-                                   options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size", "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus", "--html"]
-                                            + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { print(Help.replay); return 0 }
         if args.flags.contains("--json") { note = { console.err($0 + "\n") } }
         // Options first, so a typo in one is reported before any file is read.

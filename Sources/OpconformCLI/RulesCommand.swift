@@ -6,7 +6,7 @@ enum RulesCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         func print(_ s: String, terminator: String = "\n") { console.out(s + terminator) }
         var input = input
-        let args = try input.parse(flags: ["--json", "--markdown"], options: ["--rules"])
+        let args = try input.parse()
         if args.flags.contains("--help") { print(Help.rules); return 0 }
         if !args.positionals.isEmpty { throw InputError("rules takes no argument, but was given '\(args.positionals[0])'") }
         var rules = RuleBook.rules

@@ -8,9 +8,7 @@ import ReferenceEngine
 enum RunCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--no-shrink", "--table", "--strict", "--guide"],
-                                   options: ["--impl", "--count", "--seed", "--size", "--rules", "--profile", "--fault", "--json", "--junit",
-                                             "--out", "--misuse-rate", "--flaw-rate", "--flaws", "--attempts", "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
         let profile = try args.profile()
@@ -27,6 +25,17 @@ enum RunCommand {
         configuration.guided = args.flags.contains("--guide")
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
+        if let (known, source) = try KnownDivergenceOption.resolve(args.options["--expectations"], for: impl) {
+            configuration.known = known
+            configuration.knownSource = source
+            // The platform's reading of the documents, unless one was asked for: Foundation's is
+            // the class reference's (a start on a finished operation returns quietly; a Swift
+            // subclass cannot raise an Objective-C exception at all).
+            if args.options["--profile"] == nil && known.profile != profile {
+                configuration.profile = known.profile
+                configuration.profileReason = "the profile of \(known.impl)'s known divergences, which the tested code builds on; --profile sets another"
+            }
+        }
         let out = args.options["--out"] ?? "opconform-findings"
         let result = try execute(configuration, args, console, out: out)
 
@@ -50,10 +59,10 @@ enum RunCommand {
         var folder = out
         while !folder.isEmpty && folder != "/" && !FileManager.default.fileExists(atPath: folder) {
             created.append(folder)
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = PathText.parent(folder)
         }
-        try writable(parentOf: (out as NSString).appendingPathComponent("x"), creating: true)
-        let path = args.options["--log"] ?? logPath ?? (out as NSString).appendingPathComponent("cases.jsonl")
+        try writable(parentOf: PathText.join(out, "x"), creating: true)
+        let path = args.options["--log"] ?? logPath ?? PathText.join(out, "cases.jsonl")
         let log = try CaseLog(path: path, header: RunHeader(configuration))
         let clock = ContinuousClock()
         var last = clock.now
@@ -85,7 +94,7 @@ enum RunCommand {
     static func writeFindings(_ result: RunResult, to dir: String) throws(InputError) -> [String: String] {
         var files: [String: String] = [:]
         for f in result.findings {
-            let path = (dir as NSString).appendingPathComponent(f.fileName)
+            let path = PathText.join(dir, f.fileName)
             guard FileManager.default.createFile(atPath: path, contents: f.fileData) else { throw InputError("cannot write \(path)") }
             files[f.rule] = path
         }
@@ -110,7 +119,7 @@ enum RunCommand {
 
     /// Fails with one sentence when files cannot be written next to `path`.
     static func writable(parentOf path: String, creating: Bool = false) throws(InputError) {
-        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let dir = PathText.folder(of: path)
         if creating && !FileManager.default.fileExists(atPath: dir) {
             guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else {
                 throw InputError("run: cannot create the findings directory \(dir)")

@@ -8,7 +8,7 @@ enum SamplesCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         func print(_ s: String, terminator: String = "\n") { console.out(s + terminator) }
         var input = input
-        let args = try input.parse(flags: [], options: ["--schedules", "--profile", "--write", "--seed"])
+        let args = try input.parse()
         if args.flags.contains("--help") { print(Help.samples); return 0 }
         // `samples FILE` once ran the built-in samples and ignored FILE without a word.
         if let stray = args.positionals.first {
@@ -19,7 +19,7 @@ enum SamplesCommand {
         let profile = try args.profile()
         if let dir = args.options["--write"] {
             for sample in DocumentSamples.all {
-                let path = (dir as NSString).appendingPathComponent(sample.scenario.name + ".json")
+                let path = PathText.join(dir, sample.scenario.name + ".json")
                 guard FileManager.default.createFile(atPath: path, contents: ScenarioFormat.encode(sample.scenario)) else {
                     throw InputError("cannot write \(path)")
                 }

@@ -8,8 +8,7 @@ import OperationSpec
 enum SweepCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         var input = input
-        let args = try input.parse(flags: ["--strict"],
-                                   options: ["--schedules", "--seed", "--profile", "--impl", "--rules"] + Arguments.implementationOptions)
+        let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.sweep + "\n"); return 0 }
         guard args.positionals.count == 1 else {
             throw InputError(args.positionals.isEmpty ? "sweep needs a scenario file: opconform sweep FILE [--schedules N]"
@@ -29,7 +28,9 @@ enum SweepCommand {
         if let why = impl.refusal(of: scenario) { throw InputError("sweep: \(path): \(why)") }
         let strict = args.flags.contains("--strict")
         let interactive = console.interactive
-        let sweep = ScheduleSweep(scenario: scenario, schedules: schedules, firstSeed: firstSeed, profile: profile, impl: impl, rules: checks) { done in
+        let known = try KnownDivergenceOption.resolve(args.options["--expectations"], for: impl)
+        let sweep = ScheduleSweep(scenario: scenario, schedules: schedules, firstSeed: firstSeed, profile: profile, impl: impl, rules: checks,
+                                  known: known?.0) { done in
             if interactive && (done % 100 == 0 || done == schedules) { console.err("  \(done) of \(schedules) schedules\r") }
         }
         if interactive { console.err(String(repeating: " ", count: 40) + "\r") }
@@ -37,6 +38,9 @@ enum SweepCommand {
         let words = ShellWords.join(impl.replayArguments + (args.options["--profile"] == nil ? [] : ["--profile", profile.rawValue]))
         let replay: (UInt64) -> String = { "\(CLI.replayProgram) replay \(ShellWords.quote(path)) --schedule-seed \($0) \(words)" }
         console.out(SweepReport.text(sweep, firstSeed: firstSeed, strict: strict, replay: replay))
+        for rule in sweep.known.keys.sorted() {
+            console.out("known on \(impl.setting.platform ?? known?.0.impl ?? "the platform"): \(rule) in \(sweep.known[rule]!) of \(schedules) schedules\n")
+        }
         let reached = sweep.tallies.filter { $0.hits > 0 }.count
         let unobservable = sweep.tallies.filter { $0.notObservable != nil }
         console.out("\(checks.count) rules: \(reached) reached, \(sweep.failing.count) fail, \(sweep.warning.count) warn, \(unobservable.count) not observable\n")

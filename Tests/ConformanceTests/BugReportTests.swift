@@ -1,3 +1,4 @@
+@testable import Conformance
 import Foundation
 import OperationSpec
 import Testing
@@ -24,12 +25,15 @@ struct BugReportTests {
         }
     }
 
+    /// The `## RULE` sections, one per bug entry; they end at the first top-level heading
+    /// after them (`# Outside the queue`, `platformSections`).
     static func sections(_ path: String) throws -> [Section] {
         let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
         var result: [Section] = []
         var rule: String?
         var lines: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("# ") && rule != nil { break }
             if line.hasPrefix("## ") {
                 if let rule { result.append(Section(rule: rule, lines: lines)) }
                 rule = String(line.dropFirst(3).split(separator: " ").first ?? "")
@@ -68,6 +72,98 @@ struct BugReportTests {
             #expect(quoteLines.count == section.quotes.count, "\(section.rule): a quote line is not of the form > “text” (cite)")
         }
     }
+
+    /// The `### NAME` sections after the `# Outside the queue` heading: bugs of the platform that
+    /// no rule finds, met by the harness itself, each with its smallest program.
+    static func platformSections(_ path: String) throws -> [Section] {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        guard let part = text.components(separatedBy: "\n# Outside the queue").dropFirst().first else {
+            return []
+        }
+        var result: [Section] = []
+        for chunk in part.components(separatedBy: "\n### ").dropFirst() {
+            let lines = chunk.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            result.append(Section(rule: lines.first ?? "", lines: Array(lines.dropFirst())))
+        }
+        return result
+    }
+
+    /// The Swift programs of a section: the lines of each ```swift block.
+    static func programs(_ section: Section) -> [String] {
+        var programs: [String] = []
+        var current: [String]?
+        for line in section.lines {
+            if line == "```swift" {
+                current = []
+            } else if line == "```", let lines = current {
+                programs.append(lines.joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return programs
+    }
+
+    @Test("each report outside the queue has its program, toolchain, what happens, Apple's word, cause and workaround")
+    func platformReportsAreWhole() throws {
+        let sections = try Self.platformSections("Specs/implementations/foundation-linux-bugs.md")
+        #expect(sections.map(\.rule) == ["PATH-ONE-CHARACTER-TRAP", "PATH-DOUBLE-SLASH-NON-ASCII-TRAP"])
+        for section in sections {
+            #expect(Self.programs(section).count == 1, "\(section.rule): one ```swift block, the smallest program")
+            for heading in ["**Smallest program.**", "**Toolchain.**", "**What happens.**",
+                            "**What Apple documents.**", "**Believed cause.**", "**Workaround.**"] {
+                #expect(section.lines.contains { $0.hasPrefix(heading) }, "\(section.rule): no \(heading)")
+            }
+            #expect(section.lines.contains { $0.contains("(https://developer.apple.com/documentation/foundation/") },
+                    "\(section.rule): no link to Apple's documentation")
+        }
+    }
+
+    /// The day Foundation is fixed, the workaround's note (`PathText`) and the report are out of
+    /// date: this test fails then, and says so. Each program is compiled and run in a child
+    /// process, so its trap ends that process, not the tests.
+    @Test("the toolchain still traps on each program of the reports outside the queue",
+          .enabled(if: Self.isLinux, "the reports are of Foundation on Linux"),
+          .enabled(if: Self.swiftc != nil, "no swiftc on PATH"))
+    func toolchainStillTraps() throws {
+        let swiftc = try #require(Self.swiftc)
+        let folder = NSTemporaryDirectory() + "opconform-trap-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let sections = try Self.platformSections("Specs/implementations/foundation-linux-bugs.md")
+        #expect(!sections.isEmpty)
+        for (k, section) in sections.enumerated() {
+            for program in Self.programs(section) {
+                let source = folder + "/program\(k).swift", executable = folder + "/program\(k)"
+                try program.write(toFile: source, atomically: true, encoding: .utf8)
+                let (built, messages) = try SpawnedProcess.run([swiftc, source, "-o", executable],
+                                                               environment: environment)
+                try #require(built == .exited(0), "\(section.rule): its program does not compile: \(messages)")
+                let (ending, output) = try SpawnedProcess.run([executable], environment: environment)
+                let call = program.split(separator: "\n").last.map(String.init) ?? ""
+                if case .signalled = ending { continue }
+                let printed = output.trimmingCharacters(in: .whitespacesAndNewlines).prefix(200)
+                let message: String = "the toolchain no longer traps on \(call) (\(section.rule): it ended \(ending), "
+                    + "printing '\(printed)'): remove the workaround note in PathText / update the report "
+                    + "in Specs/implementations/foundation-linux-bugs.md"
+                Issue.record(Comment(rawValue: message))
+            }
+        }
+    }
+
+    static var isLinux: Bool {
+        #if os(Linux)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// The Swift compiler on PATH, as the tests' own toolchain puts it there.
+    static var swiftc: String? { try? DriverLaunch.resolve("swiftc").executable }
 
     /// Markdown links of a seed document as their text (`[isReady](https://…)` reads "isReady"),
     /// and every run of white space as one space: what a reader of the rendered document sees.

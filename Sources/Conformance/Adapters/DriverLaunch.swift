@@ -35,18 +35,18 @@ public struct DriverLaunch: Codable, Sendable, Equatable {
         let fm = FileManager.default
         var candidates: [String] = []
         if path.contains("/") {
-            candidates = [path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)]
+            candidates = [PathText.absolute(path, in: directory)]
         } else {
             candidates = (searchPath ?? "").split(separator: ":").map { ($0.isEmpty ? directory : String($0)) + "/" + path }
         }
         for c in candidates {
-            let full = URL(fileURLWithPath: c).standardizedFileURL.path
+            let full = PathText.absolute(c, in: directory)
             var isDir: ObjCBool = false
             if fm.fileExists(atPath: full, isDirectory: &isDir), !isDir.boolValue, fm.isExecutableFile(atPath: full) {
                 return DriverLaunch(executable: full, arguments: arguments)
             }
         }
-        let shown = candidates.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? path
+        let shown = candidates.first.map { PathText.absolute($0, in: directory) } ?? path
         if path.contains("/"), fm.fileExists(atPath: shown), !fm.isExecutableFile(atPath: shown) {
             throw InputError("exec:\(path): \(shown) is not executable; give it a #! line and chmod +x, or name its interpreter: --impl exec:python3 --driver-arg \(path)")
         }

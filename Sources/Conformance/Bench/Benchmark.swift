@@ -78,6 +78,20 @@ public struct Benchmark {
         return Int(usage.ru_maxrss)
     }
 
+    /// Says how many of `traces` ended because the driver broke the protocol, with the first
+    /// reason, or nil: figures measured on a driver that never started are no figures, and a
+    /// reader of the table must see that (an installed copy once started './opconform').
+    static func breaches(_ traces: [Trace]) -> String? {
+        let reasons = traces.compactMap { trace in
+            trace.events.lazy.compactMap { event -> String? in
+                if case .breach(let what) = event.kind { return what }
+                return nil
+            }.first
+        }
+        guard let first = reasons.first else { return nil }
+        return "\(reasons.count) of \(traces.count) broke the driver protocol: \(first)"
+    }
+
     /// The harness's overhead on Foundation: the recorded run and its checks against the same
     /// scenarios run by `driver --plain` (same operations and queues, no events made, no quiet
     /// window at the end), both in child processes; and process start alone, to say how much of
@@ -229,7 +243,7 @@ public struct Benchmark {
             }
             let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
             rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
-                            operations: sampleOps, events: realEvents))
+                            operations: sampleOps, events: realEvents, note: Self.breaches(realTraces)))
             if impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation {
                 rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
                                             recordedCPU: recordedCPU, command: plain, progress: progress)

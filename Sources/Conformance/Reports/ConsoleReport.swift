@@ -9,7 +9,8 @@ public enum ConsoleReport {
         let rate = r.seconds > 0 ? Double(r.cases) / r.seconds : 0
         out += "\(c.impl.name): \(r.cases) cases from seed \(c.seed) (generator v\(ScenarioGenerator.version), size \(c.generator.size), misuse \(c.generator.misuseRate)%"
         out += (c.generator.flawRate > 0 ? ", flawed subclasses \(c.generator.flawRate)%" : "") + (c.generator.surface2 ? ", API surface 2)" : ")")
-        out += ", profile \(c.profile.rawValue)" + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
+        out += ", profile \(c.profile.rawValue)" + (c.profileReason.map { " (\($0))" } ?? "")
+            + (c.faults.isEmpty ? "" : ", faults " + c.faults.map(\.rawValue).joined(separator: ",")) + "\n"
         out += "  \(format(r.seconds)) s, \(rate >= 10 ? String(Int(rate)) : format(rate)) cases/s" + cpuPerCase(r) + "; endings: " + r.endings.keys.sorted().map { "\($0) \(r.endings[$0]!)" }.joined(separator: ", ") + "\n"
         let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
         if let known = c.known {

@@ -121,9 +121,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     /// The driver this file names, resolved against the file's folder.
     public func driverLaunch(relativeTo file: String) throws(InputError) -> DriverLaunch? {
         guard let driver else { return nil }
-        let folder = (file as NSString).deletingLastPathComponent
-        let base = folder.isEmpty ? FileManager.default.currentDirectoryPath
-            : (folder.hasPrefix("/") ? folder : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(folder))
+        let base = PathText.absolute(PathText.folder(of: file))
         do {
             return try DriverLaunch.resolve(driver.path, arguments: driver.arguments ?? [], directory: base)
         } catch {
@@ -186,7 +184,7 @@ public struct Expectations: Codable, Sendable, Equatable {
 
     /// The path of an entry's finding file.
     public func findingPath(_ entry: Entry, relativeTo file: String) -> String {
-        ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(entry.finding)
+        PathText.join(PathText.parent(file), entry.finding)
     }
 }
 

@@ -10,13 +10,12 @@ public enum ReplayProgram {
     /// How this process was started, as a command that starts it again from any folder: its
     /// bare name when it was found on PATH (or PATH finds the same file), else its absolute path
     /// (`swift run opconform` runs `.../.build/<triple>/debug/opconform`).
-    public static func invoked(as argument0: String = CommandLine.arguments[0],
+    public static func invoked(as argument0: String = CommandLine.arguments.first ?? OwnExecutable.path,
                                directory: String = FileManager.default.currentDirectoryPath,
                                searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String {
         guard argument0.contains("/") else { return argument0 }
-        let absolute = URL(fileURLWithPath: argument0.hasPrefix("/") ? argument0 : (directory as NSString).appendingPathComponent(argument0))
-            .standardizedFileURL.path
-        let name = (absolute as NSString).lastPathComponent
+        let absolute = PathText.absolute(argument0, in: directory)
+        let name = PathText.lastComponent(absolute)
         if let found = try? DriverLaunch.resolve(name, directory: directory, searchPath: searchPath),
            realPath(found.executable) == realPath(absolute) {
             return name

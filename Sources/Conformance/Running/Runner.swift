@@ -59,6 +59,8 @@ public struct RunConfiguration: Sendable {
     public var known: Expectations?
     /// Where `known` came from, for the report (a file's path, or the platform's file).
     public var knownSource: String?
+    /// Why the run follows `profile`, when it was not asked for (the report's header says it).
+    public var profileReason: String?
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {

@@ -26,8 +26,14 @@ public struct ScheduleSweep: Sendable {
     /// ending, and what the trace's last event said.
     public private(set) var deaths: [(ending: String, seed: UInt64, what: String)] = []
 
+    /// Schedules whose only violations of a rule a known divergence excused (`known`), per rule.
+    public private(set) var known: [String: Int] = [:]
+
+    /// `known`: divergences of the platform the implementation builds on (`Attribution`); a
+    /// violation one of them excuses is counted in `known`, not as the rule's.
     public init(scenario: Scenario, schedules: Int, firstSeed: UInt64 = 1, profile: Profile = .guide,
-                impl: (any Implementation)? = nil, rules: [RuleCheck] = RuleBook.all, progress: (Int) -> Void = { _ in }) {
+                impl: (any Implementation)? = nil, rules: [RuleCheck] = RuleBook.all, known: Expectations? = nil,
+                progress: (Int) -> Void = { _ in }) {
         self.scenario = scenario.name
         self.schedules = schedules
         let impl = impl ?? ReferenceImplementation(options: EngineOptions(profile: profile))
@@ -48,7 +54,9 @@ public struct ScheduleSweep: Sendable {
                 case .notObservable(let reason): tallies[n].notObservable = reason
                 case .checked(let r):
                     tallies[n].hits += r.hits
-                    if let first = r.violations.first {
+                    let own = r.violations.filter { Attribution.excuse($0, in: scenario, known: known, setting: impl.setting) == nil }
+                    if own.isEmpty && !r.violations.isEmpty { self.known[v.rule.id, default: 0] += 1 }
+                    if let first = own.first {
                         tallies[n].violatingSeeds += 1
                         if tallies[n].firstSeed == nil { tallies[n].firstSeed = seed; tallies[n].firstViolation = first }
                     }

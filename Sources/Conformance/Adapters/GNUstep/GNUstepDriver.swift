@@ -17,23 +17,18 @@ public enum GNUstepDriver {
     private static let building = NSLock()
 
     /// The driver's sources, found by climbing from the current directory, then from this
-    /// executable's folder (`.build/debug/opconform` and the test bundle sit a few levels below
-    /// the package).
+    /// executable's real folder (`OwnExecutable.packageFile`).
     static func sourceDirectory() -> String? {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        for base in [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), me.deletingLastPathComponent()] {
-            var dir = base
-            for _ in 0..<6 {
-                let path = dir.appendingPathComponent("Drivers/gnustep/build.sh").path
-                if FileManager.default.fileExists(atPath: path) { return dir.appendingPathComponent("Drivers/gnustep").path }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        return nil
+        OwnExecutable.packageFile("Drivers/gnustep/build.sh").map(PathText.parent)
     }
 
-    /// The driver executable, built first if it is missing or older than its sources.
-    /// `OPCONFORM_GNUSTEP_DRIVER` names a driver built elsewhere.
+    /// The name of a built driver copied beside an installed `opconform`.
+    public static let installedName = "opconform-gnustep-driver"
+
+    /// The driver executable: the one `OPCONFORM_GNUSTEP_DRIVER` names; else a built driver
+    /// beside this executable (an installed copy: `opconform` and `opconform-gnustep-driver`
+    /// copied into one folder on PATH); else the one built from the package's sources, built
+    /// first if it is missing or older than its sources.
     public static func executable() throws(InputError) -> String {
         building.lock()
         defer { building.unlock() }
@@ -41,14 +36,19 @@ public enum GNUstepDriver {
             guard FileManager.default.isExecutableFile(atPath: path) else { throw InputError("OPCONFORM_GNUSTEP_DRIVER names \(path), which is not an executable") }
             return path
         }
+        let beside = PathText.join(OwnExecutable.folder, installedName)
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         guard let dir = sourceDirectory() else {
-            throw InputError("gnustep: cannot find Drivers/gnustep/ (run from the package, or set OPCONFORM_GNUSTEP_DRIVER to a built driver)")
+            throw InputError("gnustep: no GNUstep driver here: \(OwnExecutable.path) is not inside the package's "
+                             + "checkout and has no \(installedName) beside it; copy .build/gnustep-driver/"
+                             + "\(installedName) next to it, set OPCONFORM_GNUSTEP_DRIVER to a built driver, "
+                             + "or run from the checkout")
         }
-        let output = (dir as NSString).appendingPathComponent("../../.build/gnustep-driver/opconform-gnustep-driver")
-        if isCurrent(output, sources: dir) { return (output as NSString).standardizingPath }
+        let output = PathText.normalized(PathText.join(dir, "../../.build/gnustep-driver/" + installedName))
+        if isCurrent(output, sources: dir) { return output }
         let ending: SpawnedProcess.Ending, text: String
         do {
-            (ending, text) = try SpawnedProcess.run(["/bin/sh", (dir as NSString).appendingPathComponent("build.sh"), output],
+            (ending, text) = try SpawnedProcess.run(["/bin/sh", PathText.join(dir, "build.sh"), output],
                                                     environment: ProcessInfo.processInfo.environment)
         } catch {
             throw InputError("gnustep: cannot run Drivers/gnustep/build.sh: \(error.message)")
@@ -57,7 +57,7 @@ public enum GNUstepDriver {
             let last = text.split(separator: "\n").suffix(3).joined(separator: " | ")
             throw InputError("gnustep: building the driver failed (\(last)); it needs gcc and GNUstep Base: apt-get install -y --no-install-recommends gobjc libgnustep-base-dev")
         }
-        return (output as NSString).standardizingPath
+        return output
     }
 
     /// Whether `output` exists and is newer than every file in `sources`.
@@ -66,7 +66,7 @@ public enum GNUstepDriver {
         guard let built = (try? fm.attributesOfItem(atPath: output))?[.modificationDate] as? Date,
               let files = try? fm.contentsOfDirectory(atPath: sources) else { return false }
         return files.allSatisfy { name in
-            let date = (try? fm.attributesOfItem(atPath: (sources as NSString).appendingPathComponent(name)))?[.modificationDate] as? Date
+            let date = (try? fm.attributesOfItem(atPath: PathText.join(sources, name)))?[.modificationDate] as? Date
             return (date ?? .distantFuture) <= built
         }
     }

@@ -19,7 +19,7 @@ public enum HTMLReport {
         for f in result.findings {
             try save(findingPage(f, impl: impl, file: files[f.rule], back: "index.html"), in: dir, as: pageName(f.rule))
         }
-        return (dir as NSString).appendingPathComponent("index.html")
+        return PathText.join(dir, "index.html")
     }
 
     /// The matrix as a page: rules down, implementations across, each failing cell a link to its
@@ -30,7 +30,7 @@ public enum HTMLReport {
         var body = "<h1>Conformance matrix</h1>\n"
         guard let first = matrix.columns.first else {
             try save(HTMLPage.page(title: "matrix", body: body), in: dir, as: "index.html")
-            return (dir as NSString).appendingPathComponent("index.html")
+            return PathText.join(dir, "index.html")
         }
         let c = first.result
         body += "<p class=\"meta\">The same \(c.cases) generated cases (run seed \(c.configuration.seed), generator v\(ScenarioGenerator.version), size \(c.configuration.generator.size), misuse \(c.configuration.generator.misuseRate)%) on each implementation, profile \(c.configuration.profile.rawValue).</p>\n"
@@ -38,10 +38,10 @@ public enum HTMLReport {
         // A folder per column, numbered: two columns may run the same implementation.
         func folder(_ k: Int) -> String { "\(k + 1)-" + Self.folder(matrix.columns[k].result.configuration.impl.name) }
         for (k, column) in matrix.columns.enumerated() where !column.result.findings.isEmpty {
-            try make((dir as NSString).appendingPathComponent(folder(k)))
+            try make(PathText.join(dir, folder(k)))
             for f in column.result.findings {
                 try save(findingPage(f, impl: column.result.configuration.impl, file: column.files[f.rule], back: "../index.html"),
-                         in: (dir as NSString).appendingPathComponent(folder(k)), as: pageName(f.rule))
+                         in: PathText.join(dir, folder(k)), as: pageName(f.rule))
             }
         }
         var rows: [String] = c.statistics.map(\.id)
@@ -61,7 +61,7 @@ public enum HTMLReport {
         }
         body += "</table>\n"
         try save(HTMLPage.page(title: "Conformance matrix", body: body), in: dir, as: "index.html")
-        return (dir as NSString).appendingPathComponent("index.html")
+        return PathText.join(dir, "index.html")
     }
 
     /// One scenario run once (`replay FILE --html DIR`): its violations and its trace.
@@ -76,7 +76,7 @@ public enum HTMLReport {
         body += "<h2>Timeline</h2>\n" + TimelineView(scenario: scenario, trace: trace, violations: violations).html()
         body += scenarioSection(scenario)
         try save(HTMLPage.page(title: "\(scenario.name) on \(trace.impl)", body: body), in: dir, as: "index.html")
-        return (dir as NSString).appendingPathComponent("index.html")
+        return PathText.join(dir, "index.html")
     }
 
     // MARK: Pages
@@ -212,12 +212,12 @@ public enum HTMLReport {
             throw InputError("--html: cannot create the folder \(dir)")
         }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix("finding-") && name.hasSuffix(".html") {
-            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+            try? FileManager.default.removeItem(atPath: PathText.join(dir, name))
         }
     }
 
     static func save(_ text: String, in dir: String, as name: String) throws(InputError) {
-        let path = (dir as NSString).appendingPathComponent(name)
+        let path = PathText.join(dir, name)
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw InputError("--html: cannot write \(path)") }
     }
 }
