@@ -10,10 +10,15 @@ import Testing
 struct BenchTests {
     @Test("a small bench has every row, and the scale scenarios keep every rule")
     func small() {
-        let rows = Benchmark(options: Self.options(cases: 5, scale: 60)).run()
+        var options = Self.options(cases: 5, scale: 60)
+        options.longSteps = 2000
+        let rows = Benchmark(options: options).run()
         // Four throughput rows, then shared facts and the five slowest rules on those traces;
-        // per shape two scale rows, then shared facts and the five slowest rules.
-        #expect(rows.count == 4 + 6 + 3 * 2 + 3 * 6)
+        // per shape two scale rows; the long scenario's three rows (read, simulated, checked);
+        // then per shape shared facts and the five slowest rules.
+        #expect(rows.count == 4 + 6 + 3 * 2 + 3 + 3 * 6)
+        let long = rows.filter { $0.name.hasPrefix("long scenario: 2000 steps") }
+        #expect(long.map(\.note) == ["\(long.first?.note ?? "")", "ended complete", "no violation"] && long.count == 3, "\(long.map(\.note))")
         #expect(rows.allSatisfy { $0.seconds >= 0 })
         for row in rows where row.name.hasPrefix("scale:") {
             #expect(row.note == "ended complete" || row.note == "no violation", "\(row.name): \(row.note ?? "")")
@@ -70,6 +75,7 @@ struct BenchTests {
         options.realCases = 0
         options.scale = [scale]
         options.shrinking = false
+        options.longSteps = 0
         return options
     }
 }

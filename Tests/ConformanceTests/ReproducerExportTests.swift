@@ -15,15 +15,19 @@ struct ReproducerExportTests {
         try FindingFile.decode(try Data(contentsOf: root.appendingPathComponent(relative)), source: relative)
     }
 
-    /// The bug-kind entries of an expectations file: rule and finding path, in file order.
+    /// The bug-kind entries of an expectations file: rule and finding path, in file order, one
+    /// a rule (a rule with an entry for each of its causes has one finding and one report).
     static func bugEntries(_ impl: String) throws -> [(rule: String, finding: String)] {
         let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/expectations/\(impl).json"))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let entries = try #require(object["expected"] as? [[String: Any]])
-        return entries.filter { $0["kind"] as? String == "bug" }.compactMap { entry in
-            guard let rule = entry["rule"] as? String, let finding = entry["finding"] as? String else { return nil }
-            return (rule, finding)
+        var out: [(rule: String, finding: String)] = []
+        for entry in entries where entry["kind"] as? String == "bug" {
+            guard let rule = entry["rule"] as? String, let finding = entry["finding"] as? String,
+                  !out.contains(where: { $0.rule == rule }) else { continue }
+            out.append((rule, finding))
         }
+        return out
     }
 
     static func bugs(_ impl: String) throws -> [String] { try bugEntries(impl).map(\.rule) }
