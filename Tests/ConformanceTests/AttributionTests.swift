@@ -31,7 +31,8 @@ struct AttributionTests {
     func priorityOrder() throws {
         let known = try Self.platform()
         let plain = Self.scenario([.main([.work(1)]), .main([.work(1)])], [.add(op: 0, queue: 0), .add(op: 1, queue: 0)])
-        let v = Self.violation("PRIORITY-ORDER", "serial queue 0 started op 0 (priority -4) while op 1 (priority 0) was ready too", ops: [0, 1])
+        // Its witnesses are the choice and the start (op 0); the rival, op 1, is named in its sentence.
+        let v = Self.violation("PRIORITY-ORDER", "serial queue 0 started op 0 (priority -4) while op 1 (priority 0) was ready too", ops: [0])
         #expect(Attribution.excuse(v, in: plain, known: known, setting: Self.userQueue) == nil, "a queue that ignores priority is the queue's")
         let removed = Self.scenario([.main([.work(1)]), .main([.work(1)])],
                                     [.removeDependency(op: 1, on: 0), .add(op: 1, queue: 0), .add(op: 0, queue: 0)])

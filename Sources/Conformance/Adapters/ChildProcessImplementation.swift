@@ -56,6 +56,18 @@ public struct ChildProcessImplementation: Implementation {
 
     public func endSessions() { pool.retireAll() }
 
+    /// A copy whose driver is asked for `patience` (`DriverLimits.patience`) and whose own
+    /// limits (silence, case deadline) are stretched as much. It shares the driver processes
+    /// waiting between cases: the request carries the patience.
+    public func patient(_ patience: Int) -> any Implementation {
+        var copy = self
+        let p = min(max(1, patience), DriverLimits.patienceLevels.upperBound)
+        copy.limits.patience = p
+        copy.limits.timeout = limits.timeout * Double(p)
+        copy.limits.caseDeadline = limits.caseDeadline * Double(p)
+        return copy
+    }
+
     public var noise: Int { limits.noise }
     public var replayArguments: [String] { (launch?.replayArguments ?? ["--impl", name]) + limits.replayArguments }
 
@@ -126,7 +138,7 @@ public struct ChildProcessImplementation: Implementation {
 
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         let line = JSONCodec.line(DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
-                                                         protocol: protocolVersion, noise: limits.noise))
+                                                         protocol: protocolVersion, noise: limits.noise, patience: limits.patience))
         // Protocol 3: the case goes to a process that served earlier ones when one waits, and
         // the process waits for the next case if this one leaves nothing behind.
         let session = protocolVersion == DriverProtocol.sessionVersion && limits.casesPerDriver > 1

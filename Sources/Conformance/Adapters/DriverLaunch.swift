@@ -88,6 +88,14 @@ public struct DriverLimits: Sendable, Equatable {
     /// The levels `noise` may take.
     public static let noiseLevels = 0...3
 
+    /// How many times longer than usual the driver and the harness wait before they call a
+    /// case stuck (`Request.patience`): 1 for a run's cases; a case that hung or missed a
+    /// rendezvous is run again with more to tell slowness from a fault (`Confirmation`). It
+    /// changes how long a case may take, not what it means, so replay lines leave it out.
+    public var patience = 1
+    /// The levels `patience` may take.
+    public static let patienceLevels = 1...16
+
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 
     public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000, casesPerDriver: Int = 100,

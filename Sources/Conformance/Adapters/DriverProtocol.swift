@@ -28,14 +28,20 @@ public enum DriverProtocol {
         /// so a request without noise has the bytes it always had, and drivers that know
         /// nothing of noise keep working.
         public var noise: Int?
+        /// How many times longer than usual the driver waits before it calls something stuck
+        /// or a rendezvous missed (Specs/driver-protocol.md, "Patience"): the harness runs a
+        /// case again with patience to tell a slow case from a stuck one. Written only above
+        /// 1; a driver that knows nothing of it still gets the harness's own limits stretched.
+        public var patience: Int?
         public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int, protocol version: Int = DriverProtocol.oneCaseVersion,
-                    noise: Int = 0) {
+                    noise: Int = 0, patience: Int = 1) {
             self.protocol = version
             self.impl = impl
             self.scenario = scenario
             self.scheduleSeed = scheduleSeed
             self.unitMicroseconds = unitMicroseconds
             self.noise = noise > 0 ? noise : nil
+            self.patience = patience > 1 ? patience : nil
         }
     }
 

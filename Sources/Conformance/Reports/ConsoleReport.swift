@@ -18,7 +18,7 @@ public enum ConsoleReport {
                 + (c.impl.setting.platform.map { ", the platform \(c.impl.name) builds on (\($0))" } ?? "")
                 + " (excused only where their cause shows; --expectations none reports them as failures)\n"
         }
-        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
+        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.unconfirmed)) unconfirmed, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         for f in r.failures + r.warnings {
             // `FAIL RULE: message` stays the line scripts look for; the strength follows.
@@ -41,6 +41,17 @@ public enum ConsoleReport {
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
         }
+        // Absence or time that a patient run did not show again: slowness is not proof.
+        if !r.unconfirmed.isEmpty {
+            out += "\nunconfirmed (each rested on absence or time, and the case run again with \(Confirmation.patience)x patience did not show it;"
+                + (c.strict ? " --strict fails on them" : " not failures without --strict") + "):\n"
+            for u in r.unconfirmed {
+                let line = Finding.replayLine(identity: u.first.identity, implArguments: c.impl.replayArguments, profile: c.profile, faults: c.faults,
+                                              program: c.replayProgram)
+                out += "  \(u.rule) in \(u.cases) of \(r.cases) cases; first: case \(u.first.index): \(u.first.violation.observed.prefix(200))\n"
+                out += "    replay: \(line)\n"
+            }
+        }
         // The platform's, not the tested code's: said apart, never as FAIL.
         if !r.known.isEmpty {
             out += "\nknown on \(r.known[0].owner) (not the tested code's failures):\n"
@@ -62,6 +73,8 @@ public enum ConsoleReport {
                 + (r.findings.contains { $0.interrupted == true } ? "; those marked (interrupted) were not fully shrunk" : "") + "\n"
         } else if let why = r.noVerdict {
             out += "\nNO VERDICT: \(why)\n"
+        } else if r.findings.isEmpty && !r.unconfirmed.isEmpty {
+            out += "\nno confirmed failure; \(r.unconfirmed.count) unconfirmed" + (c.strict ? " (--strict: the run fails)" : "") + "\n"
         } else if r.findings.isEmpty && !r.known.isEmpty {
             out += "\nno failure of the tested code; \(r.known.count) known \(r.known.count == 1 ? "divergence" : "divergences") of \(r.known[0].owner)\n"
         } else if r.findings.isEmpty {

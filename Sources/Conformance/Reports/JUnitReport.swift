@@ -8,8 +8,8 @@ import OperationSpec
 public enum JUnitReport {
     public static func xml(_ r: RunResult, files: [String: String]) -> String {
         let strict = r.configuration.strict
-        let failures = r.statistics.filter { $0.status == .fail || (strict && $0.status == .warn) }.count
-        let skipped = r.statistics.filter { !$0.broken && $0.status != .pass && $0.status != .known }.count
+        let failures = r.statistics.filter { $0.status == .fail || (strict && ($0.status == .warn || $0.status == .unconfirmed)) }.count
+        let skipped = r.statistics.filter { !$0.broken && $0.status != .pass && $0.status != .known && $0.status != .unconfirmed }.count
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"opconform\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
         out += "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
@@ -25,6 +25,12 @@ public enum JUnitReport {
                 let k = r.known.first { $0.rule == s.id }
                 let line = "KNOWN on \(k?.owner ?? "the platform"): \(s.known) of \(r.cases) cases; \(k?.entry.reason ?? "")"
                 out += "  <system-out>" + escape(line) + "</system-out>\n    "
+            case .unconfirmed:
+                // Absence or time, not seen again with patience: a failure only under --strict.
+                let line = "UNCONFIRMED: \(s.unconfirmed) of \(r.cases) cases broke \(s.id) only by absence or time, "
+                    + "and a patient run did not show it again"
+                out += strict ? "  <failure message=\"\(escape(line))\">\(escape(line))</failure>\n    "
+                    : "  <system-out>" + escape(line) + "</system-out>\n    "
             case .fail, .warn:
                 let f = r.findings.first { $0.rule == s.id }
                 let message = f?.message ?? "\(s.violations) violating cases"

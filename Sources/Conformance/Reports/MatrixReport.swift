@@ -53,6 +53,7 @@ public struct MatrixReport {
         case .warn: return "warn \(s.violations)/\(r.cases)"
         case .pass: return "pass"
         case .known: return "known \(s.known)/\(r.cases)"
+        case .unconfirmed: return "unconfirmed \(s.unconfirmed)/\(r.cases)"
         case .notObservable: return "not observable"
         case .notApplicable: return "not applicable"
         case .notReached: return "not reached"

@@ -1,3 +1,4 @@
+import Foundation
 import OperationSpec
 
 /// Whose duty a broken rule broke: the code under test, the platform it runs on, or nobody
@@ -64,13 +65,19 @@ public enum Attribution: Sendable, Equatable {
         return true
     }
 
-    /// The operations the violation's witness events name (in the scenario's range).
+    /// The operations the violation is about: those its witness events name, and those its
+    /// sentence names ("op 2"), since a checker's witnesses may be the moments that decide (a
+    /// serial queue's choice and the start it made) rather than every operation involved (the
+    /// higher-priority rival of PRIORITY-ORDER). In the scenario's range.
     static func witnessOperations(_ violation: Violation, _ scenario: Scenario) -> [Int] {
         var ops: [Int] = []
+        func add(_ o: Int) { if scenario.operations.indices.contains(o) && !ops.contains(o) { ops.append(o) } }
         for event in violation.witnesses {
-            for o in DriverCheck.references(event.kind).ops where scenario.operations.indices.contains(o) && !ops.contains(o) {
-                ops.append(o)
-            }
+            for o in DriverCheck.references(event.kind).ops { add(o) }
+        }
+        let words = violation.observed.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ";" || $0 == "(" || $0 == ")" })
+        for (i, word) in words.enumerated() where word == "op" && i + 1 < words.count {
+            if let o = Int(words[i + 1].trimmingCharacters(in: .punctuationCharacters)) { add(o) }
         }
         return ops.sorted()
     }

@@ -15,6 +15,9 @@ public struct GateVerdict: Sendable {
     public var notSeenRare: [String]
     /// Expected divergences this run showed.
     public var confirmed: [String]
+    /// Rules broken only by absence or time that a patient run did not show again
+    /// (`Confirmation`): said; the gate fails on them under `--strict`.
+    public var unconfirmed: [String]
 
     /// A run given the expectations (`RunConfiguration.known`) has already told each violation's
     /// cause apart (`Attribution`): what they excused is confirmed, and every other broken rule
@@ -37,6 +40,7 @@ public struct GateVerdict: Sendable {
             unexpectedWarnings = surprising.filter { Finding.severity(of: $0) == .warning }
         }
         confirmed = seen
+        unconfirmed = result.unconfirmed.map(\.rule)
         let rare = expectations.expected.filter { $0.rare != nil }.map(\.rule)
         nowPassing = expected.filter { !seen.contains($0) && !rare.contains($0) }
         notSeenRare = expected.filter { !seen.contains($0) && rare.contains($0) }
@@ -45,6 +49,6 @@ public struct GateVerdict: Sendable {
     /// `strict`: nothing is let go: unexpected warnings and expected divergences no longer
     /// seen fail the gate too.
     public func passes(strict: Bool) -> Bool {
-        unexpected.isEmpty && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty))
+        unexpected.isEmpty && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty && unconfirmed.isEmpty))
     }
 }

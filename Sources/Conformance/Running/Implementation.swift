@@ -30,6 +30,10 @@ public protocol Implementation: Sendable {
     /// built on Foundation says so in its hello, and a run then tells Foundation's known
     /// divergences apart from the tested code's failures.
     var setting: Attribution.Setting { get }
+    /// The same implementation, waiting `patience` times longer before it calls a case stuck
+    /// or a rendezvous missed (`Confirmation`); itself when time cannot mislead it (the
+    /// reference engine's time is virtual).
+    func patient(_ patience: Int) -> any Implementation
 }
 
 extension Implementation {
@@ -39,6 +43,7 @@ extension Implementation {
     public func endSessions() {}
     public var noise: Int { 0 }
     public var setting: Attribution.Setting { .ownEverything }
+    public func patient(_ patience: Int) -> any Implementation { self }
 }
 
 extension Implementation {

@@ -108,6 +108,9 @@ public struct CaseRecord: Sendable, Codable, Equatable {
     public var message: String?
     /// Rules the case broke only in ways a known divergence excuses (absent when none).
     public var known: [String]?
+    /// Rules (RUN-HANG too) the case broke only in ways a patient run did not confirm (absent
+    /// when none).
+    public var unconfirmed: [String]?
     /// The line that replays the case, when it broke something.
     public var replay: String?
 }
@@ -123,15 +126,19 @@ public struct RuleStatistics: Sendable, Codable, Equatable {
     public var violations = 0
     /// Cases that broke the rule only in ways a known divergence excuses (`Attribution`).
     public var known = 0
+    /// Cases whose only violations of the rule rested on absence or time and did not show
+    /// again in a patient run of the case (`Confirmation`).
+    public var unconfirmed = 0
     public var status: Status = .notReached
     /// Why, for not-observable and not-applicable.
     public var reason: String?
 
     /// `fail`: a rule whose breaking fails the run (a documented must) was broken; `warn`: a rule
     /// whose breaking is a warning (`Severity.warning`) was broken.
-    /// `known`: broken only in ways a known divergence of the platform excuses.
+    /// `known`: broken only in ways a known divergence of the platform excuses. `unconfirmed`:
+    /// broken only in ways that rest on absence or time, not seen again with patience.
     public enum Status: String, Sendable, Codable {
-        case pass, fail, warn, known, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached"
+        case pass, fail, warn, known, unconfirmed, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached"
     }
 
     /// Whether the rule was broken in some case, whatever its severity.
@@ -159,6 +166,15 @@ public struct KnownDivergence: Sendable {
     public var owner: String
 }
 
+/// A rule broken in a run only by violations that rest on absence or time and did not show
+/// again when their cases were run with patience (`Confirmation`): reported with its first
+/// case and how often, failing the run only under `--strict`.
+public struct UnconfirmedFinding: Sendable {
+    public var rule: String
+    public var cases: Int
+    public var first: FailingCase
+}
+
 /// What a run found.
 public struct RunResult: Sendable {
     public var configuration: RunConfiguration
@@ -168,6 +184,8 @@ public struct RunResult: Sendable {
     /// Rules broken only in ways known divergences excuse, in catalog order, then crashes and
     /// hangs.
     public var known: [KnownDivergence] = []
+    /// Rules (and RUN-HANG) broken only in ways a patient run did not confirm, in catalog order.
+    public var unconfirmed: [UnconfirmedFinding] = []
     public var endings: [String: Int]
     /// Cases run: the configured count, or fewer when stopping at the first failure.
     public var cases: Int
@@ -181,7 +199,7 @@ public struct RunResult: Sendable {
     public var interrupted = false
     /// Whether the run fails: a must-rule broken, a crash, a hang, or a driver that broke the
     /// protocol; under `--strict` (`RunConfiguration.strict`) a warning too.
-    public var failed: Bool { configuration.strict ? !findings.isEmpty : !failures.isEmpty }
+    public var failed: Bool { configuration.strict ? !findings.isEmpty || !unconfirmed.isEmpty : !failures.isEmpty }
     /// Findings that fail the run whatever `--strict` says.
     public var failures: [Finding] { findings.filter { $0.severity == .failure } }
     /// Findings of rules that are documented examples, advice or observed only: reported, and
@@ -229,6 +247,8 @@ public struct Runner: Sendable {
         // how many cases it excused.
         var knownFirst: [String: (FailingCase, Expectations.Entry)] = [:]
         var knownCount: [String: Int] = [:]
+        var unconfirmedFirst: [String: FailingCase] = [:]
+        var unconfirmedCount: [String: Int] = [:]
         let owner = c.impl.setting.platform ?? c.known?.impl ?? c.impl.name
         func excuse(_ v: Violation, _ outcome: CaseOutcome) -> Expectations.Entry? {
             Attribution.excuse(v, in: outcome.scenario, known: c.known, setting: c.impl.setting)
@@ -252,6 +272,13 @@ public struct Runner: Sendable {
             var brokenRules: [String] = []
             var knownRules: [String] = []
             var message: String?
+            for v in outcome.unconfirmed {
+                unconfirmedCount[v.rule, default: 0] += 1
+                if unconfirmedFirst[v.rule] == nil {
+                    unconfirmedFirst[v.rule] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
+                }
+                if let n = c.rules.firstIndex(where: { $0.rule.id == v.rule }) { stats[n].unconfirmed += 1 }
+            }
             if let v = outcome.death, v.rule != Finding.protocolRule, let entry = excuse(v, outcome) {
                 knownRules.append(v.rule)
                 knownCount[v.rule, default: 0] += 1
@@ -306,7 +333,8 @@ public struct Runner: Sendable {
             if !brokenRules.isEmpty { broken += 1 }
             record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
                               ending: outcome.ending.rawValue, broken: brokenRules, message: message, known: knownRules.isEmpty ? nil : knownRules,
-                              replay: brokenRules.isEmpty && knownRules.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
+                              unconfirmed: outcome.unconfirmed.isEmpty ? nil : outcome.unconfirmed.map(\.rule),
+                              replay: brokenRules.isEmpty && knownRules.isEmpty && outcome.unconfirmed.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
                                                                                      profile: c.profile, faults: c.faults, program: c.replayProgram)))
             progress(done, total, broken)
             if c.stopAtFirstFailure && brokenRules.contains(where: { rule in
@@ -317,7 +345,8 @@ public struct Runner: Sendable {
         pipeline.finish()
         for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
             let broken: RuleStatistics.Status = c.rules[n].rule.severity == .failure ? .fail : .warn
-            stats[n].status = stats[n].violations > 0 ? broken : stats[n].known > 0 ? .known : (stats[n].hits > 0 ? .pass : .notReached)
+            stats[n].status = stats[n].violations > 0 ? broken : stats[n].unconfirmed > 0 ? .unconfirmed
+                : stats[n].known > 0 ? .known : (stats[n].hits > 0 ? .pass : .notReached)
         }
         // Drivers still waiting for a case are ended first: a child's CPU is counted once it is
         // reaped. The shrinker starts its own.
@@ -352,6 +381,9 @@ public struct Runner: Sendable {
                                seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
         result.interrupted = interrupted || c.stop?.isRequested == true
         result.cpu = cpu
+        result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
+            unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
+        }
         result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.hangRule]).compactMap { rule in
             knownFirst[rule].map { KnownDivergence(rule: rule, entry: $0.1, cases: knownCount[rule] ?? 0, first: $0.0, owner: owner) }
         }
@@ -370,6 +402,9 @@ public struct Runner: Sendable {
         var verdicts: [(rule: Rule, verdict: Verdict)]
         /// The run was asked to stop before this case was decided.
         var interrupted = false
+        /// Violations (a hang among them) that rested on absence or time and did not show again
+        /// in a patient run (`Confirmation`): taken out of `death` and `verdicts`.
+        var unconfirmed: [Violation] = []
     }
 
     /// Runs and checks case `k`, leaning towards `focus` if a guided run chose one for it.
@@ -380,11 +415,45 @@ public struct Runner: Sendable {
         let identity = CaseIdentity.of(run: c.seed, index: k, options: options)
         let scenario = identity.scenario()
         let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
-        let death = ShrinkTarget.death(of: trace).first
+        var death = ShrinkTarget.death(of: trace).first
         // A driver that broke the protocol gave no account of the implementation to judge.
-        let verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
-        return CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts,
-                           interrupted: c.stop?.isRequested == true)
+        var verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
+        var unconfirmed: [Violation] = []
+        if !c.impl.isDeterministic && trace.ending != .breach && c.stop?.isRequested != true {
+            confirm(scenario, seed: identity.scheduleSeed, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+        }
+        var outcome = CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts,
+                                  interrupted: c.stop?.isRequested == true)
+        outcome.unconfirmed = unconfirmed
+        return outcome
+    }
+
+    /// Runs the case again with patience when all it showed of a rule (or its hang) rests on
+    /// absence or time (`Confirmation`), and moves what the patient run does not show again
+    /// from `death` and `verdicts` to `unconfirmed`.
+    func confirm(_ scenario: Scenario, seed: UInt64, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
+                 unconfirmed: inout [Violation]) {
+        let c = configuration
+        var doubtful: [String] = []
+        if let d = death, d.rule == Finding.hangRule { doubtful.append(d.rule) }
+        for v in verdicts {
+            guard case .checked(let r) = v.verdict, !r.violations.isEmpty, r.violations.allSatisfy(Confirmation.restsOnAbsence) else { continue }
+            doubtful.append(v.rule.id)
+        }
+        guard !doubtful.isEmpty else { return }
+        let again = c.impl.patient(Confirmation.patience).run(scenario, scheduleSeed: seed)
+        let againVerdicts = again.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: again, profile: c.profile, rules: c.rules)
+        for rule in doubtful where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts) {
+            if rule == Finding.hangRule, let d = death {
+                unconfirmed.append(d)
+                death = nil
+            } else if let n = verdicts.firstIndex(where: { $0.rule.id == rule }), case .checked(var r) = verdicts[n].verdict,
+                      let first = r.violations.first {
+                unconfirmed.append(first)
+                r.violations = []
+                verdicts[n].verdict = .checked(r)
+            }
+        }
     }
 
     func finding(for f: FailingCase, rule: RuleCheck, hints: [Shrinker.Hint] = []) -> Finding {

@@ -14,12 +14,14 @@ extension DriverContext {
     /// that has not returned after eight times that (at least 0.5 s) of silence is stuck.
     /// Scaled this way they cost a fraction of a second, where a fixed deadline long enough for
     /// every case would cost seconds in each case that misses a trigger or hangs.
-    var triggerQuiet: TimeInterval { max(0.25, 4 * Double(scenario.longestSilentStep) * unit) }
-    var stallQuiet: TimeInterval { max(0.5, 8 * Double(scenario.longestSilentStep) * unit) }
+    /// Each is `patience` times as long when the harness asks for patience (a case run again
+    /// to tell a slow case from a stuck one).
+    var triggerQuiet: TimeInterval { Double(patience) * max(0.25, 4 * Double(scenario.longestSilentStep) * unit) }
+    var stallQuiet: TimeInterval { Double(patience) * max(0.5, 8 * Double(scenario.longestSilentStep) * unit) }
     /// The longest a driver call may run, however much is recorded meanwhile: four times all the
     /// scenario's work, rendezvous timeouts and driver sleeps done one after another, and at
     /// least 5 s.
-    var callDeadline: TimeInterval { max(5, 4 * Double(scenario.totalWork) * unit) }
+    var callDeadline: TimeInterval { Double(patience) * max(5, 4 * Double(scenario.totalWork) * unit) }
 
     /// Runs the scenario; returns the trace's last event when the run is over (`end`, or `hang`
     /// naming what never finished). A call that never returns is caught by the driver's

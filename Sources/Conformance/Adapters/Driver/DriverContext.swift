@@ -16,6 +16,9 @@ final class DriverContext: @unchecked Sendable {
     let recorder: DriverRecorder
     /// Seconds per unit of `work`.
     let unit: TimeInterval
+    /// How many times longer than usual the driver waits before it calls a call stuck or a
+    /// rendezvous missed (the request's `patience`, at least 1).
+    var patience = 1
     /// Makes each of the scenario's queues.
     private let makeQueue: () -> any QueueUnderTest
     /// Makes an instance of the implementation's own subclass for each `subclass` operation.
@@ -159,7 +162,7 @@ final class DriverContext: @unchecked Sendable {
                 log(.unsupported("the queue under test cannot tell which queue runs the calling code (it is not an OperationQueue, and its ownsCurrentThread is nil)"))
             }
         case .await(let t, let timeout):
-            let ok = recorder.await(token: t, timeout: Double(timeout) * unit)
+            let ok = recorder.await(token: t, timeout: Double(timeout * patience) * unit)
             log(.awaited(token: t, satisfied: ok))
         }
         return false

@@ -182,6 +182,7 @@ public struct OperationDriver {
                                     queue: makeQueue, subclass: makeSubclass) { event in
             write(JSONCodec.line(DriverProtocol.Message.event(event)))
         }
+        context.patience = max(1, min(request.patience ?? 1, DriverLimits.patienceLevels.upperBound))
         watch.begin(context, write: write)
         let last = context.drive()
         guard context.recorder.close(with: last, onCallingThread: true) else {

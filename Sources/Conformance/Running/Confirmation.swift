@@ -1,0 +1,51 @@
+import OperationSpec
+
+/// Telling a slow case from a broken one (issue 29, "load-proof verdicts").
+///
+/// Two kinds of evidence break a rule. A violation whose witnesses are in the trace (executing
+/// and finished at once, a start while suspended) is proof, however rarely it replays: a real
+/// race may show once in twenty runs, and it stays a failure. A violation that rests on
+/// absence or time (a hang after a silence, "it never finished", "the blocks did not meet in
+/// time") proves something only if the case was not merely slow: on a machine loaded to many
+/// times its cores, correct code misses windows. Such a violation is a finding only when the
+/// case, run again with patience (`Implementation.patient`: every silence window, rendezvous
+/// timeout and deadline `patience` times as long), breaks the same rule again. Otherwise it is
+/// **unconfirmed**: counted and reported with its first case, failing the run only under
+/// `--strict`.
+///
+/// The rules that judge absence judge only a trace that ended on its own (`CheckContext.settled`):
+/// a trace cut after a silence shows what had not happened yet, not what never would.
+public enum Confirmation {
+    /// How many times longer the confirming run waits. Four times the driver's half-second
+    /// stall window is two seconds of silence, which no correct case on a loaded machine was
+    /// seen to need (the load test, `Scripts/load.sh`).
+    public static let patience = 4
+
+    /// The rules some of whose violations rest on absence or time.
+    static let absenceRules: [String] = [
+        "BLOCK-CONCURRENT", "BLOCK-EACH-ONCE", "CANCEL-BEFORE-START-FINISHES", "CANCEL-NOT-STOP", "COMPLETION-ONCE",
+        "KVO-BALANCED", "KVO-CANCELLED-START", "KVO-FINISH-ALWAYS", "KVO-SET-BRACKETED", "QUEUE-ADD-BLOCK-RUNS",
+        "QUEUE-PROGRESS", "QUEUE-SUSPEND-RUNNING-CONTINUE", "STATE-FINISHED-REGARDLESS",
+    ]
+
+    /// Words of a violation's sentence that say it rests on something not seen.
+    static let absenceWords = ["never", "timed out", " ran 0 times", "without a did-change"]
+
+    /// Whether `violation` rests on absence or time rather than on witnesses of what happened:
+    /// a hang (RUN-HANG), or a violation of an absence rule whose sentence says so.
+    public static func restsOnAbsence(_ violation: Violation) -> Bool {
+        if violation.rule == Finding.hangRule { return true }
+        guard absenceRules.contains(violation.rule) else { return false }
+        return absenceWords.contains { violation.observed.contains($0) }
+    }
+
+    /// Whether the patient run of the same case (`trace` with its `verdicts`) breaks `rule`
+    /// again: for RUN-HANG, it hung again.
+    static func confirms(_ rule: String, trace: Trace, verdicts: [(rule: Rule, verdict: Verdict)]) -> Bool {
+        if rule == Finding.hangRule { return trace.ending == .hang }
+        return verdicts.contains { v in
+            guard v.rule.id == rule, case .checked(let r) = v.verdict else { return false }
+            return r.violations.contains(where: restsOnAbsence)
+        }
+    }
+}
