@@ -53,7 +53,7 @@ struct ArgumentFuzzTests {
             "matrix": Base(arguments: ["--impls", "reference", "--count", "1"]),
             "bench": Base(arguments: ["--quick", "--cases", "1", "--real", "0", "--no-shrink", "--no-detect",
                                       "--impls", ",",
-                                      "--scale", "2", "--shapes", "chain", "--jobs-cases", "0"]),
+                                      "--scale", "2", "--shapes", "chain", "--jobs-cases", "0", "--steps", "0"]),
             "faults": Base(arguments: []),
             "export": Base(arguments: [finding, "--out", "reproducer.swift"], file: ["--out", "reproducer.swift"]),
             "flaws": Base(arguments: ["--probe", "--impl", "reference", "--count", "1"]),

@@ -13,8 +13,9 @@ import OperationSpec
 /// **unconfirmed**: counted and reported with its first case, failing the run only under
 /// `--strict`.
 ///
-/// The rules that judge absence judge only a trace that ended on its own (`CheckContext.settled`):
-/// a trace cut after a silence shows what had not happened yet, not what never would.
+/// The rules that judge absence judge a hung trace too (`CheckContext.settled`): a real deadlock
+/// leaves an operation never finished. Their violations there are held to the patient run like
+/// the hang itself, so a slow case cut after a silence reports neither.
 public enum Confirmation {
     /// How many times longer the confirming run waits. Four times the driver's half-second
     /// stall window is two seconds of silence, which no correct case on a loaded machine was

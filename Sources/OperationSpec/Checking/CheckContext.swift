@@ -21,11 +21,12 @@ public final class CheckContext: Sendable {
     public var events: [TraceEvent] { trace.events }
     public func event(_ i: Int) -> TraceEvent { trace.events[i] }
     public func kind(_ op: Int) -> OperationKind { scenario.operations[op].kind }
-    /// The run ended on its own, so "never happened" is meaningful. After a crash or a cut,
-    /// and after a hang (the driver or the harness cut the trace after a silence, which a
-    /// loaded machine makes of a slow case too), liveness rules have nothing to say: the hang
-    /// is RUN-HANG's, confirmed or not by a patient run (issue 29).
-    public var settled: Bool { trace.ending == .complete }
+    /// The run ended on its own (normally or by a hang), so "never happened" is meaningful.
+    /// After a crash or a cut, liveness rules have nothing to say. A hang on a real
+    /// implementation may be a slow case cut after a silence: the runner holds every
+    /// violation that rests on absence to a patient run of the case (`Confirmation`), so what
+    /// a slow case did not do yet is not reported as what it never does.
+    public var settled: Bool { trace.ending == .complete || trace.ending == .hang }
 
     /// The run hung while op's notification for `key` was under way: its will-change is in the
     /// trace and its did-change is not. A thread stuck inside the implementation's KVO (a
