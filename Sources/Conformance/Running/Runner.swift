@@ -434,10 +434,14 @@ public struct Runner: Sendable {
     func confirm(_ scenario: Scenario, seed: UInt64, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
                  unconfirmed: inout [Violation]) {
         let c = configuration
+        // What a known divergence excuses needs no confirming: it fails nothing either way, and
+        // a platform that deadlocks in every tenth case would pay a patient run for each.
+        func known(_ v: Violation) -> Bool { Attribution.excuse(v, in: scenario, known: c.known, setting: c.impl.setting) != nil }
         var doubtful: [String] = []
-        if let d = death, d.rule == Finding.hangRule { doubtful.append(d.rule) }
+        if let d = death, d.rule == Finding.hangRule, !known(d) { doubtful.append(d.rule) }
         for v in verdicts {
-            guard case .checked(let r) = v.verdict, !r.violations.isEmpty, r.violations.allSatisfy(Confirmation.restsOnAbsence) else { continue }
+            guard case .checked(let r) = v.verdict, !r.violations.isEmpty, r.violations.allSatisfy(Confirmation.restsOnAbsence),
+                  !r.violations.allSatisfy(known) else { continue }
             doubtful.append(v.rule.id)
         }
         guard !doubtful.isEmpty else { return }
