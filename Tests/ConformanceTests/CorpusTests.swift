@@ -60,7 +60,9 @@ struct CorpusTests {
     ///   (SubclassProbe.read) is held around the getter and is not recursive. The hang also
     ///   ends the case before the later reads that STATE-FINISHED-MONOTONIC would judge.
     static let knownFalseAlarms: [String: Set<String>] = [
-        "dependent-keys": ["STATE-FINISHED-REGARDLESS", "COMPLETION-ONCE", "QUEUE-WAIT-ALL", "QUEUE-PROGRESS", "RUN-HANG"],
+        "dependent-keys": [
+            "STATE-FINISHED-REGARDLESS", "COMPLETION-ONCE", "QUEUE-WAIT-ALL", "QUEUE-PROGRESS", "RUN-HANG",
+        ],
         "ready-writes": ["RUN-HANG"],
     ]
 
@@ -92,7 +94,8 @@ struct CorpusTests {
         for entry in StyleCorpus.entries {
             for defect in entry.defects {
                 for rule in defect.rules {
-                    #expect(RuleBook.check(id: rule) != nil || Finding.pseudoEnding(rule) != nil, "\(entry.name): \(rule)")
+                    let known = RuleBook.check(id: rule) != nil || Finding.pseudoEnding(rule) != nil
+                    #expect(known, "\(entry.name): \(rule)")
                 }
             }
         }
@@ -105,7 +108,8 @@ struct CorpusTests {
         let profile = known?.profile ?? .guide
         var outcomes: [CorpusMeasure.ClassOutcome] = []
         for entry in StyleCorpus.entries {
-            let o = CorpusMeasure.measure(entry, driver: driver, count: Self.count, seed: 1, profile: profile, jobs: Self.jobs, known: known)
+            let o = CorpusMeasure.measure(entry, driver: driver, count: Self.count, seed: 1, profile: profile,
+                                          jobs: Self.jobs, known: known)
             outcomes.append(o)
             #expect(o.error == nil, "\(entry.name): \(o.error ?? "")")
             #expect(o.cases == Self.count, "\(entry.name)")
@@ -116,23 +120,28 @@ struct CorpusTests {
             for defect in Self.knownMisses[entry.name] ?? [] {
                 #expect(!found.contains(defect), "\(entry.name): \(defect) is found now: remove it from knownMisses")
             }
-            let unexpectedFinds = found.subtracting(Self.foundToday[entry.name] ?? []).subtracting(Self.sometimesFound[entry.name] ?? [])
+            let unexpectedFinds = found.subtracting(Self.foundToday[entry.name] ?? [])
+                .subtracting(Self.sometimesFound[entry.name] ?? [])
             #expect(unexpectedFinds.isEmpty, "\(entry.name): found \(unexpectedFinds.sorted()); add to foundToday")
             let alarms = Set(o.falseAlarms)
             let knownAlarms = Self.knownFalseAlarms[entry.name] ?? []
             let allowed = knownAlarms.union(Self.rareFalseAlarms[entry.name] ?? []).union(Self.rareAnywhere)
             let new = alarms.subtracting(allowed)
-            let said = o.reports.filter { new.contains($0.rule) }.map { "\($0.rule): \($0.message)" }.joined(separator: "; ")
+            let said = o.reports.filter { new.contains($0.rule) }.map { "\($0.rule): \($0.message)" }
+                .joined(separator: "; ")
             #expect(new.isEmpty, "\(entry.name): new false alarms \(new.sorted()): \(said)")
             let gone = knownAlarms.subtracting(alarms)
-            #expect(gone.isEmpty, "\(entry.name): known false alarms gone \(gone.sorted()): remove them from knownFalseAlarms")
+            #expect(gone.isEmpty,
+                    "\(entry.name): known false alarms gone \(gone.sorted()): remove them from knownFalseAlarms")
         }
         let totals = CorpusMeasure.Totals(outcomes)
         // The figures, recorded with the test's output and as an attachment.
-        let line = "corpus: \(totals.classes) classes, \(totals.cases) cases, \(String(format: "%.1f", totals.seconds)) s; "
+        let seconds = String(format: "%.1f", totals.seconds)
+        let line = "corpus: \(totals.classes) classes, \(totals.cases) cases, \(seconds) s; "
             + "precision \(totals.precision.map { String(format: "%.2f", $0) } ?? "n/a") (\(totals.trueReports) true, "
             + "\(totals.falseAlarms) false alarms, \(totals.platformReports) Foundation's own left out); "
-            + "recall \(totals.recall.map { String(format: "%.2f", $0) } ?? "n/a") (\(totals.foundDefects) of \(totals.visibleDefects))"
+            + "recall \(totals.recall.map { String(format: "%.2f", $0) } ?? "n/a") "
+            + "(\(totals.foundDefects) of \(totals.visibleDefects))"
         print(line)
         Attachment.record(Array(JSONCodec.encodeString(outcomes).utf8), named: "corpus-measure.json")
         let visible = StyleCorpus.entries.map(\.visible.count).reduce(0, +)
@@ -143,8 +152,8 @@ struct CorpusTests {
     @Test("flaws --corpus prints each class and the totals; its options are its own")
     func command() throws {
         let driver = try DriverExecutable.locate("corpus-driver")
-        let run = opconform("flaws", "--corpus", "--classes", "unfair-lock,careful-mutex", "--count", "8", "--jobs", "8",
-                            "--driver", driver)
+        let run = opconform("flaws", "--corpus", "--classes", "unfair-lock,careful-mutex", "--count", "8",
+                            "--jobs", "8", "--driver", driver)
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("unfair-lock (8 cases"))
         #expect(run.out.contains("defect start-ignores-cancel"))

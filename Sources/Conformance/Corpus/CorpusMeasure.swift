@@ -86,8 +86,9 @@ public enum CorpusMeasure {
 
     /// The run of `entry`'s class: `count` cases from `seed` on the driver at `driver`
     /// (`--class NAME`), not shrunk, every rule checked.
-    public static func configuration(_ entry: StyleCorpus.Entry, driver: String, count: Int, seed: UInt64, profile: Profile,
-                                     jobs: Int, limits: DriverLimits = .standard) throws(InputError) -> RunConfiguration {
+    public static func configuration(_ entry: StyleCorpus.Entry, driver: String, count: Int, seed: UInt64,
+                                     profile: Profile, jobs: Int,
+                                     limits: DriverLimits = .standard) throws(InputError) -> RunConfiguration {
         let impl = try Implementations.external(command: [driver, "--class", entry.name], limits: limits)
         var c = RunConfiguration(impl: impl, profile: profile, seed: seed, count: count, shrink: false)
         c.jobs = max(1, jobs)
@@ -95,13 +96,15 @@ public enum CorpusMeasure {
     }
 
     /// Runs `entry`'s class and sorts what was reported.
-    public static func measure(_ entry: StyleCorpus.Entry, driver: String, count: Int, seed: UInt64, profile: Profile, jobs: Int,
-                               known: Expectations?, limits: DriverLimits = .standard, stop: StopRequest? = nil) -> ClassOutcome {
+    public static func measure(_ entry: StyleCorpus.Entry, driver: String, count: Int, seed: UInt64, profile: Profile,
+                               jobs: Int, known: Expectations?, limits: DriverLimits = .standard,
+                               stop: StopRequest? = nil) -> ClassOutcome {
         var outcome = ClassOutcome(name: entry.name, cases: 0, seconds: 0, reports: [], found: [:], missed: [],
                                    unseen: entry.defects.filter { $0.visibility != .visible }.map(\.id))
         var c: RunConfiguration
         do {
-            c = try configuration(entry, driver: driver, count: count, seed: seed, profile: profile, jobs: jobs, limits: limits)
+            c = try configuration(entry, driver: driver, count: count, seed: seed, profile: profile, jobs: jobs,
+                                  limits: limits)
         } catch {
             outcome.error = error.message
             outcome.missed = entry.visible.map(\.id)
@@ -116,12 +119,15 @@ public enum CorpusMeasure {
         for finding in result.findings {
             let cases = result.statistics.first { $0.id == finding.rule }?.violations
                 ?? Finding.pseudoEnding(finding.rule).flatMap { result.endings[$0.rawValue] } ?? 1
-            var report = Report(rule: finding.rule, severity: finding.severity == .failure ? "failure" : "warning", verdict: "false-alarm",
-                                defect: nil, cases: cases, message: finding.message, onSubclass: subject(of: finding))
+            var report = Report(rule: finding.rule, severity: finding.severity == .failure ? "failure" : "warning",
+                                verdict: "false-alarm", defect: nil, cases: cases, message: finding.message,
+                                onSubclass: subject(of: finding))
             if let defect = entry.visible.first(where: { $0.rules.contains(finding.rule) }) {
                 report.verdict = "found"
                 report.defect = defect.id
-            } else if let limit = entry.defects.first(where: { $0.visibility == .platformLimit && $0.rules.contains(finding.rule) }) {
+            } else if let limit = entry.defects.first(where: {
+                $0.visibility == .platformLimit && $0.rules.contains(finding.rule)
+            }) {
                 report.defect = limit.id
             } else if platformRules.contains(finding.rule) && report.onSubclass != true {
                 report.verdict = "platform"
@@ -149,7 +155,8 @@ public enum CorpusMeasure {
     public static func driverNextTo(_ executable: String) -> String? {
         let absolute = executable.hasPrefix("/") ? executable
             : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(executable)
-        let folder = URL(fileURLWithPath: absolute).standardizedFileURL.resolvingSymlinksInPath().deletingLastPathComponent()
+        let folder = URL(fileURLWithPath: absolute).standardizedFileURL.resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         let candidate = folder.appendingPathComponent("corpus-driver").path
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
