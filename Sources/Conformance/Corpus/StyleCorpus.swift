@@ -159,7 +159,7 @@ public enum StyleCorpus {
                     + "isExecuting and isFinished turn NO",
                    cites: ["003 isFinished", "004 2.5.3", "003 isReady"],
                    rules: ["STATE-FINISHED-MONOTONIC", "STATE-FINISHED-REGARDLESS", "SUBCLASS-FINISH-AFTER-START",
-                           "STATE-NOT-EXECUTING-BEFORE-START"]),
+                           "STATE-NOT-EXECUTING-BEFORE-START", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP", "QUEUE-ADD-WAIT"]),
         ]),
         Entry(name: "unsynchronised", style: "plain stored flags with KVO pairs, written from the task's thread and "
                 + "read from the queue's, no lock", defects: [
