@@ -11,7 +11,8 @@ import OperationSpec
 ///   harness blames the class for what the platform does);
 /// - *platform*: a rule of Foundation on Linux's known divergences (`foundation-linux.json`)
 ///   that no label of the class names, whose first violation is not about an operation of the
-///   class. The driver runs Foundation's own operations beside the class's, so those show
+///   class, or is about one whose dependency the case removes (Foundation's removeDependency
+///   bug). The driver runs Foundation's own operations beside the class's, so those show
 ///   whatever the class; they are neither true nor false about it, and are left out of
 ///   precision.
 ///
@@ -129,7 +130,8 @@ public enum CorpusMeasure {
                 $0.visibility == .platformLimit && $0.rules.contains(finding.rule)
             }) {
                 report.defect = limit.id
-            } else if platformRules.contains(finding.rule) && report.onSubclass != true {
+            } else if platformRules.contains(finding.rule),
+                      report.onSubclass != true || removesDependency(finding) {
                 report.verdict = "platform"
             }
             outcome.reports.append(report)
@@ -148,6 +150,19 @@ public enum CorpusMeasure {
               let n = Int(finding.message[range].split(separator: " ").last ?? ""),
               finding.scenario.operations.indices.contains(n) else { return nil }
         return finding.scenario.operations[n].kind.isSubclass
+    }
+
+    /// Whether the finding's case removes a dependency of the operation its sentence names:
+    /// Foundation on Linux's known removeDependency bug leaves that operation never ready
+    /// (DEP-REMOVE-RESTORES, QUEUE-PROGRESS, RUN-HANG in `foundation-linux.json`), whatever
+    /// its class.
+    static func removesDependency(_ finding: Finding) -> Bool {
+        guard let range = finding.message.range(of: #"op:? [0-9]+"#, options: .regularExpression),
+              let n = Int(finding.message[range].split(separator: " ").last ?? "") else { return false }
+        return finding.scenario.driver.contains { step in
+            if case .removeDependency(let op, _) = step.action { return op == n }
+            return false
+        }
     }
 
     /// The corpus driver next to `executable` (the running opconform, or a test bundle's
