@@ -13,7 +13,8 @@ import Testing
 struct CorpusTests {
     static let count = RunnerTests.long ? 100 : 30
     /// Cases at once: a case of the corpus driver mostly waits (units of work, stall windows).
-    static let jobs = 16
+    /// Eight, not sixteen: the suite runs beside others that measure their children's CPU.
+    static let jobs = 8
 
     /// Visible defects the harness finds today: each must still be found (recall, where it holds).
     static let foundToday: [String: Set<String>] = [
@@ -25,8 +26,9 @@ struct CorpusTests {
 
     /// Visible defects found in some runs and not others: not asserted either way.
     /// - cancel-finishes-unstarted: SUBCLASS-FINISH-AFTER-START sees it only when a cancel lands
-    ///   while the operation waits in its queue; with 16 cases at once on 2 cores the queue
-    ///   usually starts it first (found in 2 of 3 runs of 20 cases at 8 jobs, 0 of 4 of 30 at 16).
+    ///   while the operation waits in its queue; how often the queue starts it first depends on
+    ///   the load (found in 2 of 3 runs of 20 cases at 8 jobs, 0 of 4 of 30 at 16, 1 of 2 of 30
+    ///   at 16 after, every run of 100).
     static let sometimesFound: [String: Set<String>] = [
         "cancel-finishes": ["cancel-finishes-unstarted"],
     ]
