@@ -10,6 +10,8 @@ class CarefulMutexOperation: Operation, @unchecked Sendable {
     private struct Flags {
         var executing = false
         var finished = false
+        /// Whether a finish has begun.
+        var claimed = false
     }
 
     /// Guards the flags; never held around a KVO call.
@@ -33,18 +35,22 @@ class CarefulMutexOperation: Operation, @unchecked Sendable {
     func execute() { finish() }
 
     func finish() {
-        // Only the first call changes anything: a second finish announces nothing.
-        guard flags.withLock({ !$0.finished }) else { return }
-        willChangeValue(forKey: "isFinished")
-        willChangeValue(forKey: "isExecuting")
-        let changed = flags.withLock { f -> Bool in
-            guard !f.finished else { return false }
-            f.executing = false
-            f.finished = true
+        // Claimed in one critical section: only the first call announces anything, so every
+        // will-change has its did-change.
+        let first = flags.withLock { f -> Bool in
+            guard !f.claimed else { return false }
+            f.claimed = true
             return true
         }
+        guard first else { return }
+        willChangeValue(forKey: "isFinished")
+        willChangeValue(forKey: "isExecuting")
+        flags.withLock {
+            $0.executing = false
+            $0.finished = true
+        }
         didChangeValue(forKey: "isExecuting")
-        if changed { didChangeValue(forKey: "isFinished") }
+        didChangeValue(forKey: "isFinished")
     }
 }
 
