@@ -30,6 +30,9 @@ let package = Package(
         // A test fixture, not a product: a driver for a sample asynchronous subclass, run by the
         // tests in a child process as the harness runs every driver (`swift build` builds it).
         .executableTarget(name: "sample-subclass-driver", dependencies: ["Conformance"], path: "Tests/SampleSubclassDriver", swiftSettings: strict),
+        // A test fixture too: the corpus of real-world asynchronous Operation base classes
+        // (`opconform flaws --corpus`, CorpusTests), one class chosen by `--class NAME`.
+        .executableTarget(name: "corpus-driver", dependencies: ["Conformance"], path: "Tests/CorpusDriver", swiftSettings: strict),
         .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
         .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceTesting", "OpconformCLI"], swiftSettings: strict),

@@ -105,8 +105,9 @@ public enum CLI {
                                 + Arguments.implementationOptions),
         CommandSyntax("faults", flags: ["--json"], options: ["--write-fixtures"]),
         CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs"]),
-        CommandSyntax("flaws", flags: ["--json", "--probe"],
-                      options: ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions),
+        CommandSyntax("flaws", flags: ["--json", "--probe", "--corpus"],
+                      options: ["--impl", "--count", "--seed", "--size", "--flaws", "--driver", "--jobs", "--profile",
+                                "--expectations", "--classes"] + Arguments.implementationOptions),
         CommandSyntax("samples", flags: [], options: ["--schedules", "--profile", "--write", "--seed"]),
         CommandSyntax("sweep", flags: ["--strict"],
                       options: ["--schedules", "--seed", "--profile", "--impl", "--expectations", "--rules"]

@@ -12,6 +12,10 @@ enum FlawsCommand {
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.flaws + "\n"); return 0 }
         guard args.positionals.isEmpty else { throw InputError("flaws takes no file; it lists the catalog (--json for JSON), or probes an implementation (--probe --impl NAME)") }
+        if args.flags.contains("--corpus") { return try corpus(args, console) }
+        for option in corpusOptions where args.options[option] != nil {
+            throw InputError("flaws: \(option) applies to --corpus only")
+        }
         if args.flags.contains("--probe") { return try probe(args, console) }
         for option in ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions where args.options[option] != nil {
             throw InputError("flaws: \(option) applies to --probe only")
@@ -77,5 +81,132 @@ enum FlawsCommand {
                         + "\(outcomes.filter { $0.status != "caught" && $0.status != "missed" }.count) not observable here\n")
         }
         return stop.isRequested ? 130 : missed > 0 ? 1 : 0
+    }
+
+    /// The options of `--corpus` alone.
+    static let corpusOptions = ["--driver", "--jobs", "--profile", "--expectations", "--classes"]
+
+    /// `--corpus`: the corpus of real-world asynchronous base classes (`StyleCorpus`), each run
+    /// for `--count` cases through the corpus driver, what was reported sorted against the
+    /// class's labels (`CorpusMeasure`): per class the defects found and by which rule, the
+    /// defects missed, the false alarms and Foundation's own divergences; then precision and
+    /// recall. Exit 0 (a measure, not a verdict), 2 for bad usage.
+    static func corpus(_ args: Arguments, _ console: Console) throws -> Int32 {
+        if args.flags.contains("--probe") {
+            throw InputError("flaws: --corpus and --probe are two measures; choose one")
+        }
+        for option in ["--impl", "--size", "--flaws", "--driver-arg"] where args.options[option] != nil {
+            throw InputError("flaws: \(option) applies to --probe only; --corpus runs the corpus driver's classes")
+        }
+        let count = try args.int("--count", default: 100, range: 1...100_000)
+        let seed = try args.seed("--seed", default: 1)
+        let jobs = try args.int("--jobs", default: 2 * ProcessInfo.processInfo.activeProcessorCount, range: 1...64)
+        let known: Expectations?
+        switch args.options["--expectations"] {
+        case "none"?: known = nil
+        case let path?: known = try Expectations.load(path)
+        case nil:
+            let path = defaultExpectations
+            known = FileManager.default.fileExists(atPath: path) ? try Expectations.load(path) : nil
+        }
+        // Foundation on Linux is judged by the reading its known divergences were written for.
+        let profile = args.options["--profile"] == nil ? known?.profile ?? .guide : try args.profile()
+        let entries = try args.options["--classes"].map(corpusEntries) ?? StyleCorpus.entries
+        let named = try args.options["--driver"].map { (path: String) throws(InputError) in
+            try DriverLaunch.resolve(path).executable
+        }
+        guard let driver = named ?? CorpusMeasure.driverNextTo(CommandLine.arguments[0]) else {
+            throw InputError("flaws: no corpus-driver next to this opconform; build it (swift build) "
+                             + "or name it with --driver PATH")
+        }
+        let limits = try args.limits()
+        let stop = StopRequest()
+        let interrupts = Interrupts(stop: stop, console: console)
+        defer { interrupts.uninstall() }
+        let json = args.flags.contains("--json")
+        if !json {
+            let source = known == nil ? "nowhere (--expectations none)" : "its known-divergences file"
+            console.out("the corpus of \(entries.count) classes: \(count) cases each from seed \(seed), "
+                        + "profile \(profile.rawValue), not shrunk; Foundation's own divergences from \(source)\n\n")
+        }
+        var outcomes: [CorpusMeasure.ClassOutcome] = []
+        for entry in entries {
+            if stop.isRequested { break }
+            let o = CorpusMeasure.measure(entry, driver: driver, count: count, seed: seed, profile: profile,
+                                          jobs: jobs, known: known, limits: limits, stop: stop)
+            outcomes.append(o)
+            if !json { console.out(describe(o, entry)) }
+        }
+        let totals = CorpusMeasure.Totals(outcomes)
+        if json {
+            struct Output: Encodable {
+                var profile: String
+                var count: Int
+                var seed: UInt64
+                var classes: [CorpusMeasure.ClassOutcome]
+                var totals: CorpusMeasure.Totals
+            }
+            let output = Output(profile: profile.rawValue, count: count, seed: seed, classes: outcomes, totals: totals)
+            console.out(JSONCodec.encodeString(output))
+        } else {
+            func percent(_ x: Double?) -> String { x.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a" }
+            console.out("""
+                totals: \(totals.classes) classes, \(totals.cases) cases, \(String(format: "%.1f", totals.seconds)) s
+                  precision \(percent(totals.precision)): \(totals.trueReports) true reports, \
+                \(totals.falseAlarms) false alarms \
+                (\(totals.platformReports) reports of Foundation's own divergences left out)
+                  recall \(percent(totals.recall)): \(totals.foundDefects) of \(totals.visibleDefects) \
+                visible defects found
+
+                """)
+        }
+        return stop.isRequested ? 130 : 0
+    }
+
+    /// The classes `--classes a,b` names.
+    static func corpusEntries(_ list: String) throws(InputError) -> [StyleCorpus.Entry] {
+        try list.split(separator: ",").map { (name: Substring) throws(InputError) -> StyleCorpus.Entry in
+            guard let e = StyleCorpus.entry(String(name)) else {
+                throw InputError("flaws: no class '\(name)' in the corpus; it has: "
+                                 + StyleCorpus.entries.map(\.name).joined(separator: ", "))
+            }
+            return e
+        }
+    }
+
+    /// One class's block of the text output.
+    static func describe(_ o: CorpusMeasure.ClassOutcome, _ entry: StyleCorpus.Entry) -> String {
+        var lines = ["\(o.name) (\(o.cases) cases, \(String(format: "%.1f", o.seconds)) s): \(entry.style)"]
+        if let error = o.error { lines.append("  error: " + error) }
+        if entry.defects.isEmpty { lines.append("  labelled: no defect") }
+        for d in entry.defects {
+            let status: String
+            switch d.visibility {
+            case .visible:
+                let should = d.rules.isEmpty ? "no rule of the catalog" : d.rules.joined(separator: ", ")
+                status = o.found[d.id].map { "found by " + $0.joined(separator: ", ") }
+                    ?? "MISSED (should be caught by \(should))"
+            case .platformLimit: status = "platform limit, not the class's: " + (d.why ?? "")
+            case .invisible: status = "not visible here: " + (d.why ?? "")
+            }
+            lines.append("  defect \(d.id) [\(d.cites.joined(separator: "; "))]: \(status)")
+        }
+        for r in o.reports where r.verdict == "false-alarm" {
+            let kind = r.defect.map { "FALSE ALARM (the platform limit \($0), blamed on the class)" } ?? "FALSE ALARM"
+            let on = r.onSubclass.map { $0 ? ", on an operation of the class" : ", on one of Foundation's operations" }
+            let counts = "\(r.severity), \(r.cases) of \(o.cases) cases\(on ?? "")"
+            lines.append("  \(kind): \(r.rule) [\(counts)]: \(r.message)")
+        }
+        let platform = o.reports.filter { $0.verdict == "platform" }.map { "\($0.rule) (\($0.cases))" }
+        if !platform.isEmpty {
+            lines.append("  Foundation's own known divergences (left out): " + platform.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    /// Foundation on Linux's known divergences in the checkout this program was built from.
+    static var defaultExpectations: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/expectations/foundation-linux.json").path
     }
 }

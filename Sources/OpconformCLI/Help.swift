@@ -261,6 +261,9 @@ enum Help {
 
     static let flaws = """
     opconform flaws [--json]
+    opconform flaws --probe --impl NAME [--count N] [--seed S] [--size K] [--flaws LIST] [--json]
+    opconform flaws --corpus [--count N] [--seed S] [--classes a,b] [--driver PATH] [--jobs N]
+                    [--profile P] [--expectations FILE|none] [--json]
 
     Lists the mistakes the author of a concurrent subclass can make, one for each duty the
     documents give that author (004 2.5.3, 2.5.4, 2.9.3; 000 to 003): the name, what the
@@ -271,6 +274,15 @@ enum Help {
 
     --flaw-rate R is the percent of concurrent subclasses that carry a flaw; --flaws a,b (or all,
     the default) which ones. The replay line of a finding repeats both.
+
+    --corpus measures the harness on a corpus of asynchronous Operation base classes written in
+    the styles found in the wild (StyleCorpus; the classes are the corpus-driver fixture, found
+    next to this program or named by --driver PATH). Each class runs N cases (default 100, not
+    shrunk) and the rules reported are sorted against its labelled defects: found (by which
+    rule), missed, false alarms, and Foundation's own known divergences (--expectations, by
+    default Fixtures/expectations/foundation-linux.json, whose profile is the default). Then
+    precision (true reports / true reports and false alarms) and recall (visible defects found
+    / visible defects). Exit 0: a measure, not a verdict.
     """
 
     static let driver = """

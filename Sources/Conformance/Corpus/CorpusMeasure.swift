@@ -1,0 +1,178 @@
+import Foundation
+import OperationSpec
+
+/// How well the harness judges the corpus of real-world classes (`StyleCorpus`): each class's
+/// cases run through its driver, and the rules reported are compared with the class's labels.
+/// What `opconform flaws --corpus` prints and `CorpusTests` asserts.
+///
+/// A reported rule is, for its class:
+/// - *found*: a rule of one of the class's visible defects (a true report);
+/// - a *false alarm*: any other, a rule of the class's platform-limit label included (the
+///   harness blames the class for what the platform does);
+/// - *platform*: a rule of Foundation on Linux's known divergences (`foundation-linux.json`)
+///   that no label of the class names, whose first violation is not about an operation of the
+///   class, or is about one whose dependency the case removes (Foundation's removeDependency
+///   bug). The driver runs Foundation's own operations beside the class's, so those show
+///   whatever the class; they are neither true nor false about it, and are left out of
+///   precision.
+///
+/// Precision is true reports over true reports and false alarms; recall is visible defects
+/// found (by a failure or a warning) over visible defects.
+public enum CorpusMeasure {
+    /// One rule reported in a class's run.
+    public struct Report: Sendable, Codable, Equatable {
+        public var rule: String
+        /// failure or warning (`Severity`).
+        public var severity: String
+        /// found, false-alarm or platform.
+        public var verdict: String
+        /// The defect it found, or the platform-limit label it is blamed for.
+        public var defect: String?
+        /// Cases of the run that broke it.
+        public var cases: Int
+        /// The first violation's sentence.
+        public var message: String
+        /// Whether the first violation names an operation of the class (nil: it names none,
+        /// as a hang or a crash does).
+        public var onSubclass: Bool?
+    }
+
+    /// What became of one class.
+    public struct ClassOutcome: Sendable, Codable, Equatable {
+        public var name: String
+        public var cases: Int
+        public var seconds: Double
+        /// Why the class was not run, if it was not.
+        public var error: String?
+        public var reports: [Report]
+        /// Visible defects, and which rules found them.
+        public var found: [String: [String]]
+        public var missed: [String]
+        /// Defects no trace here can show (platform limits and invisible ones).
+        public var unseen: [String]
+
+        public var falseAlarms: [String] { reports.filter { $0.verdict == "false-alarm" }.map(\.rule) }
+        public var trueReports: [String] { reports.filter { $0.verdict == "found" }.map(\.rule) }
+        public var platform: [String] { reports.filter { $0.verdict == "platform" }.map(\.rule) }
+    }
+
+    /// The figures over every class measured.
+    public struct Totals: Sendable, Codable, Equatable {
+        public var classes: Int
+        public var cases: Int
+        public var seconds: Double
+        public var trueReports: Int
+        public var falseAlarms: Int
+        public var platformReports: Int
+        public var visibleDefects: Int
+        public var foundDefects: Int
+        /// trueReports / (trueReports + falseAlarms); nil when nothing was reported.
+        public var precision: Double?
+        /// foundDefects / visibleDefects; nil when no defect is visible.
+        public var recall: Double?
+
+        public init(_ outcomes: [ClassOutcome]) {
+            classes = outcomes.count
+            cases = outcomes.map(\.cases).reduce(0, +)
+            seconds = outcomes.map(\.seconds).reduce(0, +)
+            trueReports = outcomes.map(\.trueReports.count).reduce(0, +)
+            falseAlarms = outcomes.map(\.falseAlarms.count).reduce(0, +)
+            platformReports = outcomes.map(\.platform.count).reduce(0, +)
+            visibleDefects = outcomes.map { $0.found.count + $0.missed.count }.reduce(0, +)
+            foundDefects = outcomes.map(\.found.count).reduce(0, +)
+            precision = trueReports + falseAlarms == 0 ? nil : Double(trueReports) / Double(trueReports + falseAlarms)
+            recall = visibleDefects == 0 ? nil : Double(foundDefects) / Double(visibleDefects)
+        }
+    }
+
+    /// The run of `entry`'s class: `count` cases from `seed` on the driver at `driver`
+    /// (`--class NAME`), not shrunk, every rule checked.
+    public static func configuration(_ entry: StyleCorpus.Entry, driver: String, count: Int, seed: UInt64,
+                                     profile: Profile, jobs: Int,
+                                     limits: DriverLimits = .standard) throws(InputError) -> RunConfiguration {
+        let impl = try Implementations.external(command: [driver, "--class", entry.name], limits: limits)
+        var c = RunConfiguration(impl: impl, profile: profile, seed: seed, count: count, shrink: false)
+        c.jobs = max(1, jobs)
+        return c
+    }
+
+    /// Runs `entry`'s class and sorts what was reported.
+    public static func measure(_ entry: StyleCorpus.Entry, driver: String, count: Int, seed: UInt64, profile: Profile,
+                               jobs: Int, known: Expectations?, limits: DriverLimits = .standard,
+                               stop: StopRequest? = nil) -> ClassOutcome {
+        var outcome = ClassOutcome(name: entry.name, cases: 0, seconds: 0, reports: [], found: [:], missed: [],
+                                   unseen: entry.defects.filter { $0.visibility != .visible }.map(\.id))
+        var c: RunConfiguration
+        do {
+            c = try configuration(entry, driver: driver, count: count, seed: seed, profile: profile, jobs: jobs,
+                                  limits: limits)
+        } catch {
+            outcome.error = error.message
+            outcome.missed = entry.visible.map(\.id)
+            return outcome
+        }
+        c.stop = stop
+        let result = Runner(c).run()
+        outcome.cases = result.cases
+        outcome.seconds = result.seconds
+        if let why = result.noVerdict { outcome.error = "no verdict: " + why }
+        let platformRules = Set(known?.expected.map(\.rule) ?? [])
+        for finding in result.findings {
+            let cases = result.statistics.first { $0.id == finding.rule }?.violations
+                ?? Finding.pseudoEnding(finding.rule).flatMap { result.endings[$0.rawValue] } ?? 1
+            var report = Report(rule: finding.rule, severity: finding.severity == .failure ? "failure" : "warning",
+                                verdict: "false-alarm", defect: nil, cases: cases, message: finding.message,
+                                onSubclass: subject(of: finding))
+            if let defect = entry.visible.first(where: { $0.rules.contains(finding.rule) }) {
+                report.verdict = "found"
+                report.defect = defect.id
+            } else if let limit = entry.defects.first(where: {
+                $0.visibility == .platformLimit && $0.rules.contains(finding.rule)
+            }) {
+                report.defect = limit.id
+            } else if platformRules.contains(finding.rule),
+                      report.onSubclass != true || removesDependency(finding) {
+                report.verdict = "platform"
+            }
+            outcome.reports.append(report)
+        }
+        for defect in entry.visible {
+            let by = outcome.reports.filter { $0.verdict == "found" && $0.defect == defect.id }.map(\.rule)
+            if by.isEmpty { outcome.missed.append(defect.id) } else { outcome.found[defect.id] = by }
+        }
+        return outcome
+    }
+
+    /// Whether the finding's first violation is about an operation of the class under test:
+    /// the first `op N` of its sentence (`op: N` in a hang's call), looked up in its scenario.
+    static func subject(of finding: Finding) -> Bool? {
+        guard let range = finding.message.range(of: #"op:? [0-9]+"#, options: .regularExpression),
+              let n = Int(finding.message[range].split(separator: " ").last ?? ""),
+              finding.scenario.operations.indices.contains(n) else { return nil }
+        return finding.scenario.operations[n].kind.isSubclass
+    }
+
+    /// Whether the finding's case removes a dependency of the operation its sentence names:
+    /// Foundation on Linux's known removeDependency bug leaves that operation never ready
+    /// (DEP-REMOVE-RESTORES, QUEUE-PROGRESS, RUN-HANG in `foundation-linux.json`), whatever
+    /// its class.
+    static func removesDependency(_ finding: Finding) -> Bool {
+        guard let range = finding.message.range(of: #"op:? [0-9]+"#, options: .regularExpression),
+              let n = Int(finding.message[range].split(separator: " ").last ?? "") else { return false }
+        return finding.scenario.driver.contains { step in
+            if case .removeDependency(let op, _) = step.action { return op == n }
+            return false
+        }
+    }
+
+    /// The corpus driver next to `executable` (the running opconform, or a test bundle's
+    /// folder): `corpus-driver`, as `swift build` puts every executable target in one folder.
+    public static func driverNextTo(_ executable: String) -> String? {
+        let absolute = executable.hasPrefix("/") ? executable
+            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(executable)
+        let folder = URL(fileURLWithPath: absolute).standardizedFileURL.resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        let candidate = folder.appendingPathComponent("corpus-driver").path
+        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+    }
+}

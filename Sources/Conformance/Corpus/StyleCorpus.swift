@@ -1,0 +1,176 @@
+/// The corpus of asynchronous `Operation` base classes written in the styles found in the wild
+/// (issue 29 item 6), with the defects each has by the documents: the labels `opconform flaws
+/// --corpus` measures the harness against.
+///
+/// The classes themselves are in the `corpus-driver` fixture (`Tests/CorpusDriver/`, one file
+/// per class), written for this corpus: public code taught the styles, none of it is copied.
+/// Each is wired to a `SubclassProbe` the way the sample driver is, and keeps its style's own
+/// mechanics (KVO calls, locks, queues, dependent keys); the probe only observes. The driver
+/// serves one class, chosen by `--class NAME`, a name of `entries`.
+///
+/// A label says which rules of the catalog should catch the defect and whether Foundation on
+/// Linux can show it at all: it has no KVO notifications to observers, no dependent keys and
+/// no Objective-C exceptions, and a data race need not show in a trace.
+public enum StyleCorpus {
+    /// Whether a defect can show in a trace of Foundation on Linux.
+    public enum Visibility: String, Sendable, Codable, Equatable {
+        /// The trace can show it: a rule should catch it (recall counts it).
+        case visible
+        /// Not a defect of the class: the class is right by the documents and on Darwin, but a
+        /// limit of Foundation on Linux makes it misbehave there. What the harness reports of it
+        /// is the platform's, so a report of its rules is a false alarm (misattributed).
+        case platformLimit = "platform-limit"
+        /// A defect of the class that no trace of these cases can show (a data race without a
+        /// sanitizer, a KVO order no observer sees on Linux, a path the probe never takes).
+        case invisible
+    }
+
+    /// One defect of a class, by the documents.
+    public struct Defect: Sendable, Codable, Equatable {
+        /// Short, unique within its class.
+        public var id: String
+        public var summary: String
+        /// Where the documents put the duty it breaks, as `Specs/rules.md` cites (004 sections,
+        /// 003 method docs).
+        public var cites: [String]
+        /// The rules of the catalog that should catch it (for a platform limit: the rules the
+        /// harness blames on the class). Empty when no rule of the catalog states the duty.
+        public var rules: [String]
+        public var visibility: Visibility
+        /// Why it is invisible, or what the platform lacks.
+        public var why: String?
+
+        public init(_ id: String, _ summary: String, cites: [String], rules: [String],
+                    _ visibility: Visibility = .visible, why: String? = nil) {
+            self.id = id
+            self.summary = summary
+            self.cites = cites
+            self.rules = rules
+            self.visibility = visibility
+            self.why = why
+        }
+    }
+
+    /// One class of the corpus.
+    public struct Entry: Sendable, Codable, Equatable {
+        /// What `--class` takes.
+        public var name: String
+        /// The style, in one line.
+        public var style: String
+        public var defects: [Defect]
+        /// The defects a trace can show: what recall is counted over.
+        public var visible: [Defect] { defects.filter { $0.visibility == .visible } }
+    }
+
+    /// The entry named `name`, if any.
+    public static func entry(_ name: String) -> Entry? { entries.first { $0.name == name } }
+
+    /// What a data race is to a trace.
+    static let race = "a data race: not visible without a sanitizer (Specs/not-rules.md, 004 2.5.3)"
+    static let threadSafe =
+        "004 2.5.3 Table 2-2 (isExecuting, isFinished: safe to call from other threads simultaneously)"
+    /// What an operation that never finishes for its queue breaks: its own finish, then the
+    /// waits, the queue's slot and its completion block.
+    static let neverFinished = [
+        "CANCEL-BEFORE-START-FINISHES", "STATE-FINISHED-REGARDLESS", "RUN-HANG", "QUEUE-WAIT-ALL",
+        "QUEUE-WAIT-OP", "QUEUE-ADD-WAIT", "QUEUE-REMOVES-FINISHED", "QUEUE-PROGRESS",
+        "QUEUE-SUSPEND-RUNNING-CONTINUE", "COMPLETION-ONCE",
+    ]
+    /// What an operation that reports finished while its task runs should break.
+    static let finishedEarly = [
+        "DEP-ORDER", "DEP-ACROSS-QUEUES", "COMPLETION-AFTER-FINISH", "QUEUE-WAIT-OP", "QUEUE-WAIT-ALL",
+    ]
+
+    public static let entries: [Entry] = [
+        Entry(name: "state-kvo", style: "a state enum whose willSet/didSet send will/did-change pairs for the old and "
+                + "new state's key (\"isExecuting\", \"isFinished\"; #keyPath on Darwin), no lock", defects: [
+            Defect("unlocked-state", "state is read by the queue's threads and written by the task's with no lock",
+                   cites: [threadSafe], rules: [], .invisible, why: race),
+        ]),
+        Entry(name: "dependent-keys", style: "a locked state enum announced only as a change of \"state\", with "
+                + "keyPathsForValuesAffectingIsFinished (and ...IsExecuting, ...IsReady) naming it", defects: [
+            Defect("no-dependent-keys-on-linux", "the queue is never told the operation finished: Linux's Foundation "
+                    + "has no dependent keys, and its queue reacts only to a did-change of isFinished itself",
+                   cites: ["004 2.5.4", "004 2.6.1"], rules: neverFinished + ["DEP-ORDER"], .platformLimit,
+                   why: "correct by 004 2.5.4 and on Darwin (KVO derives isFinished's change from state's); "
+                    + "swift-corelibs-foundation has no dependent keys: a platform limit, not the class's defect"),
+        ]),
+        Entry(name: "atomic-wrapper", style: "@Atomic property-wrapper flags (a lock inside the wrapper), KVO pairs "
+                + "around each set", defects: [
+            Defect("check-then-act-finish", "finish tests `finished` and sets it in two locked steps, so two racing "
+                    + "finish calls could both announce isFinished",
+                   cites: ["004 Listing 2-7", "004 2.5.3"], rules: ["KVO-FINISH-ONCE"], .invisible,
+                   why: "needs two racing finish calls (the probe finishes once) and KVO to see the second "
+                    + "announcement"),
+        ]),
+        Entry(name: "serial-queue", style: "flags guarded by a private serial DispatchQueue: reads with sync, writes "
+                + "with async between the will- and did-change (correct: the queued write runs before any later sync "
+                + "read, so a reader told of the change sees it)", defects: []),
+        Entry(name: "unfair-lock", style: "flags under a pthread mutex (os_unfair_lock on Darwin), start never checks "
+                + "isCancelled", defects: [
+            Defect("start-ignores-cancel", "start runs the task of an operation cancelled before it started",
+                   cites: ["004 2.9.2", "004 2.9.3", "004 Listing 2-6", "000 start", "002 start"],
+                   rules: ["CANCEL-BEFORE-START-SKIPS-MAIN"]),
+            Defect("cancelled-start-executes", "started after a cancel, it reports isExecuting YES instead of going "
+                    + "straight to finished",
+                   cites: ["004 Listing 2-6", "001 Start"], rules: ["KVO-CANCELLED-START"], .invisible,
+                   why: "KVO-CANCELLED-START needs KVO, which Foundation on Linux does not deliver to observers"),
+        ]),
+        Entry(name: "no-start", style: "only isAsynchronous YES and main, which starts the task and returns: the "
+                + "default start runs main synchronously and finishes the operation when main returns", defects: [
+            Defect("finished-before-task", "the operation reports finished while its task still runs, so dependents "
+                    + "and waits go on before the work is done",
+                   cites: ["004 2.5.3 Table 2-2 (start: all concurrent operations must override it)", "004 2.6.1",
+                           "004 2.9.4"],
+                   rules: finishedEarly),
+        ]),
+        Entry(name: "cancel-finishes", style: "locked flags and a cancel override that calls finish(), running or not",
+              defects: [
+            Defect("cancel-finishes-running", "cancelled while its task runs, it reports finished at once: dependents "
+                    + "and waits go on while the task still runs",
+                   cites: ["004 2.5.2", "003 cancel", "004 2.5.3 Table 2-2"], rules: finishedEarly),
+            Defect("cancel-finishes-unstarted", "cancelled in a queue before it starts, it reports finished before "
+                    + "its start was called",
+                   cites: ["004 2.5.3 Table 2-2", "004 Listing 2-6", "001 Start"],
+                   // Foundation then still starts it, and runs its completion block once for the
+                   // did-change and again when that start returns.
+                   rules: ["SUBCLASS-FINISH-AFTER-START", "COMPLETION-ONCE"]),
+        ]),
+        Entry(name: "ready-state", style: "a locked state enum and isReady overridden as "
+                + "`state == .ready && super.isReady`", defects: [
+            Defect("not-ready-once-started", "isReady turns NO once the operation starts, and stays NO when finished",
+                   cites: ["003 isReady"], rules: ["READY-EXECUTING-FINISHED"]),
+        ]),
+        Entry(name: "block-handler", style: "a block-based task given a completion handler; finish() is called from "
+                + "the handler; start returns at once when cancelled", defects: [
+            Defect("cancelled-never-finishes", "started after a cancel, start returns without finishing: the "
+                    + "operation never becomes finished and its queue waits for ever",
+                   cites: ["004 2.9.3", "004 2.5.3", "003 cancel", "004 Listing 2-6"], rules: neverFinished),
+        ]),
+        Entry(name: "deinit-token", style: "locked flags; the task holds a token whose deinit finishes the operation",
+              defects: [
+            Defect("finish-on-release", "the operation finishes when the last reference to the token goes, not when "
+                    + "the task says it is done: a closure kept elsewhere would leave it unfinished for ever",
+                   cites: ["004 2.5.3", "003 isFinished"], rules: ["STATE-FINISHED-REGARDLESS"], .invisible,
+                   why: "the probe drops its closure when its task ends, so the token goes then: the path is not "
+                    + "taken"),
+        ]),
+        Entry(name: "ready-writes", style: "a locked state enum whose isReady getter writes state = .ready whenever "
+                + "super.isReady is YES", defects: [
+            Defect("ready-read-resets-state", "reading isReady sends a running or finished operation back to ready: "
+                    + "isExecuting and isFinished turn NO",
+                   cites: ["003 isFinished", "004 2.5.3", "003 isReady"],
+                   rules: ["STATE-FINISHED-MONOTONIC", "STATE-FINISHED-REGARDLESS", "SUBCLASS-FINISH-AFTER-START",
+                           "STATE-NOT-EXECUTING-BEFORE-START", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP", "QUEUE-ADD-WAIT"]),
+        ]),
+        Entry(name: "unsynchronised", style: "plain stored flags with KVO pairs, written from the task's thread and "
+                + "read from the queue's, no lock", defects: [
+            Defect("data-race", "the flags are written and read from several threads with no synchronisation",
+                   cites: [threadSafe], rules: [], .invisible, why: race),
+        ]),
+        Entry(name: "careful-lock", style: "a state enum under NSLock; start checks isCancelled; finish announces "
+                + "isFinished and isExecuting in Listing 2-7's order", defects: []),
+        Entry(name: "careful-mutex", style: "flags in a Synchronization Mutex; start checks isCancelled; finish is "
+                + "idempotent", defects: []),
+    ]
+}
