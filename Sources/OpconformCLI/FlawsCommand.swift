@@ -197,6 +197,10 @@ enum FlawsCommand {
             let counts = "\(r.severity), \(r.cases) of \(o.cases) cases\(on ?? "")"
             lines.append("  \(kind): \(r.rule) [\(counts)]: \(r.message)")
         }
+        let slow = o.reports.filter { $0.verdict == "unconfirmed" }.map { "\($0.rule) (\($0.cases))" }
+        if !slow.isEmpty {
+            lines.append("  unconfirmed (absence or time, not seen again with patience; not failures): " + slow.joined(separator: ", "))
+        }
         let platform = o.reports.filter { $0.verdict == "platform" }.map { "\($0.rule) (\($0.cases))" }
         if !platform.isEmpty {
             lines.append("  Foundation's own known divergences (left out): " + platform.joined(separator: ", "))
@@ -206,7 +210,8 @@ enum FlawsCommand {
 
     /// Foundation on Linux's known divergences in the checkout this program was built from.
     static var defaultExpectations: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/expectations/foundation-linux.json").path
+        OwnExecutable.packageFile("Fixtures/expectations/foundation-linux.json")
+            ?? PathText.join(PathText.folder(of: PathText.folder(of: PathText.folder(of: #filePath))),
+                             "Fixtures/expectations/foundation-linux.json")
     }
 }

@@ -56,16 +56,13 @@ struct CorpusTests {
     ///   and nothing reads it), and the liveness rules, which take a hung trace as settled,
     ///   blame what is stuck behind it (COMPLETION-ONCE, QUEUE-PROGRESS, often on Foundation's
     ///   own operations). The class is right by 004 2.5.4: a platform limit.
-    /// - ready-writes: RUN-HANG on a read of isReady is the probe's own deadlock. The class's
-    ///   getter writes its state between will- and did-changes; Foundation's didChangeValue
-    ///   reads isFinished/isExecuting back, through the probe, whose read lock
-    ///   (SubclassProbe.read) is held around the getter and is not recursive. The hang also
-    ///   ends the case before the later reads that STATE-FINISHED-MONOTONIC would judge.
+    /// (ready-writes' RUN-HANG on a read of isReady was the probe's own deadlock, its read lock
+    /// not recursive; fixed: the hang that remains is the class's, a wait for an operation its
+    /// getter sent back to ready.)
     static let knownFalseAlarms: [String: Set<String>] = [
         "dependent-keys": [
             "STATE-FINISHED-REGARDLESS", "COMPLETION-ONCE", "QUEUE-WAIT-ALL", "QUEUE-PROGRESS", "RUN-HANG",
         ],
-        "ready-writes": ["RUN-HANG"],
     ]
 
     /// False alarms seen in a case or two of some runs: allowed, not required (harness bugs too).

@@ -9,12 +9,15 @@ import OperationSpec
 /// - *found*: a rule of one of the class's visible defects (a true report);
 /// - a *false alarm*: any other, a rule of the class's platform-limit label included (the
 ///   harness blames the class for what the platform does);
-/// - *platform*: a rule of Foundation on Linux's known divergences (`foundation-linux.json`)
-///   that no label of the class names, whose first violation is not about an operation of the
-///   class, or is about one whose dependency the case removes (Foundation's removeDependency
-///   bug). The driver runs Foundation's own operations beside the class's, so those show
-///   whatever the class; they are neither true nor false about it, and are left out of
-///   precision.
+/// - *platform*: what the run itself attributed to Foundation on Linux (`RunResult.known`: a
+///   known divergence whose cause the violation shows, `Attribution`). The driver runs
+///   Foundation's own operations beside the class's, so those show whatever the class; they
+///   are neither true nor false about it, and are left out of precision;
+/// - *unconfirmed*: a rule broken only by absence or time that a patient run of the case did
+///   not show again (`Confirmation`): reported, not a failure; counted apart, and as a false
+///   alarm when `strict`.
+///
+/// The measure takes the run's own verdicts, so it is the harness's precision a user sees.
 ///
 /// Precision is true reports over true reports and false alarms; recall is visible defects
 /// found (by a failure or a warning) over visible defects.
@@ -24,7 +27,7 @@ public enum CorpusMeasure {
         public var rule: String
         /// failure or warning (`Severity`).
         public var severity: String
-        /// found, false-alarm or platform.
+        /// found, false-alarm, platform or unconfirmed.
         public var verdict: String
         /// The defect it found, or the platform-limit label it is blamed for.
         public var defect: String?
@@ -54,6 +57,7 @@ public enum CorpusMeasure {
         public var falseAlarms: [String] { reports.filter { $0.verdict == "false-alarm" }.map(\.rule) }
         public var trueReports: [String] { reports.filter { $0.verdict == "found" }.map(\.rule) }
         public var platform: [String] { reports.filter { $0.verdict == "platform" }.map(\.rule) }
+        public var unconfirmed: [String] { reports.filter { $0.verdict == "unconfirmed" }.map(\.rule) }
     }
 
     /// The figures over every class measured.
@@ -112,29 +116,41 @@ public enum CorpusMeasure {
             return outcome
         }
         c.stop = stop
+        // Foundation's known divergences, as a run of the class's driver applies them by itself.
+        c.known = known
         let result = Runner(c).run()
         outcome.cases = result.cases
         outcome.seconds = result.seconds
         if let why = result.noVerdict { outcome.error = "no verdict: " + why }
-        let platformRules = Set(known?.expected.map(\.rule) ?? [])
+        func sort(_ rule: String, _ report: inout Report) {
+            if let defect = entry.visible.first(where: { $0.rules.contains(rule) }) {
+                report.verdict = "found"
+                report.defect = defect.id
+            } else if let limit = entry.defects.first(where: { $0.visibility == .platformLimit && $0.rules.contains(rule) }) {
+                report.defect = limit.id
+            }
+        }
         for finding in result.findings {
             let cases = result.statistics.first { $0.id == finding.rule }?.violations
                 ?? Finding.pseudoEnding(finding.rule).flatMap { result.endings[$0.rawValue] } ?? 1
             var report = Report(rule: finding.rule, severity: finding.severity == .failure ? "failure" : "warning",
                                 verdict: "false-alarm", defect: nil, cases: cases, message: finding.message,
-                                onSubclass: subject(of: finding))
-            if let defect = entry.visible.first(where: { $0.rules.contains(finding.rule) }) {
-                report.verdict = "found"
-                report.defect = defect.id
-            } else if let limit = entry.defects.first(where: {
-                $0.visibility == .platformLimit && $0.rules.contains(finding.rule)
-            }) {
-                report.defect = limit.id
-            } else if platformRules.contains(finding.rule),
-                      report.onSubclass != true || removesDependency(finding) {
-                report.verdict = "platform"
-            }
+                                onSubclass: subject(of: finding.message, finding.scenario))
+            sort(finding.rule, &report)
             outcome.reports.append(report)
+        }
+        for u in result.unconfirmed {
+            var report = Report(rule: u.rule, severity: "unconfirmed", verdict: "unconfirmed", defect: nil, cases: u.cases,
+                                message: u.first.violation.observed, onSubclass: subject(of: u.first.violation.observed, u.first.scenario))
+            // A true defect shown only unconfirmed still counts as found: it was reported.
+            sort(u.rule, &report)
+            if report.verdict != "found" { report.verdict = "unconfirmed" }
+            outcome.reports.append(report)
+        }
+        for k in result.known {
+            outcome.reports.append(Report(rule: k.rule, severity: "known", verdict: "platform", defect: nil, cases: k.cases,
+                                          message: k.first.violation.observed,
+                                          onSubclass: subject(of: k.first.violation.observed, k.first.scenario)))
         }
         for defect in entry.visible {
             let by = outcome.reports.filter { $0.verdict == "found" && $0.defect == defect.id }.map(\.rule)
@@ -143,36 +159,21 @@ public enum CorpusMeasure {
         return outcome
     }
 
-    /// Whether the finding's first violation is about an operation of the class under test:
-    /// the first `op N` of its sentence (`op: N` in a hang's call), looked up in its scenario.
-    static func subject(of finding: Finding) -> Bool? {
-        guard let range = finding.message.range(of: #"op:? [0-9]+"#, options: .regularExpression),
-              let n = Int(finding.message[range].split(separator: " ").last ?? ""),
-              finding.scenario.operations.indices.contains(n) else { return nil }
-        return finding.scenario.operations[n].kind.isSubclass
-    }
-
-    /// Whether the finding's case removes a dependency of the operation its sentence names:
-    /// Foundation on Linux's known removeDependency bug leaves that operation never ready
-    /// (DEP-REMOVE-RESTORES, QUEUE-PROGRESS, RUN-HANG in `foundation-linux.json`), whatever
-    /// its class.
-    static func removesDependency(_ finding: Finding) -> Bool {
-        guard let range = finding.message.range(of: #"op:? [0-9]+"#, options: .regularExpression),
-              let n = Int(finding.message[range].split(separator: " ").last ?? "") else { return false }
-        return finding.scenario.driver.contains { step in
-            if case .removeDependency(let op, _) = step.action { return op == n }
-            return false
-        }
+    /// Whether a violation's sentence is about an operation of the class under test: its first
+    /// `op N` (`op: N` in a hang's call), looked up in the scenario.
+    static func subject(of message: String, _ scenario: Scenario) -> Bool? {
+        guard let range = message.range(of: #"op:? [0-9]+"#, options: .regularExpression),
+              let n = Int(message[range].split(separator: " ").last ?? ""),
+              scenario.operations.indices.contains(n) else { return nil }
+        return scenario.operations[n].kind.isSubclass
     }
 
     /// The corpus driver next to `executable` (the running opconform, or a test bundle's
     /// folder): `corpus-driver`, as `swift build` puts every executable target in one folder.
     public static func driverNextTo(_ executable: String) -> String? {
-        let absolute = executable.hasPrefix("/") ? executable
-            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(executable)
-        let folder = URL(fileURLWithPath: absolute).standardizedFileURL.resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        let candidate = folder.appendingPathComponent("corpus-driver").path
+        // PathText, not NSString's path functions, which trap on short paths here (issue 33).
+        let folder = PathText.folder(of: PathText.resolvingLinks(PathText.absolute(executable)))
+        let candidate = PathText.join(folder, "corpus-driver")
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 }

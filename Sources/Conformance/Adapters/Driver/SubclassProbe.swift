@@ -34,7 +34,12 @@ public final class SubclassProbe: @unchecked Sendable {
     let index: Int
     let work: [Step]
     unowned let context: DriverContext
-    private let readLock = NSLock()
+    /// Recursive: a getter of your class may, on the same thread, cause another read through
+    /// this probe (a getter that stores `state` sends its will/did-changes, and Foundation's
+    /// did-change handling reads `isFinished` back). A plain lock deadlocked there, and the
+    /// harness reported the probe's own deadlock as the class's hang (the corpus's
+    /// `ready-writes` class).
+    private let readLock = NSRecursiveLock()
 
     init(index: Int, work: [Step], context: DriverContext) {
         self.index = index
@@ -77,7 +82,8 @@ public final class SubclassProbe: @unchecked Sendable {
 
     /// Reads and records as one step, so two threads reading at once record their values in the
     /// order they read them (as the driver's own operations do, `LoggedOperation.logged`).
-    /// Lock order: this lock, then your class's, then the recorder's.
+    /// Lock order: this lock, then your class's, then the recorder's; taken again by the same
+    /// thread, it is entered again.
     /// Timing noise comes before the lock is taken and after it is let go.
     private func read(_ key: StateKey, _ value: () -> Bool) -> Bool {
         context.recorder.perturb()
