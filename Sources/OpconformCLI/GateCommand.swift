@@ -56,6 +56,10 @@ enum GateCommand {
         console.out(ConsoleReport.text(result, files: files))
         console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
         for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
+        for e in verdict.exceeded {
+            console.out("  RATE EXCEEDED \(e.rule): \(e.seen) of \(e.cases) cases, where its entry measured \(e.rate.cases) of \(e.rate.of)"
+                        + " (at most \(e.bound) expected at the 0.001 level): a defect may hide behind the known flake\n")
+        }
         for rule in verdict.unexpectedWarnings {
             let strength = RuleBook.check(id: rule)?.rule.strength.rawValue ?? ""
             console.out("  unexpected warning: \(rule) [\(strength)]\(args.flags.contains("--strict") ? " (--strict fails the gate)" : "")\n")

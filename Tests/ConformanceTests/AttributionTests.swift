@@ -2,6 +2,7 @@
 import Foundation
 import OpconformCLI
 import OperationSpec
+import ReferenceEngine
 import Testing
 
 /// Verdicts name whose duty broke (issue 29): a known divergence of the platform excuses a
@@ -120,5 +121,37 @@ struct AttributionTests {
         let none = opconform("run", "--impl", "exec:" + SubclassUnderTestTests.driver, "--count", "60", "--no-shrink", "--out", out,
                              "--expectations", "none")
         #expect(none.status == 1 && none.out.contains("\nFAIL "), "\(none.out)\(none.err)")
+    }
+
+    @Test("a rare entry's measured rate bounds how often a gate lets its rule break")
+    func rateBound() {
+        // The issue's case: a flake measured at 1 in 300 lets at most 4 of 100 cases pass the
+        // gate at the 0.001 level, so a defect that breaks 18 of 100 fails it.
+        let flake = Expectations.Rate(cases: 1, of: 300)
+        #expect(flake.bound(cases: 100) == 4)
+        #expect(flake.bound(cases: 2000) > 6 && flake.bound(cases: 2000) < 30, "\(flake.bound(cases: 2000))")
+        #expect(Expectations.Rate(cases: 0, of: 1000).bound(cases: 100) <= 2)
+        #expect(Expectations.Rate(cases: 50, of: 100).bound(cases: 100) >= 60)
+        #expect(Expectations.Rate(cases: 300, of: 300).bound(cases: 100) == 100)
+    }
+
+    @Test("a gate fails when a rare entry's rule breaks far more often than its measured rate")
+    func rateExceededFailsTheGate() throws {
+        let entry = { (rate: Expectations.Rate) in
+            Expectations.Entry(rule: "PRIORITY-NORMALIZE", kind: .bug, reason: "a flake", finding: "f.json", rare: "1 in 300",
+                               rate: rate)
+        }
+        for (rate, passes) in [(Expectations.Rate(cases: 1, of: 300), false), (Expectations.Rate(cases: 90, of: 100), true)] {
+            let known = Expectations(format: 3, impl: "reference", profile: .guide, expected: [entry(rate)])
+            let impl = ReferenceImplementation(options: EngineOptions(faults: [.priorityNotNormalised]))
+            var c = RunConfiguration(impl: impl, faults: [.priorityNotNormalised], count: 100, shrink: false)
+            c.known = known
+            let result = Runner(c).run()
+            let shown = result.known.first?.cases ?? 0
+            #expect(shown > 10, "the fault breaks the rule often: \(shown)")
+            let verdict = GateVerdict(result: result, expectations: known)
+            #expect(verdict.unexpected.isEmpty && verdict.confirmed == ["PRIORITY-NORMALIZE"])
+            #expect(verdict.passes(strict: false) == passes, "\(rate): \(shown) of 100, \(verdict.exceeded.map(\.bound))")
+        }
     }
 }

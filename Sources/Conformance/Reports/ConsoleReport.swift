@@ -58,7 +58,8 @@ public enum ConsoleReport {
             for k in r.known {
                 let line = Finding.replayLine(identity: k.first.identity, implArguments: c.impl.replayArguments, profile: c.profile, faults: c.faults,
                                               program: c.replayProgram)
-                out += "  \(k.rule) in \(k.cases) of \(r.cases) cases (\(k.entry.kind.rawValue)): \(k.entry.reason.prefix(160))"
+                let cause = k.entry.cause.map { "; cause: " + $0.summary } ?? ""
+                out += "  \(k.rule) in \(k.cases) of \(r.cases) cases (\(k.entry.kind.rawValue)\(cause)): \(k.entry.reason.prefix(160))"
                     + (k.entry.reason.count > 160 ? "..." : "") + "\n"
                 out += "    first: case \(k.first.index): \(k.first.violation.observed.prefix(200)); replay: \(line)\n"
             }

@@ -33,13 +33,49 @@ public struct Expectations: Codable, Sendable, Equatable {
         /// What the divergence is made of (format 3): a violation of `rule` is excused only when
         /// it shows this cause. Without one, every violation of the rule is (formats 1 and 2).
         public var cause: Cause?
-        public init(rule: String, kind: Kind, reason: String, finding: String, rare: String? = nil, cause: Cause? = nil) {
+        /// How often the divergence was measured to show (format 3): a gate fails when a run
+        /// shows it far more often (`Rate.bound`), since a rare flake's entry would otherwise
+        /// let a frequent defect of the same rule pass.
+        public var rate: Rate?
+        public init(rule: String, kind: Kind, reason: String, finding: String, rare: String? = nil, cause: Cause? = nil,
+                    rate: Rate? = nil) {
             self.rule = rule
             self.kind = kind
             self.reason = reason
             self.finding = finding
             self.rare = rare
             self.cause = cause
+            self.rate = rate
+        }
+    }
+
+    /// A measured rate: `cases` of `of` cases showed the divergence.
+    public struct Rate: Codable, Sendable, Equatable {
+        public var cases: Int
+        public var of: Int
+        public init(cases: Int, of: Int) {
+            self.cases = cases
+            self.of = of
+        }
+
+        /// The most cases of `n` that may show the divergence before a gate calls its rate
+        /// exceeded: the smallest k with P(X >= k) below one in a thousand for X binomial with
+        /// n trials and p = (cases + 1) / (of + 2) (the measured rate, moved towards a half by
+        /// one case each way so that 0 of N is not taken for impossible), less one. A gate of
+        /// ordinary length thus fails a correct implementation once in a thousand at most,
+        /// and a defect ten times as frequent as the flake its entry records almost always.
+        public func bound(cases n: Int) -> Int {
+            let p = Double(cases + 1) / Double(of + 2)
+            guard n > 0, p < 1 else { return n }
+            // P(X >= k) = 1 - sum_{i<k} pmf(i), the terms in logs (no underflow at n = 100,000).
+            var logPMF = Double(n) * log1p(-p)
+            var below = 0.0
+            for i in 0...n {
+                if 1 - below < 0.001 { return max(0, i - 1) }
+                below += exp(logPMF)
+                logPMF += log(Double(n - i)) - log(Double(i + 1)) + log(p) - log1p(-p)
+            }
+            return n
         }
     }
 
@@ -95,6 +131,15 @@ public struct Expectations: Codable, Sendable, Equatable {
             try c.encodeIfPresent(kinds, forKey: .kinds)
             try c.encodeIfPresent(needs, forKey: .needs)
             try c.encodeIfPresent(says, forKey: .says)
+        }
+
+        /// The cause in a few words, for a report: `operations, needs removeDependency`.
+        public var summary: String {
+            var parts = [owner.rawValue + (inherited ? " (inherited)" : "")]
+            if let kinds { parts.append("kinds " + kinds.joined(separator: "/")) }
+            if let needs { parts.append("needs " + needs.joined(separator: "+")) }
+            if let says { parts.append("says " + says.map { "'\($0)'" }.joined(separator: "/")) }
+            return parts.joined(separator: ", ")
         }
 
         /// The operation kinds a cause may name.
@@ -198,6 +243,16 @@ extension Expectations: CheckedInput {
             return .init(path: [.key("driver")]) { _, at in "a driver entry needs format 2, but the file is format \(format) (the entry is\(at.isEmpty ? " there" : at))" }
         }
         for (i, entry) in expected.enumerated() {
+            if let rate = entry.rate {
+                let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("rate")]
+                if format < 3 {
+                    let format = format
+                    return .init(path: at) { _, where_ in "a rate needs format 3, but the file is format \(format) (the rate is\(where_.isEmpty ? " there" : where_))" }
+                }
+                guard rate.of > 0, (0...rate.of).contains(rate.cases) else {
+                    return .init(path: at, what: "is \(rate.cases) of \(rate.of)", requirement: ", but must be a measured count of cases: 0 <= cases <= of, of > 0")
+                }
+            }
             if let cause = entry.cause {
                 let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("cause")]
                 if format < 3 {
@@ -234,7 +289,7 @@ extension Expectations: StrictlyKeyed {
         case []: return ["driver"]
         case [.key("driver")]: return ["arguments"]
         default:
-            if path.count == 2, path[0] == .key("expected"), case .index = path[1] { return ["cause", "rare"] }
+            if path.count == 2, path[0] == .key("expected"), case .index = path[1] { return ["cause", "rare", "rate"] }
             if path.count == 3, path[0] == .key("expected"), case .index = path[1], path[2] == .key("cause") {
                 return ["inherited", "kinds", "needs", "says"]
             }

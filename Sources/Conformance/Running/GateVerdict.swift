@@ -18,6 +18,9 @@ public struct GateVerdict: Sendable {
     /// Rules broken only by absence or time that a patient run did not show again
     /// (`Confirmation`): said; the gate fails on them under `--strict`.
     public var unconfirmed: [String]
+    /// Entries with a measured rate that this run showed far more often (`Expectations.Rate`):
+    /// the gate fails, since a frequent defect of the rule may hide behind a rare flake's entry.
+    public var exceeded: [(rule: String, seen: Int, cases: Int, rate: Expectations.Rate, bound: Int)] = []
 
     /// A run given the expectations (`RunConfiguration.known`) has already told each violation's
     /// cause apart (`Attribution`): what they excused is confirmed, and every other broken rule
@@ -30,7 +33,7 @@ public struct GateVerdict: Sendable {
         for rule in expectations.expected.map(\.rule) where !expected.contains(rule) { expected.append(rule) }
         let seen: [String]
         if result.configuration.known != nil {
-            seen = result.known.map(\.rule)
+            seen = result.known.map(\.rule).reduce(into: [String]()) { list, rule in if !list.contains(rule) { list.append(rule) } }
             unexpected = broken.filter { Finding.severity(of: $0) == .failure }
             unexpectedWarnings = broken.filter { Finding.severity(of: $0) == .warning }
         } else {
@@ -41,6 +44,13 @@ public struct GateVerdict: Sendable {
         }
         confirmed = seen
         unconfirmed = result.unconfirmed.map(\.rule)
+        for entry in expectations.expected {
+            guard let rate = entry.rate else { continue }
+            // The cases this entry excused, and any the rule broke unexcused (already unexpected).
+            let shown = result.known.filter { $0.entry == entry }.map(\.cases).reduce(0, +)
+            let bound = rate.bound(cases: result.cases)
+            if shown > bound { exceeded.append((entry.rule, shown, result.cases, rate, bound)) }
+        }
         let rare = expectations.expected.filter { $0.rare != nil }.map(\.rule)
         nowPassing = expected.filter { !seen.contains($0) && !rare.contains($0) }
         notSeenRare = expected.filter { !seen.contains($0) && rare.contains($0) }
@@ -49,6 +59,6 @@ public struct GateVerdict: Sendable {
     /// `strict`: nothing is let go: unexpected warnings and expected divergences no longer
     /// seen fail the gate too.
     public func passes(strict: Bool) -> Bool {
-        unexpected.isEmpty && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty && unconfirmed.isEmpty))
+        unexpected.isEmpty && exceeded.isEmpty && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty && unconfirmed.isEmpty))
     }
 }

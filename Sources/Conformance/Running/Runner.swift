@@ -245,8 +245,11 @@ public struct Runner: Sendable {
         var crashed: FailingCase?, hung: FailingCase?, breached: FailingCase?
         // Per rule (then RUN-CRASH, RUN-HANG): the first case a known divergence excused, and
         // how many cases it excused.
-        var knownFirst: [String: (FailingCase, Expectations.Entry)] = [:]
-        var knownCount: [String: Int] = [:]
+        // Keyed by the entry's place in the file: a rule with an entry for each of its causes
+        // (Foundation's two hangs) shows each cause apart (issue 29, one finding per cause).
+        var knownFirst: [Int: FailingCase] = [:]
+        var knownCount: [Int: Int] = [:]
+        func place(_ entry: Expectations.Entry) -> Int { c.known?.expected.firstIndex(of: entry) ?? 0 }
         var unconfirmedFirst: [String: FailingCase] = [:]
         var unconfirmedCount: [String: Int] = [:]
         let owner = c.impl.setting.platform ?? c.known?.impl ?? c.impl.name
@@ -281,9 +284,9 @@ public struct Runner: Sendable {
             }
             if let v = outcome.death, v.rule != Finding.protocolRule, let entry = excuse(v, outcome) {
                 knownRules.append(v.rule)
-                knownCount[v.rule, default: 0] += 1
-                if knownFirst[v.rule] == nil {
-                    knownFirst[v.rule] = (FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v), entry)
+                knownCount[place(entry), default: 0] += 1
+                if knownFirst[place(entry)] == nil {
+                    knownFirst[place(entry)] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 }
             } else if let v = outcome.death {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
@@ -319,9 +322,9 @@ public struct Runner: Sendable {
                     } else if let entry = excusedBy, let violation = r.violations.first {
                         stats[n].known += 1
                         knownRules.append(v.rule.id)
-                        knownCount[v.rule.id, default: 0] += 1
-                        if knownFirst[v.rule.id] == nil {
-                            knownFirst[v.rule.id] = (FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation), entry)
+                        knownCount[place(entry), default: 0] += 1
+                        if knownFirst[place(entry)] == nil {
+                            knownFirst[place(entry)] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
                         }
                     }
                 }
@@ -384,8 +387,10 @@ public struct Runner: Sendable {
         result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
             unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
         }
-        result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.hangRule]).compactMap { rule in
-            knownFirst[rule].map { KnownDivergence(rule: rule, entry: $0.1, cases: knownCount[rule] ?? 0, first: $0.0, owner: owner) }
+        result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.hangRule]).flatMap { rule in
+            (c.known?.expected ?? []).indices.filter { c.known?.expected[$0].rule == rule }.compactMap { n in
+                knownFirst[n].map { KnownDivergence(rule: rule, entry: c.known!.expected[n], cases: knownCount[n] ?? 0, first: $0, owner: owner) }
+            }
         }
         return result
     }
