@@ -65,6 +65,65 @@ public enum Attribution: Sendable, Equatable {
         return true
     }
 
+    /// What Foundation on Linux cannot do, told apart from the tested subclass's defects: it
+    /// has no dependent keys, so a subclass that announces its finish only as a change of a key
+    /// that `isFinished` depends on (`keyPathsForValuesAffectingIsFinished`: correct KVO, and
+    /// correct on Darwin) is never heard by the queue. Its operation says isFinished YES when
+    /// asked (the driver asks every subclass operation when a case hangs), yet the queue never
+    /// acts on it: waits never return, a serial queue's slot stays taken, the completion block
+    /// never runs. Those consequences are the platform's limit, reported as such with what
+    /// they mean, not as the class's failures; a class that announces nothing at all looks the
+    /// same on Linux, which the report says too.
+    public static let unheardFinishRules = [
+        "CANCEL-BEFORE-START-FINISHES", "COMPLETION-ONCE", "QUEUE-PROGRESS", "QUEUE-SUSPEND-RUNNING-CONTINUE",
+        "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP", "STATE-FINISHED-REGARDLESS", Finding.hangRule,
+    ]
+
+    /// The entry that explains `violation` as Foundation on Linux's unheard finish, when the
+    /// tested code is a subclass on Foundation on Linux, the rule is one the unheard finish
+    /// breaks, and `unheard` (the case shows a subclass operation that said isFinished YES and
+    /// was never acted on: `unheardFinish(in:)`).
+    public static func limit(_ violation: Violation, setting: Setting, unheard: Bool) -> Expectations.Entry? {
+        guard unheard, setting.platform == "foundation-linux", setting.owns.contains("subclass"),
+              unheardFinishRules.contains(violation.rule) else { return nil }
+        return Expectations.Entry(
+            rule: violation.rule, kind: .platformDifference,
+            reason: "your subclass said isFinished YES, but Foundation's queue never learned it: Foundation on Linux has no "
+                + "dependent keys, so a class that announces its finish only through a key isFinished depends on "
+                + "(keyPathsForValuesAffectingIsFinished) is never heard, and this case's waits, slots and completion "
+                + "blocks wait for ever. On Darwin such a class works; one that announces nothing at all fails there too, "
+                + "and looks the same here: announce isFinished itself (willChangeValue/didChangeValue(forKey: \"isFinished\")) "
+                + "to be heard on both",
+            finding: "", cause: Expectations.Cause(owner: .platform, needs: ["unheardFinish"]))
+    }
+
+    /// Whether a subclass operation said isFinished YES in `trace` and the queue never acted on
+    /// it (the case hung, or the operation's completion block never began: on Foundation the
+    /// queue reads isFinished when told of the change, and then runs the completion), while
+    /// every subclass operation that was started says YES when last asked. A started one that
+    /// still says NO is the class's own unfinished operation, and the case's waits are its
+    /// fault (a cancelled start that never finishes), not the platform's.
+    public static func unheardFinish(in trace: Trace, _ scenario: Scenario) -> Bool {
+        func isSubclass(_ o: Int) -> Bool { scenario.operations.indices.contains(o) && scenario.operations[o].kind.isSubclass }
+        var last: [Int: Bool] = [:]   // looked up only
+        var started: [Int] = []
+        var completed: [Int] = []
+        for e in trace.events {
+            switch e.kind {
+            case .read(let o, .isFinished, .bool(let v)) where isSubclass(o): last[o] = v
+            case .call(.start(let o, _)) where isSubclass(o): if !started.contains(o) { started.append(o) }
+            case .mainBegan(let o, _) where isSubclass(o): if !started.contains(o) { started.append(o) }
+            case .completionBegan(let o, _): if !completed.contains(o) { completed.append(o) }
+            default: break
+            }
+        }
+        guard !started.contains(where: { last[$0] != true }) else { return false }
+        let said = scenario.operations.indices.filter { last[$0] == true }
+        guard !said.isEmpty else { return false }
+        if trace.ending == .hang { return true }
+        return said.contains { scenario.operations[$0].completion != nil && !completed.contains($0) }
+    }
+
     /// The operations the violation is about: those its witness events name, and those its
     /// sentence names ("op 2"), since a checker's witnesses may be the moments that decide (a
     /// serial queue's choice and the start it made) rather than every operation involved (the

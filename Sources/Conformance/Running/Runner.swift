@@ -249,12 +249,18 @@ public struct Runner: Sendable {
         // (Foundation's two hangs) shows each cause apart (issue 29, one finding per cause).
         var knownFirst: [Int: FailingCase] = [:]
         var knownCount: [Int: Int] = [:]
-        func place(_ entry: Expectations.Entry) -> Int { c.known?.expected.firstIndex(of: entry) ?? 0 }
+        var knownEntry: [Int: Expectations.Entry] = [:]
+        // A platform limit (not in the file) is placed below 0, by its rule.
+        func place(_ entry: Expectations.Entry) -> Int {
+            let n = c.known?.expected.firstIndex(of: entry) ?? -1 - (Attribution.unheardFinishRules.firstIndex(of: entry.rule) ?? 0)
+            knownEntry[n] = entry
+            return n
+        }
         var unconfirmedFirst: [String: FailingCase] = [:]
         var unconfirmedCount: [String: Int] = [:]
         let owner = c.impl.setting.platform ?? c.known?.impl ?? c.impl.name
         func excuse(_ v: Violation, _ outcome: CaseOutcome) -> Expectations.Entry? {
-            Attribution.excuse(v, in: outcome.scenario, known: c.known, setting: c.impl.setting)
+            attribute(v, outcome.scenario, unheard: outcome.unheard)
         }
         var endings: [String: Int] = [:]
         var broken = 0, done = 0
@@ -387,9 +393,11 @@ public struct Runner: Sendable {
         result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
             unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
         }
+        // Per rule in catalog order (then crashes and hangs): its entries in the file's order,
+        // then the platform limit that explained it, if one did.
         result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.hangRule]).flatMap { rule in
-            (c.known?.expected ?? []).indices.filter { c.known?.expected[$0].rule == rule }.compactMap { n in
-                knownFirst[n].map { KnownDivergence(rule: rule, entry: c.known!.expected[n], cases: knownCount[n] ?? 0, first: $0, owner: owner) }
+            knownEntry.keys.filter { knownEntry[$0]?.rule == rule }.sorted { ($0 < 0 ? 1 : 0, $0) < ($1 < 0 ? 1 : 0, $1) }.compactMap { n in
+                knownFirst[n].map { KnownDivergence(rule: rule, entry: knownEntry[n]!, cases: knownCount[n] ?? 0, first: $0, owner: owner) }
             }
         }
         return result
@@ -410,6 +418,18 @@ public struct Runner: Sendable {
         /// Violations (a hang among them) that rested on absence or time and did not show again
         /// in a patient run (`Confirmation`): taken out of `death` and `verdicts`.
         var unconfirmed: [Violation] = []
+        /// A subclass operation said isFinished YES and the queue never acted on it
+        /// (`Attribution.unheardFinish`).
+        var unheard = false
+    }
+
+    /// The known divergence or platform limit that explains `v`, if one does: an entry of the
+    /// run's known divergences whose cause it shows, or Foundation on Linux's unheard finish.
+    func attribute(_ v: Violation, _ scenario: Scenario, unheard: Bool) -> Expectations.Entry? {
+        let c = configuration
+        if v.rule == Finding.protocolRule { return nil }
+        return Attribution.excuse(v, in: scenario, known: c.known, setting: c.impl.setting)
+            ?? (c.known == nil ? nil : Attribution.limit(v, setting: c.impl.setting, unheard: unheard))
     }
 
     /// Runs and checks case `k`, leaning towards `focus` if a guided run chose one for it.
@@ -424,24 +444,26 @@ public struct Runner: Sendable {
         // A driver that broke the protocol gave no account of the implementation to judge.
         var verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
         var unconfirmed: [Violation] = []
+        let unheard = c.impl.setting.owns.contains("subclass") && Attribution.unheardFinish(in: trace, scenario)
         if !c.impl.isDeterministic && trace.ending != .breach && c.stop?.isRequested != true {
-            confirm(scenario, seed: identity.scheduleSeed, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+            confirm(scenario, seed: identity.scheduleSeed, unheard: unheard, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         }
         var outcome = CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts,
                                   interrupted: c.stop?.isRequested == true)
         outcome.unconfirmed = unconfirmed
+        outcome.unheard = unheard
         return outcome
     }
 
     /// Runs the case again with patience when all it showed of a rule (or its hang) rests on
     /// absence or time (`Confirmation`), and moves what the patient run does not show again
     /// from `death` and `verdicts` to `unconfirmed`.
-    func confirm(_ scenario: Scenario, seed: UInt64, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
+    func confirm(_ scenario: Scenario, seed: UInt64, unheard: Bool, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
                  unconfirmed: inout [Violation]) {
         let c = configuration
         // What a known divergence excuses needs no confirming: it fails nothing either way, and
         // a platform that deadlocks in every tenth case would pay a patient run for each.
-        func known(_ v: Violation) -> Bool { Attribution.excuse(v, in: scenario, known: c.known, setting: c.impl.setting) != nil }
+        func known(_ v: Violation) -> Bool { attribute(v, scenario, unheard: unheard) != nil }
         var doubtful: [String] = []
         if let d = death, d.rule == Finding.hangRule, !known(d) { doubtful.append(d.rule) }
         for v in verdicts {

@@ -71,6 +71,30 @@ final class DriverContext: @unchecked Sendable {
 
     func log(_ kind: EventKind) { recorder.record(kind) }
 
+    /// Reads `isFinished` of every operation of the tested subclass, each read logged through
+    /// its probe, on a thread of its own, waiting at most `seconds` for them: called when the
+    /// case has hung, before its trace ends. On Linux, a subclass that announces its finish
+    /// only through a dependent key of `state` (correct KVO, and correct on Darwin) is never
+    /// heard by Foundation's queue, which has no dependent keys, so nothing reads its getter
+    /// again and the trace alone cannot tell "finished, unheard" from "never finished". The
+    /// class's own word settles it (issue 29: the verdict rests on what the code itself did).
+    /// A getter stuck on a lock the hung thread holds is given up on after `seconds`. (The
+    /// watchdog calls it only for a stalled driver call, and `ops` was made before the first
+    /// call was marked pending: the recorder's lock, taken by both, orders the two.)
+    func readSubclassStates(within seconds: TimeInterval) {
+        let subclassOps = scenario.operations.indices.filter { scenario.operations[$0].kind.isSubclass && $0 < ops.count }
+        guard !subclassOps.isEmpty else { return }
+        let done = DispatchSemaphore(value: 0)
+        let targets = subclassOps.map { ops[$0] }
+        let thread = Thread {
+            for op in targets { _ = op.isFinished }
+            done.signal()
+        }
+        thread.name = "opconform after the hang"
+        thread.start()
+        _ = done.wait(timeout: .now() + seconds)
+    }
+
     /// What the case left behind once its trace has ended, if anything: a queue that still
     /// holds operations, an operation still executing, code of the case still running on some
     /// thread (`DriverRecorder.stillRunning`). Nil means the process may serve the next case
