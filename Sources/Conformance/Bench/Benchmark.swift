@@ -230,7 +230,7 @@ public struct Benchmark {
         rows.append(Row(name: "reference: generation + simulation + checks", seconds: endToEnd, scenarios: scenarios.count, operations: operations, events: events))
         rows.append(Row(name: "reference: generation alone", seconds: generation, scenarios: scenarios.count, operations: operations, events: events))
         rows.append(Row(name: "reference: simulation alone", seconds: simulation, scenarios: scenarios.count, operations: operations, events: events))
-        rows.append(Row(name: "checkers alone (68 rules, stored traces)", seconds: checking, scenarios: scenarios.count, operations: operations, events: events))
+        rows.append(Row(name: "checkers alone (\(RuleBook.all.count) rules, stored traces)", seconds: checking, scenarios: scenarios.count, operations: operations, events: events))
         progress("checkers on stored traces, rule by rule")
         rows += Self.slowestCheckers(label: "stored traces", pairs: Array(zip(scenarios, traces)), operations: operations, events: events)
 
