@@ -25,7 +25,12 @@ enum KnownDivergenceOption {
             return (expectations, path)
         case nil:
             guard let platform = impl.setting.platform, !impl.setting.owns.isEmpty else { return nil }
-            guard let path = OwnExecutable.packageFile("Fixtures/expectations/\(platform).json") else { return nil }
+            let relative = "Fixtures/expectations/\(platform).json"
+            // Near the current folder or the executable; else in the checkout this program was
+            // built from (an installed copy run from a user's project: the README's install).
+            let built = PathText.join(PathText.folder(of: PathText.folder(of: PathText.folder(of: #filePath))), relative)
+            guard let path = OwnExecutable.packageFile(relative)
+                    ?? (FileManager.default.fileExists(atPath: built) ? built : nil) else { return nil }
             return (try Expectations.load(path), "\(platform) (\(path))")
         }
     }
