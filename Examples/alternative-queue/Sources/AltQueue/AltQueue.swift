@@ -55,15 +55,14 @@ public final class AltQueue: @unchecked Sendable {
     public func addOperation(_ op: Operation) { addOperations([op], waitUntilFinished: false) }
 
     public func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool) {
-        // An operation belongs to one queue, once, and only before it has started. Cocoa
-        // throws for such a misuse; a Swift queue cannot raise an Objective-C exception, and a
-        // trap (Foundation on Linux's choice) ends the caller's process, which the documents
-        // do not allow (004 2.7.2: misuse is reported, not fatal). So the misused operation is
-        // left out, as GNUstep's queue leaves out one it already holds or that has finished.
-        let accepted = ops.filter { op in Self.claims.claim(op) && !op.isExecuting && !op.isFinished }
-        locked { waiting += accepted }
+        // As OperationQueue does (Cocoa throws, Foundation on Linux traps): an operation
+        // belongs to one queue, once, and only before it has started.
+        for op in ops where !Self.claims.claim(op) || op.isExecuting || op.isFinished {
+            fatalError("\(op) is already in a queue, executing or finished")
+        }
+        locked { waiting += ops }
         schedule()
-        if wait { for op in accepted { op.waitUntilFinished() } }
+        if wait { for op in ops { op.waitUntilFinished() } }
     }
 
     public func cancelAllOperations() {
