@@ -170,11 +170,21 @@ public final class AltQueue: @unchecked Sendable {
     }
 
     /// The operations any queue of this kind has been given: an operation goes into one queue
-    /// once. `@unchecked Sendable` is sound: `ids` is read and written only under `lock`.
+    /// once. Each is kept alive here: an `ObjectIdentifier` is an address, and a freed
+    /// operation's address is soon a new operation's, which was then refused as "already in a
+    /// queue" and trapped (the harness found it once a trap in this file stopped passing for
+    /// Foundation's: the driver serves case after case in one process).
+    /// `@unchecked Sendable` is sound: `claimed` is read and written only under `lock`.
     private final class Claims: @unchecked Sendable {
         private let lock = NSLock()
-        private var ids: Set<ObjectIdentifier> = []   // looked up, never iterated
-        func claim(_ op: Operation) -> Bool { lock.withLock { ids.insert(ObjectIdentifier(op)).inserted } }
+        private var claimed: [ObjectIdentifier: Operation] = [:]   // looked up, never iterated
+        func claim(_ op: Operation) -> Bool {
+            lock.withLock {
+                guard claimed[ObjectIdentifier(op)] == nil else { return false }
+                claimed[ObjectIdentifier(op)] = op
+                return true
+            }
+        }
     }
     private static let claims = Claims()
 }
