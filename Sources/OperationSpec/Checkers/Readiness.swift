@@ -44,7 +44,7 @@ extension RuleBook {
                     if report.value == .bool(false) {
                         r.violations.append(c.violation("READY-AFTER-DEPS",
                             deps.isEmpty ? "op \(op) reported isReady NO with no dependency in force"
-                                         : "op \(op) reported isReady NO after its dependencies \(deps) had all finished",
+                                         : "op \(op) reported isReady NO after its dependencies \(deps.map { "op \($0)" }.joined(separator: ", ")) had all finished",
                             "isReady YES once every dependency has finished", [i] + deps.map { c.facts.notifiedFinishedAt[$0] }))
                     }
                 }
