@@ -106,8 +106,7 @@ enum FlawsCommand {
         case "none"?: known = nil
         case let path?: known = try Expectations.load(path)
         case nil:
-            let path = defaultExpectations
-            known = FileManager.default.fileExists(atPath: path) ? try Expectations.load(path) : nil
+            known = try KnownDivergenceOption.platformFile("foundation-linux").map { path throws(InputError) in try Expectations.load(path) }
         }
         // Foundation on Linux is judged by the reading its known divergences were written for.
         let profile = args.options["--profile"] == nil ? known?.profile ?? .guide : try args.profile()
@@ -206,12 +205,5 @@ enum FlawsCommand {
             lines.append("  Foundation's own known divergences (left out): " + platform.joined(separator: ", "))
         }
         return lines.joined(separator: "\n") + "\n\n"
-    }
-
-    /// Foundation on Linux's known divergences in the checkout this program was built from.
-    static var defaultExpectations: String {
-        OwnExecutable.packageFile("Fixtures/expectations/foundation-linux.json")
-            ?? PathText.join(PathText.folder(of: PathText.folder(of: PathText.folder(of: #filePath))),
-                             "Fixtures/expectations/foundation-linux.json")
     }
 }

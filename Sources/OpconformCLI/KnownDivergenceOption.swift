@@ -24,15 +24,19 @@ enum KnownDivergenceOption {
             }
             return (expectations, path)
         case nil:
-            guard let platform = impl.setting.platform, !impl.setting.owns.isEmpty else { return nil }
-            let relative = "Fixtures/expectations/\(platform).json"
-            // Near the current folder or the executable; else in the checkout this program was
-            // built from (an installed copy run from a user's project: the README's install).
-            let built = PathText.join(PathText.folder(of: PathText.folder(of: PathText.folder(of: #filePath))), relative)
-            guard let path = OwnExecutable.packageFile(relative)
-                    ?? (FileManager.default.fileExists(atPath: built) ? built : nil) else { return nil }
+            guard let platform = impl.setting.platform, !impl.setting.owns.isEmpty,
+                  let path = platformFile(platform) else { return nil }
             return (try Expectations.load(path), "\(platform) (\(path))")
         }
+    }
+
+    /// The shipped known-divergences file of `platform` (`foundation-linux`): near the current
+    /// folder or the executable, else in the checkout this program was built from (an
+    /// installed copy run from a user's project: the README's install); nil when none is found.
+    static func platformFile(_ platform: String) -> String? {
+        let relative = "Fixtures/expectations/\(platform).json"
+        let built = PathText.join(PathText.folder(of: PathText.folder(of: PathText.folder(of: #filePath))), relative)
+        return OwnExecutable.packageFile(relative) ?? (FileManager.default.fileExists(atPath: built) ? built : nil)
     }
 
     /// The implementation name a platform's shipped file is written for (`foundation-linux`:

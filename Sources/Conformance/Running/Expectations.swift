@@ -195,7 +195,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     /// one that names `../../etc/passwd`) is refused, not passed over.
     public func checkFindings(relativeTo file: String) throws(InputError) {
         let shown = JSONDiagnosis.oneLine(file)
-        let folder = Self.folder(of: file)
+        let folder = PathText.folder(of: file)
         guard let realFolder = DriverConsent.realPath(folder) else { throw InputError("\(shown): its folder cannot be read") }
         for (i, entry) in expected.enumerated() {
             let at = "\(shown): expected[\(i)] (\(entry.rule))"
@@ -217,14 +217,6 @@ public struct Expectations: Codable, Sendable, Equatable {
                 throw InputError("\(at) names \(JSONDiagnosis.quoted(entry.finding)), a finding of \(rule), not of \(entry.rule)")
             }
         }
-    }
-
-    /// The folder that holds `file`, as a path (`.` for a bare name). Written out rather than
-    /// with NSString's `deletingLastPathComponent`, which traps on one-letter names here.
-    static func folder(of file: String) -> String {
-        guard let slash = file.lastIndex(of: "/") else { return "." }
-        let head = String(file[..<slash])
-        return head.isEmpty ? "/" : head
     }
 
     /// The path of an entry's finding file.
