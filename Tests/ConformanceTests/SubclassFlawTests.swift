@@ -80,6 +80,7 @@ struct SubclassFlawTests {
                     case .notifyWithoutChange:
                         #expect(!complete(program).contains(.set(.isFinished, true)) && complete(program).contains(.didChange(.isFinished)))
                     case .executingLeftSet: #expect(!complete(program).contains { "\($0)".contains("isExecuting") })
+                    case .finishesBeforeWork: #expect(program.main.first == .call("completeOperation") && program.main.count > 1)
                     }
                 }
             }

@@ -78,7 +78,7 @@ public enum StyleCorpus {
     ]
     /// What an operation that reports finished while its task runs should break.
     static let finishedEarly = [
-        "DEP-ORDER", "DEP-ACROSS-QUEUES", "COMPLETION-AFTER-FINISH", "QUEUE-WAIT-OP", "QUEUE-WAIT-ALL",
+        "STATE-FINISHED-AFTER-TASK", "DEP-ORDER", "DEP-ACROSS-QUEUES", "COMPLETION-AFTER-FINISH", "QUEUE-WAIT-OP", "QUEUE-WAIT-ALL",
     ]
 
     public static let entries: [Entry] = [

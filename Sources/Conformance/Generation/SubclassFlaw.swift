@@ -28,6 +28,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
     case synchronousStart = "synchronous-start"
     case executingLeftSet = "executing-left-set"
     case unlockedState = "unlocked-state"
+    case finishesBeforeWork = "finishes-before-work"
 
     /// What the subclass does wrong, in one sentence.
     public var summary: String {
@@ -46,6 +47,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .synchronousStart: return "start calls main itself: the task runs on the thread that called start"
         case .executingLeftSet: return "completeOperation sets finished but leaves executing YES"
         case .unlockedState: return "main and a timeout on another thread both finish it if finished is NO, reading and writing the flag with no lock"
+        case .finishesBeforeWork: return "main calls completeOperation before its work: the operation reports finished while its task still runs"
         }
     }
 
@@ -66,6 +68,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .synchronousStart: return "004 2.2 and 2.5.3 (start starts the task asynchronously and returns); 002 2"
         case .executingLeftSet: return "004 Listing 2-7 (executing = NO with finished = YES); 003 isExecuting"
         case .unlockedState: return "004 2.5.3 Table 2-2 (isExecuting and isFinished must be safe to call from other threads simultaneously)"
+        case .finishesBeforeWork: return "003 isFinished (YES once main has finished); 004 2.5.3 Table 2-2 (report when it has finished its task)"
         }
     }
 
@@ -86,6 +89,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .synchronousStart: return ["START-CONCURRENT-ASYNC"]
         case .executingLeftSet: return ["STATE-EXCLUSIVE"]
         case .unlockedState: return ["KVO-FINISH-ONCE", "KVO-FINISH-CHANGES"]
+        case .finishesBeforeWork: return ["STATE-FINISHED-AFTER-TASK"]
         }
     }
 
@@ -162,6 +166,8 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
             // `finishIfNeeded`: check, then finish, with no lock between them.
             p.main = p.main.map { $0 == .call("completeOperation") ? .call("finishIfNeeded") : $0 }
             p.routines.append(Routine("finishIfNeeded", [.if(.not(.isFinished(.this)), then: [.call("completeOperation")], else: [])]))
+        case .finishesBeforeWork:
+            p.main = [.call("completeOperation")] + p.main.filter { $0 != .call("completeOperation") }
         }
         return p
     }

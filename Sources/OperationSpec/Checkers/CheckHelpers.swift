@@ -135,6 +135,14 @@ extension EventKind {
         if case .didChange(_, key, let v) = self { return value == nil || v == value }
         return false
     }
+    /// A will- or did-change of `op`'s isFinished, or a store into its finished ivar: the
+    /// operation's own code moving it to finished.
+    func isFinishing(_ op: Int) -> Bool {
+        switch self {
+        case .willChange(op, .isFinished, _), .didChange(op, .isFinished, _), .set(op, .isFinished, _): return true
+        default: return false
+        }
+    }
     var isCancelAllCall: Bool { if case .call(.cancelAll) = self { return true }; return false }
     var isSetSuspendedCall: Bool { if case .call(.setSuspended) = self { return true }; return false }
     var isSuperStartCall: Bool { if case .call(.superStart(_)) = self { return true }; return false }

@@ -58,6 +58,54 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("STATE-FINISHED-AFTER-TASK", .STATE,
+                       "An operation reports isFinished YES only once its task is done: not before its main or task has begun, nor while it still runs.",
+                       cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3 Table 2-2")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                // The task is the operation's first main (a concurrent subclass's task, as the
+                // driver's probe and the engine log it). Blocks are BLOCK-*'s; a second main is
+                // STATE-MAIN-ONCE's.
+                guard let began = c.indices(op, .kind(.mainBegan)).first else { continue }
+                r.hits += 1
+                guard let finished = c.facts.finishedAt[op] else { continue }
+                let ended = c.firstIndex(op, after: began, .kind(.mainEnded))
+                // Both marks are logged when they happen, and evidence of finished YES is logged
+                // after the value was YES: a task mark after it surely came later.
+                if finished < began {
+                    // Started, reported finished, and only then did its task begin (an
+                    // asynchronous flag with the default start: main returned before the task
+                    // it set off had even begun).
+                    guard let s = c.facts.firstStart[op], s < finished else { continue }
+                    r.violations.append(c.violation("STATE-FINISHED-AFTER-TASK",
+                        "op \(op) reported finished before its task began",
+                        "isFinished YES only once the task is done", [s, finished, began]))
+                } else if let e = ended, finished < e {
+                    // Finished while its task ran. A task that finishes itself (Listing 2-7's
+                    // completeOperation at the end of main) announces it on its own thread
+                    // first: a will-change or store of isFinished before anyone saw YES. Without
+                    // one, someone else finished it (a cancel that finishes a running
+                    // operation, a start whose default finish did not wait for the task).
+                    let thread = c.event(began).thread
+                    let ownFinish = c.facts.opEvents[op].contains { i in
+                        i > began && i <= finished && c.event(i).thread == thread && c.event(i).kind.isFinishing(op)
+                    }
+                    if !ownFinish {
+                        r.violations.append(c.violation("STATE-FINISHED-AFTER-TASK",
+                            "op \(op) reported finished while its task still ran",
+                            "isFinished YES only once the task is done", [began, finished, e]))
+                    } else if let work = workAfter(c, op, thread: thread, from: finished, to: e) {
+                        // It finished itself, then went on working: completeOperation called
+                        // before the work rather than after it.
+                        r.violations.append(c.violation("STATE-FINISHED-AFTER-TASK",
+                            "op \(op) reported finished, then its task did more work",
+                            "isFinished YES only once the task is done", [began, finished, work]))
+                    }
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("STATE-NOT-CONCURRENT-DEFAULT", .STATE,
                        "An operation that does not override isConcurrent reports NO.",
                        cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)) { c in
@@ -107,6 +155,22 @@ extension RuleBook {
             return r
         },
     ]
+
+    /// The first unit of work `op`'s task did on `thread` between `from` and `to`, leaving out
+    /// the operation's completion block (which may run on the thread that finished it, and whose
+    /// work is logged as the operation's).
+    static func workAfter(_ c: CheckContext, _ op: Int, thread: Int, from: Int, to: Int) -> Int? {
+        var inCompletion = false
+        for i in c.facts.opEvents[op] where i > from && i < to && c.event(i).thread == thread {
+            switch c.event(i).kind {
+            case .completionBegan: inCompletion = true
+            case .completionEnded: inCompletion = false
+            case .work where !inCompletion: return i
+            default: continue
+            }
+        }
+        return nil
+    }
 
     static func monotonic(_ id: String, _ key: StateKey, _ statement: String, cites: [Citation]) -> RuleCheck {
         RuleCheck(Rule(id, .STATE, statement, cites: cites, strength: .documentedMust)) { c in

@@ -69,6 +69,9 @@ enum RuleExamples {
         "STATE-CANCELLED-MONOTONIC": RuleExample(scenario: S.manual) { $0.replace(.read(op: 2, .isCancelled, .bool(true)), nth: 1, with: .read(op: 2, .isCancelled, .bool(false))) },
         "STATE-FINISHED-REGARDLESS": RuleExample(scenario: S.manual) { e in
             e.dropAll { if case .didChange(0, .isFinished, _) = $0 { return true }; if case .read(0, .isFinished, _) = $0 { return true }; return false } },
+        // Someone saw op 0 finished while its main was still doing its work.
+        "STATE-FINISHED-AFTER-TASK": RuleExample(scenario: S.cancelDuring) {
+            $0.insert(.read(op: 0, .isFinished, .bool(true)), after: .work(op: 0, units: 1), thread: 98) },
         "STATE-NOT-CONCURRENT-DEFAULT": RuleExample(scenario: S.manual) { $0.replace(.read(op: 0, .isConcurrent, .bool(false)), with: .read(op: 0, .isConcurrent, .bool(true))) },
         "STATE-NOT-EXECUTING-BEFORE-START": RuleExample(scenario: S.manual) { $0.replace(.read(op: 0, .isExecuting, .bool(false)), with: .read(op: 0, .isExecuting, .bool(true))) },
         "STATE-MAIN-ONCE": RuleExample(scenario: S.queue) { $0.insert(.mainBegan(op: 0, threadPriority: 0.8), after: .mainEnded(op: 0)) },
