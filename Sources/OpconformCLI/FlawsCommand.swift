@@ -32,7 +32,7 @@ enum FlawsCommand {
         console.out("""
 
             \(SubclassFlaw.allCases.count) flaws. Write them into generated subclasses: opconform run --impl NAME --flaw-rate 30 [--flaws a,b]
-            (--flaw-rate R: percent of concurrent subclasses with a flaw; --flaws: which, default all)
+            (--flaw-rate R: percent of concurrent subclasses with a flaw; --flaws: which, default all but finishes-before-work, which is drawn only when named or with all)
 
             """)
         return 0

@@ -90,13 +90,14 @@ enum RunCommand {
         return result
     }
 
-    /// Writes each finding to `dir`; returns rule id -> file.
+    /// Writes each finding to `dir`, and each further cause's; returns rule id -> file for the
+    /// findings, and file name -> file for the further causes (`RunResult.otherCauses`).
     static func writeFindings(_ result: RunResult, to dir: String) throws(InputError) -> [String: String] {
         var files: [String: String] = [:]
-        for f in result.findings {
+        for f in result.findings + result.otherCauses.map(\.finding) {
             let path = PathText.join(dir, f.fileName)
             guard FileManager.default.createFile(atPath: path, contents: f.fileData) else { throw InputError("cannot write \(path)") }
-            files[f.rule] = path
+            if files[f.rule] == nil { files[f.rule] = path } else { files[f.fileName] = path }
         }
         return files
     }

@@ -17,6 +17,7 @@ enum RuleClaims {
         "KVO-COMPLETION-ORDER", "KVO-FINISH-ALWAYS", "KVO-SET-BRACKETED", "PRIORITY-ORDER", "QUEUE-PROGRESS",
         "QUEUE-READY-ONLY", "QUEUE-THREAD-NAME", "QUEUE-THREAD-NAME-SET", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP",
         "READY-EXECUTING-FINISHED", "READY-OVERRIDE", "RUN-HANG", "START-KVO", "STATE-EXCLUSIVE",
+        "STATE-FINISHED-AFTER-TASK",
     ]
 
     struct Unsupported: Error, CustomStringConvertible {
@@ -149,6 +150,15 @@ enum RuleClaims {
         case "STATE-EXCLUSIVE":
             let op = try need("op ")
             return [Claim(sentence: "op \(op) never reports isExecuting and isFinished both YES", check: .exclusive(op: op))]
+        case "STATE-FINISHED-AFTER-TASK":
+            let op = try need("op ")
+            // A concurrent subclass finishes itself at the end of its own main (Listing 2-7):
+            // finished during main is its normal end, which the reproducer cannot tell apart.
+            guard scenario.operations.indices.contains(op), !scenario.operations[op].kind.overridesStart else {
+                throw Unsupported(description: "a STATE-FINISHED-AFTER-TASK reproducer asserts that op \(op) is not seen finished while its main runs, which holds only for an operation with the default start; op \(op) overrides start, and finishes inside its own main (004 Listing 2-7)")
+            }
+            return [Claim(sentence: "op \(op) is not seen finished while its main is running",
+                          check: .notDuring(p(.finished, op), from: p(.mainBegan, op), to: p(.mainEnded, op)))]
         default:
             throw Unsupported(description: "no reproducer assertion is written for \(rule) yet; the rules that can be exported are: " + supported.joined(separator: ", "))
         }

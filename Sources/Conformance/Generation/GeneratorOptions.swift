@@ -54,8 +54,8 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         self.focus = focus
     }
 
-    /// The flaws a flawed subclass is drawn from.
-    public var flawList: [SubclassFlaw] { flaws ?? SubclassFlaw.allCases }
+    /// The flaws a flawed subclass is drawn from: those named, or the default draw.
+    public var flawList: [SubclassFlaw] { flaws ?? SubclassFlaw.drawnByDefault }
 
     enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, flaws, subclass, surface2, splitMisuse, focus }
 

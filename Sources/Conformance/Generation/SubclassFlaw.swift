@@ -93,6 +93,12 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         }
     }
 
+    /// What a flawed subclass is drawn from when `--flaws` names none: the 14 flaws of
+    /// generator version 2. A flaw added to the catalog since is drawn only when named (or with
+    /// `--flaws all`), so that every seed of a flawed run still builds the bytes it built, and a
+    /// finding written before still replays its own case.
+    public static let drawnByDefault: [SubclassFlaw] = allCases.filter { $0 != .finishesBeforeWork }
+
     /// Reads `--flaws LIST`: names separated by commas, or `all`. An unknown name is refused
     /// with the list of names.
     public static func parseList(_ text: String) throws(InputError) -> [SubclassFlaw] {

@@ -40,6 +40,14 @@ public enum ConsoleReport {
             out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
+            // The rule's other causes (`CauseGroups`): each its own minimum and replay.
+            for other in r.otherCauses where other.finding.rule == f.rule {
+                let o = other.finding
+                out += "  another cause, in \(other.cases) of \(r.cases) cases: \(o.message)\n"
+                out += "    first: case \(o.caseIndex); minimised from \(o.originalOperations) to \(o.operations) operations"
+                    + (o.replayRate.map { ", " + $0 } ?? "") + "\n"
+                out += "    replay: \(o.replayLine(file: files[o.fileName], program: r.configuration.replayProgram))\n"
+            }
         }
         // Absence or time that a patient run did not show again: slowness is not proof.
         if !r.unconfirmed.isEmpty {

@@ -25,6 +25,8 @@ public struct RunJSONReport: Codable, Sendable {
         public var shrinkWalkedBack: Int?
         public var shrinkMilliseconds: Int
         public var shrinkExhausted: Bool
+        /// On an entry of `otherCauses` only: the cases that broke the rule this way.
+        public var causeCases: Int?
     }
     public var impl: String
     public var profile: String
@@ -36,6 +38,9 @@ public struct RunJSONReport: Codable, Sendable {
     public var endings: [String: Int]
     public var rules: [RuleStatistics]
     public var findings: [FindingEntry]
+    /// Further causes of the findings' rules, one entry each (issue 29), in finding order.
+    /// Absent when there are none.
+    public var otherCauses: [FindingEntry]?
     public var seconds: Double
     public var shrinkSeconds: Double
     /// CPU seconds of the case phase (not the shrinking), user plus system: the harness's
@@ -72,14 +77,20 @@ public struct RunJSONReport: Codable, Sendable {
         seconds = r.seconds
         shrinkSeconds = r.shrinkSeconds
         cpuSeconds = r.cpu.map { CPUSeconds(harness: $0.harnessSeconds, drivers: $0.driversSeconds) }
-        findings = r.findings.map { f in
-            let file = files[f.rule]
-            return FindingEntry(rule: f.rule, severity: f.severity.rawValue, strength: f.strengthLabel, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
+        findings = r.findings.map { Self.entry($0, file: files[$0.rule], r) }
+        otherCauses = r.otherCauses.isEmpty ? nil : r.otherCauses.map { other in
+            var entry = Self.entry(other.finding, file: files[other.finding.fileName], r)
+            entry.causeCases = other.cases
+            return entry
+        }
+    }
+
+    static func entry(_ f: Finding, file: String?, _ r: RunResult) -> FindingEntry {
+            FindingEntry(rule: f.rule, severity: f.severity.rawValue, strength: f.strengthLabel, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
                                 replay: f.replayLine(file: file, program: r.configuration.replayProgram), scenarioFile: file, operations: f.operations,
                                 originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
                                 originalReproduced: f.originalReproduced.map { "\($0)/\(f.attempts)" },
                                 shrinkWalkedBack: f.shrinkWalkedBack > 0 ? f.shrinkWalkedBack : nil,
                                 shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)
-        }
     }
 }

@@ -186,6 +186,9 @@ public struct RunResult: Sendable {
     public var known: [KnownDivergence] = []
     /// Rules (and RUN-HANG) broken only in ways a patient run did not confirm, in catalog order.
     public var unconfirmed: [UnconfirmedFinding] = []
+    /// The tested code's failures of a rule that `findings` does not show, one per further
+    /// cause (`CauseGroups`), in finding order: each shrunk, and counted.
+    public var otherCauses: [OtherCause] = []
     public var endings: [String: Int]
     /// Cases run: the configured count, or fewer when stopping at the first failure.
     public var cases: Int
@@ -243,6 +246,8 @@ public struct Runner: Sendable {
         // The first case that crashed, hung, or whose driver broke the protocol: findings of
         // their own.
         var crashed: FailingCase?, hung: FailingCase?, breached: FailingCase?
+        // The tested code's failures by cause, per rule (catalog order, then RUN-CRASH, RUN-HANG).
+        var causes = Array(repeating: CauseGroups(), count: c.rules.count + 2)
         // Per rule (then RUN-CRASH, RUN-HANG): the first case a known divergence excused, and
         // how many cases it excused.
         // Keyed by the entry's place in the file: a rule with an entry for each of its causes
@@ -298,6 +303,8 @@ public struct Runner: Sendable {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
                 if v.rule == Finding.hangRule && hung == nil { hung = failing }
+                if v.rule == Finding.crashRule { causes[c.rules.count].add(failing) }
+                if v.rule == Finding.hangRule { causes[c.rules.count + 1].add(failing) }
                 if v.rule == Finding.protocolRule && breached == nil { breached = failing }
                 brokenRules.append(v.rule)
                 message = v.observed
@@ -324,7 +331,9 @@ public struct Runner: Sendable {
                         stats[n].violations += 1
                         brokenRules.append(v.rule.id)
                         if message == nil { message = violation.observed }
-                        if first[n] == nil { first[n] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation) }
+                        let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
+                        if first[n] == nil { first[n] = failing }
+                        causes[n].add(failing)
                     } else if let entry = excusedBy, let violation = r.violations.first {
                         stats[n].known += 1
                         knownRules.append(v.rule.id)
@@ -385,11 +394,26 @@ public struct Runner: Sendable {
             shrinking(target.id)
             found(finding(for: f, target: target, hints: hints))
         }
+        // Then each rule's further causes, shrunk the same way, after every rule's first: a
+        // run stopped early has its main findings first. A run that stops at its first failure
+        // (a flaw probe, a gate's first failure) wants no more.
+        var others: [OtherCause] = []
+        if !c.stopAtFirstFailure {
+            let targets = c.rules.map(ShrinkTarget.init) + [ShrinkTarget.crash, ShrinkTarget.hang]
+            for (n, groups) in causes.enumerated() {
+                for group in groups.others {
+                    if c.stop?.isRequested == true { break }
+                    shrinking(targets[n].id)
+                    others.append(OtherCause(finding: finding(for: group.first, target: targets[n], hints: hints), cases: group.cases))
+                }
+            }
+        }
         let end = clock.now
         var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                                seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
         result.interrupted = interrupted || c.stop?.isRequested == true
         result.cpu = cpu
+        result.otherCauses = others
         result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
             unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
         }
@@ -495,10 +519,23 @@ public struct Runner: Sendable {
     /// window (half a second or more): a death is shrunk on a smaller budget than a rule.
     public func shrinker(for target: ShrinkTarget) -> Shrinker {
         let c = configuration
-        var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: target, attempts: c.attempts)
+        var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: unexcused(target), attempts: c.attempts)
         shrinker.stop = c.stop
         if target.id == Finding.hangRule || target.id == Finding.crashRule { shrinker.budget = min(shrinker.budget, 120) }
         return shrinker
+    }
+
+    /// `target`, showing only violations no known divergence or platform limit explains: a
+    /// candidate that shows the rule only the way the platform is known to break it is not the
+    /// tested code's failure any more, and a minimum must not drift into the platform's cause.
+    func unexcused(_ target: ShrinkTarget) -> ShrinkTarget {
+        let c = configuration
+        guard c.known != nil else { return target }
+        let runner = self
+        return ShrinkTarget(id: target.id, needs: target.needs) { context in
+            let unheard = c.impl.setting.owns.contains("subclass") && Attribution.unheardFinish(in: context.trace, context.scenario)
+            return target.violations(context).filter { runner.attribute($0, context.scenario, unheard: unheard) == nil }
+        }
     }
 
     /// A finding of a run made without shrinking, shrunk as the run would have shrunk it (for

@@ -1,0 +1,54 @@
+import Foundation
+import OperationSpec
+
+/// The tested code's failures of one rule (or its crashes, or its hangs), told apart by cause,
+/// so that a second cause is seen and shrunk instead of hidden behind the first (issue 29 item
+/// 5: Foundation's `addDependency(self)` deadlock hangs 12 cases in 1,000, and RUN-HANG's one
+/// finding was another hang).
+///
+/// A cause is the violation's sentence with its numbers set aside (`Shrinker.signature`): the
+/// same notion of "the same failure" the shrinker keeps while it shrinks, so a cause's minimum
+/// shows that cause. Hangs differ by the call that never returned, crashes by their message,
+/// a rule's violations by what its checker says happened.
+struct CauseGroups: Sendable {
+    /// Causes kept per rule: the first (the rule's finding) and up to two more. Each costs a
+    /// shrink, which on a real implementation takes seconds to minutes.
+    static let limit = 3
+
+    struct Group: Sendable {
+        var signature: String
+        var first: FailingCase
+        var cases: Int
+    }
+
+    private(set) var groups: [Group] = []
+
+    /// Counts `failing` under its cause, opening a group for a new cause while fewer than
+    /// `limit` are open.
+    mutating func add(_ failing: FailingCase) {
+        let signature = Self.cause(of: failing.violation)
+        if let n = groups.firstIndex(where: { $0.signature == signature }) {
+            groups[n].cases += 1
+        } else if groups.count < Self.limit {
+            groups.append(Group(signature: signature, first: failing, cases: 1))
+        }
+    }
+
+    /// The violation's cause: its sentence with numbers set aside, and a list of them
+    /// ("holds [2, 1]") counted as one, since how many operations a queue holds is not a cause.
+    static func cause(of violation: Violation) -> String {
+        var text = Shrinker.signature(violation)
+        while text.contains("#, #") { text = text.replacingOccurrences(of: "#, #", with: "#") }
+        return text
+    }
+
+    /// The causes after the first, in the order their first cases came.
+    var others: ArraySlice<Group> { groups.dropFirst() }
+}
+
+/// A cause of a rule's failure other than its finding's: its own minimised finding, and how
+/// many cases broke the rule this way.
+public struct OtherCause: Sendable {
+    public var finding: Finding
+    public var cases: Int
+}
