@@ -157,6 +157,8 @@ public struct DriverConformance: Sendable {
         switch rule {
         case Finding.crashRule: return "The driver died."
         case Finding.hangRule: return "The driver stalled."
+        case Finding.dataRaceRule: return "ThreadSanitizer stopped the driver at a data race."
+        case Finding.memoryErrorRule: return "AddressSanitizer stopped the driver at a memory error."
         default: return "The driver broke the protocol (Specs/driver-protocol.md): the case was not judged."
         }
     }

@@ -247,7 +247,8 @@ struct Arguments {
     }
 
     /// The options that name and limit an implementation, for every command that runs one.
-    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver", "--noise"]
+    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver", "--noise",
+                                        "--sanitize"]
 
     /// `--timeout S`, `--case-deadline S`, `--unit-us N`, `--max-events N`: the limits of a case run in a child
     /// process (`DriverLimits`); `--noise LEVEL`, the timing noise its requests ask for (the
@@ -269,8 +270,39 @@ struct Arguments {
     /// The implementation `name` names (a built-in, or `exec:PATH` with `--driver-arg`s), with
     /// the limits given on the command line.
     func implementation(_ name: String, profile: Profile, faults: [Fault]) throws(InputError) -> any Implementation {
-        try Implementations.make(name, profile: profile, faults: faults, driver: CLI.driverCommand,
-                                 driverArguments: values("--driver-arg"), limits: try limits())
+        // What --sanitize says is read before the driver is started to ask its hello.
+        let sanitizer = try sanitizer()
+        let impl = try Implementations.make(name, profile: profile, faults: faults, driver: CLI.driverCommand,
+                                            driverArguments: values("--driver-arg"), limits: try limits())
+        if let sanitizer { try sanitize(impl, with: sanitizer) }
+        return impl
+    }
+
+    func sanitizer() throws(InputError) -> Sanitizer? {
+        guard let text = options["--sanitize"] else { return nil }
+        guard let sanitizer = Sanitizer(rawValue: text) else {
+            throw InputError("\(command): --sanitize takes thread or address (the sanitizer the driver was built with), not \(String(reflecting: String(text.prefix(40))))")
+        }
+        return sanitizer
+    }
+
+    /// `--sanitize thread|address` (issue 30): the driver was built with that sanitizer; it is
+    /// checked to be, and its processes are told to stop at the sanitizer's first report, which
+    /// then ends its case as DATA-RACE or MEMORY-ERROR (`Sanitizer`).
+    func sanitize(_ impl: any Implementation, with sanitizer: Sanitizer) throws(InputError) {
+        let text = sanitizer.rawValue
+        guard let launch = impl.launch else {
+            throw InputError("\(command): --sanitize \(text) needs a driver started by path (--impl exec:PATH) built with -sanitize=\(text); \(impl.name) is not one")
+        }
+        guard sanitizer.instruments(executableAt: launch.executable) else {
+            throw InputError("\(command): \(launch.executable) was not built with the \(text) sanitizer: \(sanitizer.buildHint)")
+        }
+        // Sound: the command line is read before any thread starts a driver, and every driver
+        // inherits the harness's environment (`DriverProcess.start`). The user's own options
+        // come first; the ones the harness needs come last, and win.
+        let key = sanitizer.optionsVariable
+        let own = ProcessInfo.processInfo.environment[key].map { $0 + " " } ?? ""
+        setenv(key, own + sanitizer.environment[key]!, 1)
     }
 
     func profile() throws(InputError) -> Profile {

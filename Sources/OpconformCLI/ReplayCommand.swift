@@ -170,7 +170,8 @@ enum ReplayCommand {
             if provedNothing { print("NO VERDICT: no rule was reached: nothing was checked") }
         }
         if let rule = recorded {
-            let again = Finding.pseudoEnding(rule).map { trace.ending == $0 } ?? violations.contains { $0.rule == rule }
+            let again = Finding.pseudoEnding(rule) != nil ? ShrinkTarget.death(of: trace).contains { $0.rule == rule }
+                : violations.contains { $0.rule == rule }
             note(again ? "\(rule) broke again" : "\(rule) did not break on this run")
         }
         // A crash or a hang is a failure as `run` counts it (RUN-CRASH, RUN-HANG), though no

@@ -198,9 +198,10 @@ enum ChildProcess {
         var wroteStray: Bool { lock.withLock { stray } }
     }
 
-    /// What the harness keeps of a child's standard error: its last 64 KB, and its last line
-    /// that contains `Fatal error` (a Swift trap's message, quoted as the crash's last words;
-    /// Specs/driver-protocol.md, "Transport"), however much follows it.
+    /// What the harness keeps of a child's standard error: its last 64 KB, its last line that
+    /// contains `Fatal error` (a Swift trap's message, quoted as the crash's last words;
+    /// Specs/driver-protocol.md, "Transport"), however much follows it, and a sanitizer's
+    /// report, which then is the last words.
     ///
     /// `@unchecked Sendable` is sound: every stored property is read and written under `lock`.
     final class ErrorTail: @unchecked Sendable {
@@ -209,6 +210,9 @@ enum ChildProcess {
         /// Where the line being written begins in `tail`: the lines before it have been looked at.
         private var lineStart = 0
         private var fatal: String?
+        /// A sanitizer's report, gathered line by line (`Sanitizer.ReportReader`): the last
+        /// words of a driver a sanitizer stopped.
+        private var report = Sanitizer.ReportReader()
         private static let keep = 65_536
         private static let marker = Array("Fatal error".utf8)
 
@@ -218,6 +222,7 @@ enum ChildProcess {
             // Only the lines this chunk completed are looked at: each byte once.
             while let newline = tail[lineStart...].firstIndex(of: 0x0A) {
                 if Self.isFatal(tail[lineStart..<newline]) { fatal = String(decoding: tail[lineStart..<newline].prefix(4096), as: UTF8.self) }
+                report.take(String(decoding: tail[lineStart..<newline].prefix(4096), as: UTF8.self))
                 lineStart = newline + 1
             }
             if tail.count > 2 * Self.keep {
@@ -235,6 +240,7 @@ enum ChildProcess {
 
         var lastWords: String? {
             lock.lock(); defer { lock.unlock() }
+            if let text = report.text { return text }
             // A line cut off by the death is the last line too.
             if Self.isFatal(tail[lineStart...]) { return String(decoding: tail[lineStart...].prefix(4096), as: UTF8.self) }
             if let fatal { return fatal }

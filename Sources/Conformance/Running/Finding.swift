@@ -20,8 +20,15 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// The pseudo-rule for a case whose driver broke the protocol (a trace ending `breach`):
     /// the driver's fault, not the implementation's; a run with one gives no verdict.
     public static let protocolRule = "DRIVER-PROTOCOL"
+    /// Pseudo-rules for a driver built with a sanitizer that stopped it (issue 30): a data race
+    /// ThreadSanitizer saw, a memory error AddressSanitizer saw. Observed, not from the
+    /// documents; each fails a run as RUN-CRASH does, and is a crash of its own kind, so a run
+    /// tells it apart from a trap and shrinks it to the same report.
+    public static let dataRaceRule = "DATA-RACE", memoryErrorRule = "MEMORY-ERROR"
     /// The pseudo-rules, each with the trace ending that shows it.
-    public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [(crashRule, .crash), (hangRule, .hang), (protocolRule, .breach)]
+    public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [
+        (crashRule, .crash), (dataRaceRule, .crash), (memoryErrorRule, .crash), (hangRule, .hang), (protocolRule, .breach),
+    ]
     /// The trace ending a pseudo-rule stands for; nil for a rule of the catalog.
     public static func pseudoEnding(_ rule: String) -> Trace.Ending? { pseudoRules.first { $0.id == rule }?.ending }
     /// The format the finding was read in (1 to 3), or 3 for one made by this build. Whatever

@@ -28,7 +28,7 @@ public struct GateVerdict: Sendable {
     /// rule alone, as gates did before causes.
     public init(result: RunResult, expectations: Expectations) {
         var broken = result.statistics.filter(\.broken).map(\.id)
-        broken += result.findings.map(\.rule).filter { $0 == Finding.crashRule || $0 == Finding.hangRule }
+        broken += result.findings.map(\.rule).filter { Finding.pseudoEnding($0) != nil && $0 != Finding.protocolRule }
         var expected: [String] = []
         for rule in expectations.expected.map(\.rule) where !expected.contains(rule) { expected.append(rule) }
         let seen: [String]

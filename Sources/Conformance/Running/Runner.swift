@@ -245,9 +245,11 @@ public struct Runner: Sendable {
         var first: [FailingCase?] = Array(repeating: nil, count: c.rules.count)
         // The first case that crashed, hung, or whose driver broke the protocol: findings of
         // their own.
-        var crashed: FailingCase?, hung: FailingCase?, breached: FailingCase?
-        // The tested code's failures by cause, per rule (catalog order, then RUN-CRASH, RUN-HANG).
-        var causes = Array(repeating: CauseGroups(), count: c.rules.count + 2)
+        // In the order of `ShrinkTarget.deaths`: a crash, a data race, a memory error, a hang, a breach.
+        let deathTargets = ShrinkTarget.deaths
+        var deaths: [FailingCase?] = Array(repeating: nil, count: deathTargets.count)
+        // The tested code's failures by cause, per rule (catalog order, then the deaths').
+        var causes = Array(repeating: CauseGroups(), count: c.rules.count + deathTargets.count)
         // Per rule (then RUN-CRASH, RUN-HANG): the first case a known divergence excused, and
         // how many cases it excused.
         // Keyed by the entry's place in the file: a rule with an entry for each of its causes
@@ -301,11 +303,10 @@ public struct Runner: Sendable {
                 }
             } else if let v = outcome.death {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
-                if v.rule == Finding.crashRule && crashed == nil { crashed = failing }
-                if v.rule == Finding.hangRule && hung == nil { hung = failing }
-                if v.rule == Finding.crashRule { causes[c.rules.count].add(failing) }
-                if v.rule == Finding.hangRule { causes[c.rules.count + 1].add(failing) }
-                if v.rule == Finding.protocolRule && breached == nil { breached = failing }
+                if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
+                    if deaths[d] == nil { deaths[d] = failing }
+                    if v.rule != Finding.protocolRule { causes[c.rules.count + d].add(failing) }
+                }
                 brokenRules.append(v.rule)
                 message = v.observed
             }
@@ -388,7 +389,7 @@ public struct Runner: Sendable {
             shrinking(c.rules[n].rule.id)
             found(finding(for: f, rule: c.rules[n], hints: hints))
         }
-        for (f, target) in [(crashed, ShrinkTarget.crash), (hung, ShrinkTarget.hang), (breached, ShrinkTarget.breach)] {
+        for (f, target) in zip(deaths, deathTargets) {
             // A run that waits for some rules only (a flaw probe) shrinks those only.
             guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
             shrinking(target.id)
@@ -399,7 +400,7 @@ public struct Runner: Sendable {
         // (a flaw probe, a gate's first failure) wants no more.
         var others: [OtherCause] = []
         if !c.stopAtFirstFailure {
-            let targets = c.rules.map(ShrinkTarget.init) + [ShrinkTarget.crash, ShrinkTarget.hang]
+            let targets = c.rules.map(ShrinkTarget.init) + deathTargets
             for (n, groups) in causes.enumerated() {
                 for group in groups.others {
                     if c.stop?.isRequested == true { break }
@@ -419,7 +420,7 @@ public struct Runner: Sendable {
         }
         // Per rule in catalog order (then crashes and hangs): its entries in the file's order,
         // then the platform limit that explained it, if one did.
-        result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.hangRule]).flatMap { rule in
+        result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.dataRaceRule, Finding.memoryErrorRule, Finding.hangRule]).flatMap { rule in
             knownEntry.keys.filter { knownEntry[$0]?.rule == rule }.sorted { ($0 < 0 ? 1 : 0, $0) < ($1 < 0 ? 1 : 0, $1) }.compactMap { n in
                 knownFirst[n].map { KnownDivergence(rule: rule, entry: knownEntry[n]!, cases: knownCount[n] ?? 0, first: $0, owner: owner) }
             }
@@ -521,7 +522,7 @@ public struct Runner: Sendable {
         let c = configuration
         var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: unexcused(target), attempts: c.attempts)
         shrinker.stop = c.stop
-        if target.id == Finding.hangRule || target.id == Finding.crashRule { shrinker.budget = min(shrinker.budget, 120) }
+        if Finding.pseudoEnding(target.id) != nil { shrinker.budget = min(shrinker.budget, 120) }
         return shrinker
     }
 
@@ -545,9 +546,8 @@ public struct Runner: Sendable {
     public func shrunk(_ finding: Finding) -> Finding {
         let target: ShrinkTarget
         switch finding.rule {
-        case Finding.crashRule: target = .crash
-        case Finding.hangRule: target = .hang
         case Finding.protocolRule: return finding
+        case let rule where ShrinkTarget.death(rule) != nil: target = ShrinkTarget.death(rule)!
         default:
             guard let check = RuleBook.check(id: finding.rule) else { return finding }
             target = ShrinkTarget(check)
@@ -573,7 +573,7 @@ public struct Runner: Sendable {
     public func unshrunkFinding(_ f: FailingCase, rule: String) -> Finding {
         var c = configuration
         c.shrink = false
-        let target = RuleBook.check(id: rule).map(ShrinkTarget.init) ?? (rule == Finding.crashRule ? .crash : .hang)
+        let target = RuleBook.check(id: rule).map(ShrinkTarget.init) ?? ShrinkTarget.death(rule) ?? .hang
         return Runner(c).finding(for: f, target: target)
     }
 

@@ -21,6 +21,17 @@ public struct ShrinkTarget: Sendable {
     /// The case died (RUN-CRASH) or stalled (RUN-HANG); its sentence is the signal and the
     /// implementation's last words, or what was pending.
     public static let crash = ShrinkTarget(id: Finding.crashRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.crashRule } }
+    /// A sanitizer stopped the driver: a data race, a memory error (`Sanitizer`).
+    public static let dataRace = ShrinkTarget(id: Finding.dataRaceRule, needs: []) { c in
+        death(of: c.trace).filter { $0.rule == Finding.dataRaceRule }
+    }
+    public static let memoryError = ShrinkTarget(id: Finding.memoryErrorRule, needs: []) { c in
+        death(of: c.trace).filter { $0.rule == Finding.memoryErrorRule }
+    }
+    /// The targets of a case's death, in the order findings are made of them.
+    public static let deaths: [ShrinkTarget] = [.crash, .dataRace, .memoryError, .hang, .breach]
+    /// The death target named `id`, if it is one.
+    public static func death(_ id: String) -> ShrinkTarget? { deaths.first { $0.id == id } }
     public static let hang = ShrinkTarget(id: Finding.hangRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.hangRule } }
     /// The driver broke the protocol (DRIVER-PROTOCOL): the same breach again.
     public static let breach = ShrinkTarget(id: Finding.protocolRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.protocolRule } }
@@ -33,8 +44,19 @@ public struct ShrinkTarget: Sendable {
         switch last.kind {
         case .crash(let signal, let message):
             let kind = EventKind.crash(signal: signal, message: blankingAddresses(message))
-            return [Violation(rule: Finding.crashRule, observed: kind.description,
-                              expected: "no crash: misuse is reported, not fatal (004 2.7.2)", witnesses: [last])]
+            switch Sanitizer.report(in: message) {
+            case .thread?:
+                return [Violation(rule: Finding.dataRaceRule, observed: Sanitizer.sentence(message),
+                                  expected: "no data race: the state properties and everything the operations share are synchronised "
+                                    + "(004 2.5.3 Table 2-2: safe to call from other threads simultaneously)", witnesses: [last])]
+            case .address?:
+                return [Violation(rule: Finding.memoryErrorRule, observed: Sanitizer.sentence(message),
+                                  expected: "no memory error: nothing is used after it was freed, or outside what was allocated",
+                                  witnesses: [last])]
+            case nil:
+                return [Violation(rule: Finding.crashRule, observed: kind.description,
+                                  expected: "no crash: misuse is reported, not fatal (004 2.7.2)", witnesses: [last])]
+            }
         case .hang:
             return [Violation(rule: Finding.hangRule, observed: last.kind.description, expected: "every call returns and the run ends", witnesses: [last])]
         case .breach:

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The sanitizers a Swift driver can be built with (issue 30), and what the harness does with
+/// them: it runs the driver so that the sanitizer stops it at its first report, finds the
+/// report in its standard error, and makes it a finding of its own (DATA-RACE, MEMORY-ERROR)
+/// instead of an unexplained crash.
+///
+/// The harness does not build the driver: a user builds it with the sanitizer
+/// (`swift build -Xswiftc -sanitize=thread`, or `=address`) and names it with `--sanitize`,
+/// which checks that the executable is instrumented before any case runs. Foundation, Dispatch
+/// and the Swift runtime are not instrumented on Linux, so a report needs at least one access
+/// in instrumented code: the user's class or queue, their driver, and this package's driver
+/// side. Races wholly inside Foundation are not seen (`Specs/sanitizers.md`).
+public enum Sanitizer: String, Sendable, CaseIterable {
+    case thread, address
+
+    /// The environment variable the sanitizer reads its options from, and the options: stop
+    /// at the first report (so the report ends the case that showed it, not the session), and
+    /// for AddressSanitizer no leak report at exit (a driver that serves case after case keeps
+    /// what it needs until its session ends; leaks are not a rule).
+    public var environment: [String: String] {
+        switch self {
+        case .thread: return [optionsVariable: "halt_on_error=1 exitcode=66 second_deadlock_stack=1"]
+        case .address: return [optionsVariable: "halt_on_error=1 detect_leaks=0 exitcode=66"]
+        }
+    }
+
+    /// The environment variable the sanitizer's runtime reads its options from.
+    public var optionsVariable: String { self == .thread ? "TSAN_OPTIONS" : "ASAN_OPTIONS" }
+
+    /// The name the sanitizer's runtime gives itself in its reports.
+    var reporter: String { self == .thread ? "ThreadSanitizer" : "AddressSanitizer" }
+
+    /// How the executable must be built for `--sanitize` with this sanitizer.
+    public var buildHint: String {
+        "build it with the sanitizer: swift build -Xswiftc -sanitize=\(rawValue) (Specs/sanitizers.md)"
+    }
+
+    /// Whether the executable at `path` runs with this sanitizer: started with the sanitizer's
+    /// `help=1` option and nothing on standard input, its runtime lists its flags before main
+    /// runs ("Available flags for ThreadSanitizer:"); an executable without the runtime ignores
+    /// the option. Asked of the running program, not of its bytes: any program that links this
+    /// package holds the sanitizers' names as text.
+    public func instruments(executableAt path: String) -> Bool {
+        var environment = ProcessInfo.processInfo.environment
+        environment[optionsVariable] = "help=1"
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        guard let (_, output) = try? SpawnedProcess.run([path], environment: environment) else { return false }
+        return output.contains("Available flags for \(reporter):")
+    }
+
+    /// The sanitizer whose report `text` (a crash's last words) holds, if any.
+    public static func report(in text: String) -> Sanitizer? {
+        allCases.first { text.contains("\($0.reporter):") }
+    }
+
+    /// A finding's sentence for the report in `message`: the report's own words, with what
+    /// differs from run to run (addresses, pids, thread numbers, build ids) left out, so two
+    /// runs of one race say the same, and a shrink keeps the same race.
+    public static func sentence(_ message: String) -> String {
+        var parts: [String] = []
+        // The report, not what the harness said of the driver's exit before it.
+        let start = allCases.compactMap { s in ["WARNING: \(s.reporter)", "ERROR: \(s.reporter)"].compactMap { message.range(of: $0) }.first }
+            .map(\.lowerBound).min() ?? message.startIndex
+        for line in message[start...].components(separatedBy: " | ") {
+            var text = line
+            for pattern in [#" at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+"#, #"\(pid=\d+\)"#, #" \(BuildId: [0-9a-f]+\)"#, #"\([^()]*\+0x[0-9a-f]+\)"#,
+                            #" at 0x[0-9a-f]+"#, #" on address 0x[0-9a-f]+"#, #" by thread T\d+"#, #" by main thread"#,
+                            #" thread T\d+"#, #" (pc|bp|sp) 0x[0-9a-f]+"#, #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#] {
+                text = text.replacingOccurrences(of: pattern, with: "", options: .regularExpression)
+            }
+            text = text.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression).trimmingCharacters(in: .whitespaces)
+            if !text.isEmpty { parts.append(text) }
+        }
+        return parts.joined(separator: " | ")
+    }
+
+    /// Gathers a sanitizer's report from a driver's standard error, line by line: its first
+    /// line, the head of each stack it prints (the two accesses of a race, the use and the free
+    /// of a memory error), and its summary; joined with ` | ` as the crash's last words.
+    struct ReportReader: Sendable {
+        private(set) var lines: [String] = []
+        private var reading = false
+        private var framesLeft = 0
+        private(set) var complete = false
+
+        /// Takes one line of standard error.
+        mutating func take(_ line: String) {
+            if !reading {
+                guard Sanitizer.allCases.contains(where: { line.contains("\($0.reporter):") }),
+                      line.contains("WARNING:") || line.contains("ERROR:") else { return }
+                reading = true
+                complete = false
+                // From "WARNING:" or "ERROR:" on: ASan's "==23795==" prefix is a pid.
+                let from = line.range(of: "WARNING:")?.lowerBound ?? line.range(of: "ERROR:")?.lowerBound ?? line.startIndex
+                lines = [String(line[from...]).trimmingCharacters(in: .whitespaces)]
+                return
+            }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("SUMMARY:") {
+                lines.append(trimmed)
+                reading = false
+                complete = true
+            } else if trimmed.hasPrefix("#") {
+                if framesLeft > 0 { lines.append(trimmed); framesLeft -= 1 }
+            } else if (trimmed.hasSuffix(":") || trimmed.hasPrefix("READ of size") || trimmed.hasPrefix("WRITE of size"))
+                        && !trimmed.hasPrefix("Thread T") && !trimmed.hasPrefix("Location") {
+                // The head of a stack: "Write of size 8 at 0x... by thread T2:", "freed by thread T1 here:".
+                lines.append(trimmed)
+                framesLeft = 3
+            } else {
+                framesLeft = 0
+            }
+        }
+
+        /// The report so far, or nil before one began.
+        var text: String? { lines.isEmpty ? nil : String(lines.joined(separator: " | ").prefix(4096)) }
+    }
+}

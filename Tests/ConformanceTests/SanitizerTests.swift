@@ -1,0 +1,110 @@
+@testable import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// The sanitizer routes (issue 30): a report on a driver's standard error becomes DATA-RACE or
+/// MEMORY-ERROR, with a sentence that is the same from run to run. The reports below are what
+/// ThreadSanitizer and AddressSanitizer printed here (Swift 6.3.1, Linux) for two small
+/// programs of ours: a counter raced by two threads, and a read of freed memory.
+@Suite("Sanitizer reports are findings of their own")
+struct SanitizerTests {
+    static let race = """
+        ==================
+        WARNING: ThreadSanitizer: Swift access race (pid=6589)
+          Modifying access of Swift variable at 0x720800000030 by thread T2:
+            #0 $s5race2yyYbcfU0_ race2-1.o (race2+0xfc8cb) (BuildId: a2ce325e580bc181d4c21d40eaee08b1ca49a24b)
+            #1 $s10Foundation6ThreadC4mainyyF <null> (libFoundation.so+0x3795f8) (BuildId: bbe2057ad9a7c4b7122ec47d2500ff98e0395cef)
+
+          Previous write of size 1 at 0x720800000030 by thread T1:
+            #0 $s5race2yyYbcfU_ race2-1.o (race2+0xfc73f) (BuildId: a2ce325e580bc181d4c21d40eaee08b1ca49a24b)
+            #1 $s10Foundation6ThreadC4mainyyF <null> (libFoundation.so+0x3795f8) (BuildId: bbe2057ad9a7c4b7122ec47d2500ff98e0395cef)
+
+          Location is heap block of size 24 at 0x720800000020 allocated by main thread:
+            #0 malloc /home/build-user/llvm-project/compiler-rt/lib/tsan/rtl/tsan_interceptors_posix.cpp:686:5 (race2+0x79c70)
+
+          Thread T2 'race2' (tid=6743, running) created by main thread at:
+            #0 pthread_create /home/build-user/llvm-project/compiler-rt/lib/tsan/rtl/tsan_interceptors_posix.cpp:1094:3 (race2+0x7b85a)
+
+        SUMMARY: ThreadSanitizer: Swift access race race2-1.o in $s5race2yyYbcfU0_
+        ==================
+
+        """
+    static let useAfterFree = """
+        =================================================================
+        ==23795==ERROR: AddressSanitizer: heap-use-after-free on address 0x7c23029e0098 at pc 0x55ba0406fcca bp 0x7ffd4e0e3d10 sp 0x7ffd4e0e3d08
+        READ of size 8 at 0x7c23029e0098 thread T0
+            #0 0x55ba0406fcc9 in main (/tmp/tsan/uaf+0x125cc9) (BuildId: d8be748c0c66a98864ed28ac35764bc8e88eb6e4)
+
+        0x7c23029e0098 is located 8 bytes inside of 32-byte region [0x7c23029e0090,0x7c23029e00b0)
+        freed by thread T0 here:
+            #0 0x55ba0402f8e6 in free /home/build-user/llvm-project/compiler-rt/lib/asan/asan_malloc_linux.cpp:51:3
+            #1 0x55ba0406fc8e in main (/tmp/tsan/uaf+0x125c8e) (BuildId: d8be748c0c66a98864ed28ac35764bc8e88eb6e4)
+
+        SUMMARY: AddressSanitizer: heap-use-after-free (/tmp/tsan/uaf+0x125cc9) (BuildId: d8be748c0c66a98864ed28ac35764bc8e88eb6e4) in main
+        Shadow bytes around the buggy address:
+          0x7c23029dfe00: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+
+        """
+
+    /// The last words the harness keeps of a driver that printed `text` and died.
+    static func lastWords(_ text: String) -> String? {
+        let tail = ChildProcess.ErrorTail()
+        tail.append(Data(("some output first\n" + text).utf8))
+        return tail.lastWords
+    }
+
+    static func death(_ text: String) -> Violation? {
+        let words = lastWords(text) ?? ""
+        let trace = Trace(impl: "x", scheduleSeed: 1, capabilities: [], events: [
+            TraceEvent(seq: 0, thread: 0, .crash(signal: 0, message: "the driver exited with status 66 before the end of the trace: " + words)),
+        ])
+        return ShrinkTarget.death(of: trace).first
+    }
+
+    @Test("a ThreadSanitizer report is DATA-RACE, with both accesses and the summary")
+    func dataRace() throws {
+        let v = try #require(Self.death(Self.race))
+        #expect(v.rule == Finding.dataRaceRule)
+        #expect(v.observed.hasPrefix("WARNING: ThreadSanitizer: Swift access race | Modifying access of Swift variable: | #0 $s5race2yyYbcfU0_ race2-1.o"),
+                "\(v.observed)")
+        #expect(v.observed.contains("Previous write of size 1: | #0 $s5race2yyYbcfU_"))
+        #expect(v.observed.hasSuffix("SUMMARY: ThreadSanitizer: Swift access race race2-1.o in $s5race2yyYbcfU0_"))
+        #expect(!v.observed.contains("0x") && !v.observed.contains("pid") && !v.observed.contains("BuildId") && !v.observed.contains("tid="),
+                "what differs from run to run is left out: \(v.observed)")
+        #expect(!v.observed.contains("Location is") && !v.observed.contains("pthread_create"))
+    }
+
+    @Test("an AddressSanitizer report is MEMORY-ERROR, with the use and the free")
+    func memoryError() throws {
+        let v = try #require(Self.death(Self.useAfterFree))
+        #expect(v.rule == Finding.memoryErrorRule)
+        #expect(v.observed.hasPrefix("ERROR: AddressSanitizer: heap-use-after-free |"), "\(v.observed)")
+        #expect(v.observed.contains("READ of size 8 | #0 main |"), "\(v.observed)")
+        #expect(v.observed.contains("freed here: | #0 free | #1 main"), "\(v.observed)")
+        #expect(!v.observed.contains("0x") && !v.observed.contains("23795"), "\(v.observed)")
+    }
+
+    @Test("the same race in another run says the same; a trap stays RUN-CRASH")
+    func stable() throws {
+        let again = Self.race.replacingOccurrences(of: "0x720800000030", with: "0x7208000000f0")
+            .replacingOccurrences(of: "pid=6589", with: "pid=77").replacingOccurrences(of: "T2", with: "T5")
+        #expect(Self.death(again)?.observed == Self.death(Self.race)?.observed)
+        #expect(Self.death("Foundation/Operation.swift:343: Fatal error: not ready\n")?.rule == Finding.crashRule)
+    }
+
+    @Test("--sanitize refuses what it cannot use, in one sentence")
+    func refusals() {
+        let built = opconform("run", "--impl", "reference", "--sanitize", "thread", "--count", "1")
+        #expect(built.status == 2 && built.err.contains("--sanitize thread needs a driver started by path (--impl exec:PATH)"), "\(built.err)")
+        if let driver = OrphanedDriverTests.sampleSubclassDriver {
+            let plain = opconform("run", "--impl", "exec:" + driver, "--sanitize", "address", "--count", "1")
+            #expect(plain.status == 2 && plain.err.contains("sample-subclass-driver was not built with the address sanitizer: build it with"),
+                    "\(plain.err)")
+            #expect(!Sanitizer.address.instruments(executableAt: driver))
+        }
+        let unknown = opconform("run", "--impl", "exec:/bin/true", "--sanitize", "memory", "--count", "1")
+        #expect(unknown.status == 2 && unknown.err.contains("--sanitize takes thread or address"), "\(unknown.err)")
+        #expect(!Sanitizer.thread.instruments(executableAt: "/bin/true"))
+    }
+}
