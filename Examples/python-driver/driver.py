@@ -620,9 +620,12 @@ def normalise_priority(raw):
 
 
 class Model:
-    def __init__(self, scenario, unit_us):
+    def __init__(self, scenario, unit_us, patience=1):
         self.scenario = scenario
         self.unit = unit_us / 1e6
+        # A rendezvous waits `patience` times longer when the harness asks (Specs/driver-protocol.md,
+        # "Patience"): a case run again to tell a slow block from a starved one.
+        self.patience = patience
         self.ops = [Operation(self, n, s) for n, s in enumerate(scenario.ops)]
         self.queues = [Queue(self, n) for n in range(len(scenario.queues))]
         self.tokens = set()
@@ -723,7 +726,7 @@ class Model:
             raise AssertionError("step %r" % (s,))
 
     def await_token(self, token, timeout):
-        deadline = CLOCK.now() + timeout * self.unit
+        deadline = CLOCK.now() + timeout * self.unit * self.patience
         with self.token_cond:
             while token not in self.tokens:
                 left = deadline - CLOCK.now()
@@ -1183,13 +1186,13 @@ class Queue:
 
 
 class Driver:
-    def __init__(self, scenario, unit_us):
+    def __init__(self, scenario, unit_us, patience=1):
         self.sc = scenario
-        self.model = Model(scenario, unit_us)
+        self.model = Model(scenario, unit_us, patience)
         units = scenario.longest_silent_units()
         silent = units * unit_us / 1e6
-        self.trigger_silence = max(4 * silent, 0.25)
-        self.stall = max(8 * silent, 0.5)
+        self.trigger_silence = max(4 * silent, 0.25) * patience
+        self.stall = max(8 * silent, 0.5) * patience
         self.current = None           # the driver call in progress, for the watchdog
         watchdog = threading.Thread(target=self.watch, name="watchdog", daemon=True)
         watchdog.start()
@@ -1430,6 +1433,9 @@ def main():
     unit = req.get("unitMicroseconds", 1000)
     if isinstance(unit, bool) or not isinstance(unit, int) or not 1 <= unit <= 10000000:
         refuse("unitMicroseconds is not an integer in 1...10000000")
+    patience = req.get("patience", 1)
+    if isinstance(patience, bool) or not isinstance(patience, int) or not 1 <= patience <= 16:
+        refuse("patience is not an integer in 1...16")
     try:
         scenario = Scenario(req["scenario"])
     except Invalid as e:
@@ -1440,7 +1446,7 @@ def main():
     CLOCK = Clock()
     TRACE = Trace(CLOCK)
     try:
-        Driver(scenario, unit).run()
+        Driver(scenario, unit, patience).run()
     except BaseException:
         traceback.print_exc()
         sys.stderr.write("Fatal error: the driver failed on its driving thread\n")

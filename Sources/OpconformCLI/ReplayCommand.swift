@@ -28,6 +28,7 @@ enum ReplayCommand {
         var launch: DriverLaunch?
         /// The timing noise a finding was found under, applied unless --noise says otherwise.
         var foundNoise: Int?
+        var foundSanitizer: Sanitizer?
         var scenario: Scenario
         var seed: UInt64
         /// The case `--seed` regenerates: it is built again once the implementation is known,
@@ -68,6 +69,10 @@ enum ReplayCommand {
                 }
                 if args.options["--profile"] == nil { profile = finding.profile }
                 if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { faults = finding.faults }
+                if args.options["--sanitize"] == nil, let sanitizer = finding.sanitizer {
+                    foundSanitizer = sanitizer
+                    note("the finding is a \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize \(sanitizer.rawValue)")
+                }
                 if args.options["--noise"] == nil, let n = finding.noise {
                     foundNoise = n
                     note("the finding was found under timing noise \(n): replaying with --noise \(n)")
@@ -108,6 +113,7 @@ enum ReplayCommand {
                 scenario = identity.scenario()
             }
         }
+        if let sanitizer = try args.sanitizer() ?? foundSanitizer { try args.sanitize(impl, with: sanitizer) }
         if let why = impl.refusal(of: scenario) { throw InputError("replay: \(why)") }
         seed = try args.seed("--schedule-seed", default: seed)
         let trace = impl.run(scenario, scheduleSeed: seed)

@@ -147,7 +147,7 @@ struct RunnerTests {
     func junit() {
         let result = FaultProbe.run(.priorityNotNormalised)
         let xml = JUnitReport.xml(result, files: [:])
-        #expect(xml.components(separatedBy: "<testcase ").count - 1 == RuleBook.rules.count + 3, "one per rule, plus RUN-CRASH, RUN-HANG and DRIVER-PROTOCOL")
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == RuleBook.rules.count + 5, "one per rule, plus RUN-CRASH, DATA-RACE, MEMORY-ERROR, RUN-HANG and DRIVER-PROTOCOL")
         #expect(xml.contains("<failure message="))
         #expect(xml.contains("replay: opconform replay --seed"))
         #expect(!xml.contains("<failure message=\"\"") )

@@ -66,7 +66,7 @@ public enum Sanitizer: String, Sendable, CaseIterable {
             var text = line
             for pattern in [#" at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+"#, #"\(pid=\d+\)"#, #" \(BuildId: [0-9a-f]+\)"#, #"\([^()]*\+0x[0-9a-f]+\)"#,
                             #" at 0x[0-9a-f]+"#, #" on address 0x[0-9a-f]+"#, #" by thread T\d+"#, #" by main thread"#,
-                            #" thread T\d+"#, #" (pc|bp|sp) 0x[0-9a-f]+"#, #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#] {
+                            #" thread T\d+"#, #" \(mutexes: [^)]*\)"#, #" (pc|bp|sp) 0x[0-9a-f]+"#, #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#] {
                 text = text.replacingOccurrences(of: pattern, with: "", options: .regularExpression)
             }
             text = text.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression).trimmingCharacters(in: .whitespaces)
@@ -104,7 +104,7 @@ public enum Sanitizer: String, Sendable, CaseIterable {
             } else if trimmed.hasPrefix("#") {
                 if framesLeft > 0 { lines.append(trimmed); framesLeft -= 1 }
             } else if (trimmed.hasSuffix(":") || trimmed.hasPrefix("READ of size") || trimmed.hasPrefix("WRITE of size"))
-                        && !trimmed.hasPrefix("Thread T") && !trimmed.hasPrefix("Location") {
+                        && !trimmed.hasPrefix("Thread T") && !trimmed.hasPrefix("Location") && !trimmed.hasPrefix("Mutex") {
                 // The head of a stack: "Write of size 8 at 0x... by thread T2:", "freed by thread T1 here:".
                 lines.append(trimmed)
                 framesLeft = 3

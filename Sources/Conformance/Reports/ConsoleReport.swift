@@ -27,7 +27,9 @@ public enum ConsoleReport {
                 out += "  \(f.strengthLabel); broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             } else {
                 let ending = Finding.pseudoEnding(f.rule) ?? .crash
-                out += "  \(r.endings[ending.rawValue] ?? 0) of \(r.cases) cases ended in a \(ending.rawValue); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
+                let cases = r.deathCases[f.rule] ?? r.endings[ending.rawValue] ?? 0
+                let how = f.sanitizer.map { "a \($0.rawValue) sanitizer's report" } ?? "a \(ending.rawValue)"
+                out += "  \(cases) of \(r.cases) cases ended in \(how); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             }
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")

@@ -145,6 +145,7 @@ public struct Finding: Sendable, Encodable, Equatable {
     public func replayLine(file: String?, program: String = ReplayProgram.default) -> String {
         if let file { return "\(program) replay \(ShellWords.quote(file))" }
         let implArguments = (driver?.replayArguments ?? ["--impl", impl]) + (noise.map { ["--noise", String($0)] } ?? [])
+            + (sanitizer.map { ["--sanitize", $0.rawValue] } ?? [])
         return Self.replayLine(identity: identity, implArguments: implArguments, profile: profile, faults: faults, program: program)
     }
 
@@ -162,6 +163,16 @@ public struct Finding: Sendable, Encodable, Equatable {
         if profile != .guide { line += " --profile \(profile.rawValue)" }
         for f in faults { line += " --fault \(f.rawValue)" }
         return line
+    }
+
+    /// The sanitizer whose report the finding is (DATA-RACE, MEMORY-ERROR): replaying it needs
+    /// the driver run with that sanitizer's options (`opconform replay FILE` sets them itself).
+    public var sanitizer: Sanitizer? {
+        switch rule {
+        case Self.dataRaceRule: return .thread
+        case Self.memoryErrorRule: return .address
+        default: return nil
+        }
     }
 
     /// A file name that says what is in it (faults included, so runs with different faults do

@@ -189,6 +189,9 @@ public struct RunResult: Sendable {
     /// The tested code's failures of a rule that `findings` does not show, one per further
     /// cause (`CauseGroups`), in finding order: each shrunk, and counted.
     public var otherCauses: [OtherCause] = []
+    /// Cases that died each way the tested code's (RUN-CRASH, DATA-RACE, MEMORY-ERROR, RUN-HANG,
+    /// DRIVER-PROTOCOL), by pseudo-rule; looked up only.
+    public var deathCases: [String: Int] = [:]
     public var endings: [String: Int]
     /// Cases run: the configured count, or fewer when stopping at the first failure.
     public var cases: Int
@@ -248,6 +251,7 @@ public struct Runner: Sendable {
         // In the order of `ShrinkTarget.deaths`: a crash, a data race, a memory error, a hang, a breach.
         let deathTargets = ShrinkTarget.deaths
         var deaths: [FailingCase?] = Array(repeating: nil, count: deathTargets.count)
+        var deathCases = Array(repeating: 0, count: deathTargets.count)
         // The tested code's failures by cause, per rule (catalog order, then the deaths').
         var causes = Array(repeating: CauseGroups(), count: c.rules.count + deathTargets.count)
         // Per rule (then RUN-CRASH, RUN-HANG): the first case a known divergence excused, and
@@ -305,6 +309,7 @@ public struct Runner: Sendable {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
                     if deaths[d] == nil { deaths[d] = failing }
+                    deathCases[d] += 1
                     if v.rule != Finding.protocolRule { causes[c.rules.count + d].add(failing) }
                 }
                 brokenRules.append(v.rule)
@@ -415,6 +420,7 @@ public struct Runner: Sendable {
         result.interrupted = interrupted || c.stop?.isRequested == true
         result.cpu = cpu
         result.otherCauses = others
+        for (d, target) in deathTargets.enumerated() where deathCases[d] > 0 { result.deathCases[target.id] = deathCases[d] }
         result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
             unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
         }

@@ -9,7 +9,7 @@ import OperationSpec
 /// `condition`, which also lets waiters sleep until the event they wait for is recorded.
 /// `clock` takes its own lock inside `condition`, never the other way round: no lock-order cycle.
 final class DriverRecorder: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = QuietCondition()
     private var count = 0
     private var threadNumbers: [UInt: Int] = [:]   // pthread id -> thread number; looked up, never iterated
     private var occurred: Set<Trigger> = []        // looked up, never iterated

@@ -21,7 +21,7 @@ protocol LoggedOperation: Operation {
     var index: Int { get }
     var context: DriverContext { get }
     /// Held while a getter reads its value and logs it (`logged`).
-    var readLock: NSLock { get }
+    var readLock: QuietLock { get }
     /// The token the operation's `isReady` override waits for (`OperationConfig.readyAfterSignal`),
     /// or nil for `isReady` as inherited.
     var readyToken: Int? { get }
@@ -76,7 +76,7 @@ final class MainOperation: Operation, LoggedOperation, @unchecked Sendable {
     let body: [Step]
     let readyToken: Int?
     unowned let context: DriverContext
-    let readLock = NSLock()
+    let readLock = QuietLock()
 
     init(index: Int, body: [Step], readyToken: Int? = nil, context: DriverContext) {
         self.index = index
@@ -105,7 +105,7 @@ final class LoggedBlockOperation: BlockOperation, LoggedOperation, @unchecked Se
     let index: Int
     let readyToken: Int?
     unowned let context: DriverContext
-    let readLock = NSLock()
+    let readLock = QuietLock()
 
     init(index: Int, readyToken: Int? = nil, context: DriverContext) {
         self.index = index
@@ -146,7 +146,7 @@ final class ProgramOperation: Operation, LoggedOperation, @unchecked Sendable {
     let program: ConcurrentProgram
     let readyToken: Int?
     unowned let context: DriverContext
-    let readLock = NSLock()
+    let readLock = QuietLock()
     private let lock = NSLock()
     private var executingIvar = false
     private var finishedIvar = false

@@ -39,7 +39,7 @@ public final class SubclassProbe: @unchecked Sendable {
     /// did-change handling reads `isFinished` back). A plain lock deadlocked there, and the
     /// harness reported the probe's own deadlock as the class's hang (the corpus's
     /// `ready-writes` class).
-    private let readLock = NSRecursiveLock()
+    private let readLock = QuietLock(recursive: true)
 
     init(index: Int, work: [Step], context: DriverContext) {
         self.index = index

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# CI check of the sanitizer route (issue 30, Specs/sanitizers.md):
+#
+#     bash Scripts/sanitizer-check.sh /path/to/opconform
+#
+# Builds the corpus driver (Tests/CorpusDriver) with ThreadSanitizer into .build/tsan, then:
+# (1) the careful class (careful-lock, an NSLock) gives no DATA-RACE in 300 cases, and the run
+# exits 0 (Foundation's known divergences are known, not failures); (2) the class with plain
+# flags and no lock (unsynchronised) gives DATA-RACE in one of five runs of 300 cases, and the
+# finding replays from its file. The race shows in about 1 case in 100 to 300 here (3 of 300 of
+# seed 3 once, 0 of 600 of seed 3 under 4x load another time, 1 of 200 of seed 2): Foundation
+# on Linux's own locks order most of the class's accesses (Specs/sanitizers.md).
+set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: bash Scripts/sanitizer-check.sh /path/to/opconform" >&2; exit 2; }
+opconform="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/sanitizer-check.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+fail() { printf '\nFAIL: %s\n' "$*" >&2; exit 1; }
+
+swift build --product corpus-driver -Xswiftc -sanitize=thread --build-path .build/tsan
+driver=.build/tsan/debug/corpus-driver
+
+echo "-- careful-lock, 300 cases: no data race"
+status=0
+"$opconform" run --impl "exec:$driver" --driver-arg --class --driver-arg careful-lock --sanitize thread \
+  --count 300 --seed 1 --no-shrink --out "$tmp/careful" > "$tmp/careful.txt" 2>&1 || status=$?
+grep -E '^(FAIL|no failure|  rules:)' "$tmp/careful.txt" || true
+grep -q '^FAIL DATA-RACE' "$tmp/careful.txt" && fail "the careful class raced: $(grep -A1 '^FAIL DATA-RACE' "$tmp/careful.txt")"
+[ "$status" -eq 0 ] || fail "the careful class's run exited $status"
+
+echo "-- unsynchronised, runs of 300 cases from seeds 2 to 6 until one shows DATA-RACE"
+found=""
+for seed in 2 3 4 5 6; do
+  status=0
+  "$opconform" run --impl "exec:$driver" --driver-arg --class --driver-arg unsynchronised --sanitize thread \
+    --count 300 --seed "$seed" --no-shrink --out "$tmp/racy" > "$tmp/racy.txt" 2>&1 || status=$?
+  if grep -q '^FAIL DATA-RACE' "$tmp/racy.txt"; then
+    [ "$status" -eq 1 ] || fail "the racy class's run showed DATA-RACE but exited $status, not 1"
+    grep -A1 '^FAIL DATA-RACE' "$tmp/racy.txt" | cut -c1-300
+    found=$seed
+    break
+  fi
+  echo "seed $seed: no DATA-RACE in 300 cases"
+done
+[ -n "$found" ] || fail "no DATA-RACE for the class with no lock in 5 runs of 300 cases"
+file=$(ls "$tmp"/racy/DATA-RACE-*.json | head -1)
+"$opconform" replay "$file" > "$tmp/replay.txt" 2>&1 || true
+grep -q 'replaying with --sanitize thread' "$tmp/replay.txt" || fail "replay did not set --sanitize thread by itself"
+echo "replay of $(basename "$file"): $(grep -E 'DATA-RACE (broke again|did not break)' "$tmp/replay.txt")"
+echo "sanitizer check: passed"
