@@ -148,7 +148,17 @@ public final class AltQueue: @unchecked Sendable {
             dependency.waitUntilFinished()
             waited = true
         }
-        guard waited else { return }
+        // Every dependency says finished, but Foundation lowers the operation's count of
+        // unfinished dependencies only after a dependency's finish is announced: for a moment
+        // it is still not ready. Returning then left it watched and never looked at again
+        // (QUEUE-PROGRESS and a hang, in 5 of 10 runs of 300 cases under 4x load). So it is
+        // looked at for up to 50 ms; one that stays not ready with every dependency finished
+        // (Foundation's removeDependency bug) stays watched, as looking again at once would spin.
+        if !waited {
+            var looked = 0
+            while !op.isReady && looked < 50 { Thread.sleep(forTimeInterval: 0.001); looked += 1 }
+            guard op.isReady else { return }
+        }
         locked { watched.removeAll { $0 == ObjectIdentifier(op) } }
         schedule()
     }
