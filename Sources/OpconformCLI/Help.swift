@@ -67,6 +67,10 @@ enum Help {
                           built-in drivers make it; replay lines carry it. The reference engine
                           ignores it: its own scheduler chooses every interleaving
                           (Specs/driver-protocol.md, Timing noise)
+      --sanitize S        thread or address: the driver (--impl exec:PATH) was built with that
+                          sanitizer (swift build -Xswiftc -sanitize=thread); it is checked to be,
+                          stopped at the sanitizer's first report, and the report is a finding,
+                          DATA-RACE or MEMORY-ERROR (Specs/sanitizers.md)
 
     REPLAY LINES
       Printed replay lines start opconform as this run was started: 'opconform' when PATH finds
