@@ -14,6 +14,10 @@ struct CauseGroups: Sendable {
     /// Causes kept per rule: the first (the rule's finding) and up to two more. Each costs a
     /// shrink, which on a real implementation takes seconds to minutes.
     static let limit = 3
+    /// Runs a further cause's shrink may spend on a real implementation (a rule's first cause:
+    /// up to 300, 120 for a death; on the reference engine the usual budget): further causes come
+    /// after the findings a user waits for, and there each run costs a process.
+    static let shrinkBudget = 60
 
     struct Group: Sendable {
         var signature: String

@@ -410,7 +410,11 @@ public struct Runner: Sendable {
                 for group in groups.others {
                     if c.stop?.isRequested == true { break }
                     shrinking(targets[n].id)
-                    others.append(OtherCause(finding: finding(for: group.first, target: targets[n], hints: hints), cases: group.cases))
+                    // A smaller budget than a rule's first cause: on a real implementation a
+                    // shrink costs a process per run, and these come after what a user waits for.
+                    let further = finding(for: group.first, target: targets[n], hints: hints,
+                                          budget: c.impl.isDeterministic ? nil : CauseGroups.shrinkBudget)
+                    others.append(OtherCause(finding: further, cases: group.cases))
                 }
             }
         }
@@ -586,9 +590,10 @@ public struct Runner: Sendable {
     /// The failing case, shrunk (unless the run says not to) to the smallest scenario that still
     /// shows the same failure, crashes and hangs included; `hints` are earlier findings' minima
     /// to try first (`Shrinker.shrink(_:scheduleSeed:hints:)`).
-    func finding(for f: FailingCase, target: ShrinkTarget, hints: [Shrinker.Hint] = []) -> Finding {
+    func finding(for f: FailingCase, target: ShrinkTarget, hints: [Shrinker.Hint] = [], budget: Int? = nil) -> Finding {
         let c = configuration
-        let shrinker = shrinker(for: target)
+        var shrinker = shrinker(for: target)
+        if let budget { shrinker.budget = min(shrinker.budget, budget) }
         var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
                                      accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         // A protocol breach is not shrunk: it is the driver's, and the case that showed it is
