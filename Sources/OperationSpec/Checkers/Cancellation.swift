@@ -146,8 +146,16 @@ extension RuleBook {
             for i in c.facts.indices(.call(.cancelAll)) {
                 guard case .call(.cancelAll(let q)) = c.event(i).kind, let done = c.facts.returned(i) else { continue }
                 for op in c.allOps {
-                    guard let add = c.facts.addedAt[op], add.queue == q, add.call < i,
-                          c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
+                    guard let add = c.facts.addedAt[op], add.queue == q, add.call < i else { continue }
+                    // Waiting: not started before the call returned. Executing (issue 30, item 3:
+                    // a queue that skips its running operations passed): started, and surely
+                    // unfinished when the call returned, since its task ended only after it and
+                    // it had shown no sign of finishing before.
+                    let waiting = c.facts.firstStart[op].map({ $0 > done }) ?? true
+                    let executing = !waiting && !c.facts.finishing(op, before: done)
+                        && c.indices(op, .kind(.mainEnded), .kind(.blockEnded)).contains { $0 > done }
+                    guard waiting || executing else { continue }
+                    let state = waiting ? "waiting" : "executing"
                     // Observations that began after the return: reads, and the values notifications
                     // carried (a will-change of NO then shows the operation not yet cancelled).
                     let seen = c.observations(op, .isCancelled).filter { c.facts.began($0.i, after: done) }
@@ -156,10 +164,10 @@ extension RuleBook {
                     r.hits += 1
                     if let bad = seen.first(where: { $0.value == .bool(false) }) {
                         r.violations.append(c.violation("CANCEL-ALL",
-                            "op \(op), waiting in queue \(q), reported isCancelled NO after cancelAllOperations returned", "every operation in the queue is cancelled", [i, done, bad.i]))
+                            "op \(op), \(state) in queue \(q), reported isCancelled NO after cancelAllOperations returned", "every operation in the queue is cancelled", [i, done, bad.i]))
                     } else if c.can(.kvo) && !notified && c.facts.cancelled(op, before: i) == false {
                         r.violations.append(c.violation("CANCEL-ALL",
-                            "op \(op), waiting in queue \(q), was not cancelled (no isCancelled notification) by cancelAllOperations", "every operation in the queue is cancelled", [i, done]))
+                            "op \(op), \(state) in queue \(q), was not cancelled (no isCancelled notification) by cancelAllOperations", "every operation in the queue is cancelled", [i, done]))
                     }
                 }
             }
