@@ -33,4 +33,27 @@ struct WidenedCheckTests {
         #expect(broken.violations.contains { $0.observed.contains("op 0, executing in queue 0, reported isCancelled NO") },
                 "\(broken.violations.map(\.description))")
     }
+
+    /// A block given to a suspended queue with addOperationWithBlock:, then a resume.
+    static let blockWhileSuspended = Scenario(name: "block-while-suspended",
+        queues: [QueueConfig(suspended: true)],
+        operations: [OperationConfig(kind: .block([[.work(1)]]))],
+        driver: [DriverStep(.addBlock(op: 0, queue: 0)), DriverStep(.sleep(2)), DriverStep(.resume(queue: 0)),
+                 DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    @Test("QUEUE-SUSPENDED judges a block given to addOperationWithBlock: as it judges an added operation")
+    func suspensionHoldsForBlocks() throws {
+        let check = try #require(RuleBook.check(id: "QUEUE-SUSPENDED"))
+        let trace = ReferenceEngine().run(Self.blockWhileSuspended, scheduleSeed: 1)
+        let kept = check.check(CheckContext(scenario: Self.blockWhileSuspended, trace: trace, profile: .guide))
+        #expect(kept.hits > 0 && kept.violations.isEmpty, "\(kept.violations.map(\.description))")
+        // A queue that runs the block at once, though suspended: its beginning moves before the resume.
+        var editor = TraceEditor(trace)
+        editor.drop(.blockBegan(op: 0, block: 0))
+        editor.insert(.blockBegan(op: 0, block: 0), after: .returned(.addBlock(0, queue: 0)), thread: 1)
+        #expect(editor.missing.isEmpty, "\(editor.missing)")
+        let broken = check.check(CheckContext(scenario: Self.blockWhileSuspended, trace: editor.result, profile: .guide))
+        #expect(broken.violations.contains { $0.observed == "suspended queue 0 ran the block of op 0 given to addOperationWithBlock:" },
+                "\(broken.violations.map(\.description))")
+    }
 }

@@ -67,6 +67,18 @@ extension RuleBook {
                                                         [c.facts.suspension[q].changes.last { $0.at < released }?.at, add.call, s.i]))
                     }
                 }
+                // A block given to addOperationWithBlock: (issue 30 item 3: a suspended queue that
+                // still ran such blocks passed). The queue makes its operation, so no start is
+                // logged: the block's beginning is the start.
+                for add in c.blockAdds(q) where c.facts.suspension[q].value(before: add.call) {
+                    r.hits += 1
+                    if let b = c.indices(add.op, .kind(.blockBegan)).first, b > add.call, c.facts.suspension[q].value(before: b),
+                       !c.facts.suspension[q].changed(between: add.call, and: b) {
+                        r.violations.append(c.violation("QUEUE-SUSPENDED", "suspended queue \(q) ran the block of op \(add.op) given to addOperationWithBlock:",
+                                                        "nothing new starts while suspended",
+                                                        [c.facts.suspension[q].changes.last { $0.at < add.call }?.at, add.call, b]))
+                    }
+                }
             }
             return r
         },
