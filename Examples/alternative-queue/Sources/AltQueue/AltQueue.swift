@@ -129,6 +129,18 @@ public final class AltQueue: @unchecked Sendable {
     /// asynchronous operation finishes after its start returns).
     private func execute(_ op: Operation) {
         Thread.current.threadDictionary[Self.worker] = ObjectIdentifier(self)
+        // Chosen as ready under the lock, but a dependency may have been added since, and
+        // Foundation's start traps on an operation that is not ready: look again just before,
+        // and put it back to wait if so. The window between this look and Foundation's own is
+        // left; it cannot be closed from outside Foundation.
+        guard op.isReady || op.isCancelled else {
+            locked {
+                running.removeAll { $0 === op }
+                waiting.append(op)
+                watched.removeAll { $0 == ObjectIdentifier(op) }
+            }
+            return schedule()
+        }
         op.start()
         op.waitUntilFinished()
         locked {
