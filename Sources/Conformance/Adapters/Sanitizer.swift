@@ -60,20 +60,28 @@ public enum Sanitizer: String, Sendable, CaseIterable {
     public static func sentence(_ message: String) -> String {
         var parts: [String] = []
         // The report, not what the harness said of the driver's exit before it.
-        let start = allCases.compactMap { s in ["WARNING: \(s.reporter)", "ERROR: \(s.reporter)"].compactMap { message.range(of: $0) }.first }
-            .map(\.lowerBound).min() ?? message.startIndex
+        let heads = allCases.flatMap { ["WARNING: \($0.reporter)", "ERROR: \($0.reporter)"] }
+        let start = heads.compactMap { message.range(of: $0)?.lowerBound }.min() ?? message.startIndex
         for line in message[start...].components(separatedBy: " | ") {
             var text = line
-            for pattern in [#" at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+"#, #"\(pid=\d+\)"#, #" \(BuildId: [0-9a-f]+\)"#, #"\([^()]*\+0x[0-9a-f]+\)"#,
-                            #" at 0x[0-9a-f]+"#, #" on address 0x[0-9a-f]+"#, #" by thread T\d+"#, #" by main thread"#,
-                            #" thread T\d+"#, #" \(mutexes: [^)]*\)"#, #" (pc|bp|sp) 0x[0-9a-f]+"#, #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#] {
+            for pattern in varying {
                 text = text.replacingOccurrences(of: pattern, with: "", options: .regularExpression)
             }
-            text = text.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression).trimmingCharacters(in: .whitespaces)
+            text = text.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
+                .trimmingCharacters(in: .whitespaces)
             if !text.isEmpty { parts.append(text) }
         }
         return parts.joined(separator: " | ")
     }
+
+    /// What differs from one run of a report to the next: registers, pids, build ids, binary
+    /// offsets, addresses, thread numbers, mutex names, source paths and lines.
+    static let varying = [
+        #" at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+"#, #"\(pid=\d+\)"#, #" \(BuildId: [0-9a-f]+\)"#,
+        #"\([^()]*\+0x[0-9a-f]+\)"#, #" at 0x[0-9a-f]+"#, #" on address 0x[0-9a-f]+"#, #" by thread T\d+"#,
+        #" by main thread"#, #" thread T\d+"#, #" \(mutexes: [^)]*\)"#, #" (pc|bp|sp) 0x[0-9a-f]+"#,
+        #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#,
+    ]
 
     /// Gathers a sanitizer's report from a driver's standard error, line by line: its first
     /// line, the head of each stack it prints (the two accesses of a race, the use and the free
@@ -92,7 +100,7 @@ public enum Sanitizer: String, Sendable, CaseIterable {
                 reading = true
                 complete = false
                 // From "WARNING:" or "ERROR:" on: ASan's "==23795==" prefix is a pid.
-                let from = line.range(of: "WARNING:")?.lowerBound ?? line.range(of: "ERROR:")?.lowerBound ?? line.startIndex
+                let from = (line.range(of: "WARNING:") ?? line.range(of: "ERROR:"))?.lowerBound ?? line.startIndex
                 lines = [String(line[from...]).trimmingCharacters(in: .whitespaces)]
                 return
             }
@@ -103,14 +111,22 @@ public enum Sanitizer: String, Sendable, CaseIterable {
                 complete = true
             } else if trimmed.hasPrefix("#") {
                 if framesLeft > 0 { lines.append(trimmed); framesLeft -= 1 }
-            } else if (trimmed.hasSuffix(":") || trimmed.hasPrefix("READ of size") || trimmed.hasPrefix("WRITE of size"))
-                        && !trimmed.hasPrefix("Thread T") && !trimmed.hasPrefix("Location") && !trimmed.hasPrefix("Mutex") {
+            } else if Self.isStackHead(trimmed) {
                 // The head of a stack: "Write of size 8 at 0x... by thread T2:", "freed by thread T1 here:".
                 lines.append(trimmed)
                 framesLeft = 3
             } else {
                 framesLeft = 0
             }
+        }
+
+        /// Whether `line` heads a stack worth keeping: an access ("Write of size 8 at … by thread
+        /// T2:", AddressSanitizer's "READ of size 8 …"), a free or an allocation; not the
+        /// creation of a thread or a mutex, or where a heap block lies.
+        static func isStackHead(_ line: String) -> Bool {
+            let access = line.hasPrefix("READ of size") || line.hasPrefix("WRITE of size")
+            guard line.hasSuffix(":") || access else { return false }
+            return !["Thread T", "Location", "Mutex"].contains { line.hasPrefix($0) }
         }
 
         /// The report so far, or nil before one began.

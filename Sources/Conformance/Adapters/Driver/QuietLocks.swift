@@ -21,7 +21,8 @@ enum QuietSanitizer {
     typealias Annotation = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
 
     /// The four annotations, or nil without ThreadSanitizer's runtime.
-    static let annotations: (syncBegin: Annotation, syncEnd: Annotation, accessBegin: Annotation, accessEnd: Annotation)? = {
+    typealias Annotations = (syncBegin: Annotation, syncEnd: Annotation, accessBegin: Annotation, accessEnd: Annotation)
+    static let annotations: Annotations? = {
         let program = dlopen(nil, RTLD_NOW)
         func find(_ name: String) -> Annotation? { dlsym(program, name).map { unsafeBitCast($0, to: Annotation.self) } }
         guard let a = find("AnnotateIgnoreSyncBegin"), let b = find("AnnotateIgnoreSyncEnd"),
