@@ -19,6 +19,7 @@ enum GateCommand {
             // A command read from a file runs only with the user's consent (the README's security note).
             try DriverConsent.check(launch, namedIn: path, trusted: args.flags.contains(DriverConsent.trustOption))
             impl = try Implementations.external(launch, limits: try args.limits())
+            if let sanitizer = try args.sanitizer() { try args.sanitize(impl, with: sanitizer) }
         } else {
             impl = try args.implementation(expectations.impl, profile: profile, faults: [])
         }

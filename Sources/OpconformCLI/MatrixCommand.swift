@@ -17,6 +17,10 @@ enum MatrixCommand {
         if !args.values("--driver-arg").isEmpty && names.filter({ $0.hasPrefix(DriverLaunch.scheme) }).count != 1 {
             throw InputError("matrix: --driver-arg needs exactly one exec:PATH in --impls, to know whose arguments they are")
         }
+        if args.options["--sanitize"] != nil, let builtIn = names.first(where: { !$0.hasPrefix(DriverLaunch.scheme) }) {
+            throw InputError("matrix: --sanitize applies to drivers started by path (exec:PATH) built with the sanitizer; "
+                             + "\(builtIn) is not one: leave it out of --impls")
+        }
         let impls = try names.map { (name: String) throws(InputError) -> any Implementation in
             name.hasPrefix(DriverLaunch.scheme) ? try args.implementation(name, profile: profile, faults: [])
                 : try Implementations.make(name, profile: profile, faults: [], driver: CLI.driverCommand, limits: try args.limits())

@@ -106,5 +106,10 @@ struct SanitizerTests {
         let unknown = opconform("run", "--impl", "exec:/bin/true", "--sanitize", "memory", "--count", "1")
         #expect(unknown.status == 2 && unknown.err.contains("--sanitize takes thread or address"), "\(unknown.err)")
         #expect(!Sanitizer.thread.instruments(executableAt: "/bin/true"))
+        // Where it cannot apply, it is refused, never ignored.
+        let matrix = opconform("matrix", "--impls", "reference,foundation", "--sanitize", "thread", "--count", "1")
+        #expect(matrix.status == 2 && matrix.err.contains("reference is not one"), "\(matrix.err)")
+        let corpus = opconform("flaws", "--corpus", "--sanitize", "thread", "--count", "1")
+        #expect(corpus.status == 2 && corpus.err.contains("--corpus does not measure a sanitized corpus driver yet"), "\(corpus.err)")
     }
 }
