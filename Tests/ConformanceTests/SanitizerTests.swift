@@ -91,6 +91,14 @@ struct SanitizerTests {
             .replacingOccurrences(of: "pid=6589", with: "pid=77").replacingOccurrences(of: "T2", with: "T5")
         #expect(Self.death(again)?.observed == Self.death(Self.race)?.observed)
         #expect(Self.death("Foundation/Operation.swift:343: Fatal error: not ready\n")?.rule == Finding.crashRule)
+        // A driver the sanitizer did not stop went on after a report, then trapped: a crash.
+        #expect(Self.lastWords(Self.race + "Foundation/Operation.swift:343: Fatal error: not ready\n")
+                == "Foundation/Operation.swift:343: Fatal error: not ready")
+        // Killed by a signal after a report: the report is not what stopped it.
+        let signalled = Trace(impl: "x", scheduleSeed: 1, capabilities: [], events: [
+            TraceEvent(seq: 0, thread: 0, .crash(signal: 11, message: Self.lastWords(Self.race) ?? "")),
+        ])
+        #expect(ShrinkTarget.death(of: signalled).first?.rule == Finding.crashRule)
     }
 
     @Test("--sanitize refuses what it cannot use, in one sentence")

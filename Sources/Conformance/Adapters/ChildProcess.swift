@@ -221,7 +221,12 @@ enum ChildProcess {
             tail.append(contentsOf: chunk)
             // Only the lines this chunk completed are looked at: each byte once.
             while let newline = tail[lineStart...].firstIndex(of: 0x0A) {
-                if Self.isFatal(tail[lineStart..<newline]) { fatal = String(decoding: tail[lineStart..<newline].prefix(4096), as: UTF8.self) }
+                if Self.isFatal(tail[lineStart..<newline]) {
+                    fatal = String(decoding: tail[lineStart..<newline].prefix(4096), as: UTF8.self)
+                    // A trap after a whole report (a driver the sanitizer did not stop): the trap
+                    // is the last words.
+                    if report.complete { report = Sanitizer.ReportReader() }
+                }
                 report.take(String(decoding: tail[lineStart..<newline].prefix(4096), as: UTF8.self))
                 lineStart = newline + 1
             }
