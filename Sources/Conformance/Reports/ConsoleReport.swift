@@ -28,8 +28,7 @@ public enum ConsoleReport {
             } else {
                 let ending = Finding.pseudoEnding(f.rule) ?? .crash
                 let cases = r.deathCases[f.rule] ?? r.endings[ending.rawValue] ?? 0
-                let how = f.sanitizer.map { "a \($0.rawValue) sanitizer's report" } ?? "a \(ending.rawValue)"
-                out += "  \(cases) of \(r.cases) cases ended in \(how); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
+                out += "  \(cases) of \(r.cases) cases ended in \(f.endingPhrase ?? "a crash"); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             }
             out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
                 + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")

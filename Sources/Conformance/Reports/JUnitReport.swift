@@ -50,7 +50,7 @@ public enum JUnitReport {
             out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
             if let f = r.findings.first(where: { $0.rule == rule }) {
                 out += "\n      <failure message=\"\(escape(f.message))\">"
-                out += escape("\(r.deathCases[rule] ?? r.endings[ending] ?? 0) of \(r.cases) cases ended in \(f.sanitizer.map { "a \($0.rawValue) sanitizer's report" } ?? "a " + ending)\nreplay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n" + (f.replayRate.map { $0 + "\n" } ?? ""))
+                out += escape("\(r.deathCases[rule] ?? r.endings[ending] ?? 0) of \(r.cases) cases ended in \(f.endingPhrase ?? "a " + ending)\nreplay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n" + (f.replayRate.map { $0 + "\n" } ?? ""))
                 out += "</failure>\n    "
             }
             out += "</testcase>\n"

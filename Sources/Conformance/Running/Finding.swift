@@ -175,6 +175,13 @@ public struct Finding: Sendable, Encodable, Equatable {
         }
     }
 
+    /// How a case of this pseudo-rule ended, for a count line ("ended in a crash", "ended in a
+    /// thread sanitizer's report"); nil for a rule of the catalog.
+    public var endingPhrase: String? {
+        guard let ending = Self.pseudoEnding(rule) else { return nil }
+        return sanitizer.map { "a \($0.rawValue) sanitizer's report" } ?? "a \(ending.rawValue)"
+    }
+
     /// A file name that says what is in it (faults included, so runs with different faults do
     /// not overwrite each other's findings).
     public var fileName: String {

@@ -18,23 +18,23 @@ public struct ShrinkTarget: Sendable {
         self.init(id: check.rule.id, needs: check.rule.needs) { check.check($0).violations }
     }
 
-    /// The case died (RUN-CRASH) or stalled (RUN-HANG); its sentence is the signal and the
-    /// implementation's last words, or what was pending.
-    public static let crash = ShrinkTarget(id: Finding.crashRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.crashRule } }
-    /// A sanitizer stopped the driver: a data race, a memory error (`Sanitizer`).
-    public static let dataRace = ShrinkTarget(id: Finding.dataRaceRule, needs: []) { c in
-        death(of: c.trace).filter { $0.rule == Finding.dataRaceRule }
-    }
-    public static let memoryError = ShrinkTarget(id: Finding.memoryErrorRule, needs: []) { c in
-        death(of: c.trace).filter { $0.rule == Finding.memoryErrorRule }
-    }
+    /// The case died (RUN-CRASH), a sanitizer stopped it (DATA-RACE, MEMORY-ERROR, `Sanitizer`),
+    /// it stalled (RUN-HANG) or its driver broke the protocol (DRIVER-PROTOCOL): the same death
+    /// again, its sentence the signal and the last words, the report, or what was pending.
+    public static let crash = dying(Finding.crashRule)
+    public static let dataRace = dying(Finding.dataRaceRule)
+    public static let memoryError = dying(Finding.memoryErrorRule)
+    public static let hang = dying(Finding.hangRule)
+    public static let breach = dying(Finding.protocolRule)
     /// The targets of a case's death, in the order findings are made of them.
     public static let deaths: [ShrinkTarget] = [.crash, .dataRace, .memoryError, .hang, .breach]
     /// The death target named `id`, if it is one.
     public static func death(_ id: String) -> ShrinkTarget? { deaths.first { $0.id == id } }
-    public static let hang = ShrinkTarget(id: Finding.hangRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.hangRule } }
-    /// The driver broke the protocol (DRIVER-PROTOCOL): the same breach again.
-    public static let breach = ShrinkTarget(id: Finding.protocolRule, needs: []) { c in death(of: c.trace).filter { $0.rule == Finding.protocolRule } }
+
+    /// The target of the pseudo-rule `id`: a trace whose death is of that rule.
+    static func dying(_ id: String) -> ShrinkTarget {
+        ShrinkTarget(id: id, needs: []) { c in death(of: c.trace).filter { $0.rule == id } }
+    }
 
     /// The violation of RUN-CRASH or RUN-HANG a trace shows, if it ended that way. Memory
     /// addresses in a crash message (`<MainOperation: 0x55e07f136da0>`) are blanked: they differ
