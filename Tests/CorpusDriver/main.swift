@@ -32,6 +32,9 @@ case "block-handler": serve("block-handler") { ProbedBlockHandler($0) }
 case "deinit-token": serve("deinit-token") { ProbedDeinitToken($0) }
 case "ready-writes": serve("ready-writes") { ProbedReadyWrites($0) }
 case "unsynchronised": serve("unsynchronised") { ProbedUnsynchronised($0) }
+case "flag-only": serve("flag-only") { ProbedFlagOnly($0) }
+case "finish-order": serve("finish-order") { ProbedFinishOrder($0) }
+case "finish-twice": serve("finish-twice") { ProbedFinishTwice($0) }
 case "careful-lock": serve("careful-lock") { ProbedCarefulLock($0) }
 case "careful-mutex": serve("careful-mutex") { ProbedCarefulMutex($0) }
 default:

@@ -173,6 +173,30 @@ public enum StyleCorpus {
             Defect("data-race", "the flags are written and read from several threads with no synchronisation",
                    cites: [threadSafe], rules: [], .invisible, why: race),
         ]),
+        Entry(name: "flag-only", style: "locked isExecuting and isFinished flags, isAsynchronous YES and no start: "
+                + "main sets the task off and the task's end stores finished with its KVO pair", defects: [
+            Defect("executing-never-set", "nothing stores executing, so the operation reports isExecuting NO for as "
+                    + "long as its task runs",
+                   cites: ["004 2.5.3 Table 2-2 (report when it is executing its task)", "004 Listing 2-6"],
+                   rules: ["STATE-EXECUTING-DURING-TASK"]),
+            Defect("cancelled-never-finishes", "cancelled before it starts, the default start skips main, which "
+                    + "alone stores finished: the operation never reports finished and its queue waits for ever",
+                   cites: ["004 2.9.3", "004 2.5.3", "003 cancel"], rules: neverFinished),
+        ]),
+        Entry(name: "finish-order", style: "locked flags and Listing 2-6's start; the finish announces finished, "
+                + "then resets executing, each with its own KVO pair", defects: [
+            Defect("finished-before-executing-reset", "between the two stores the operation reports isExecuting and "
+                    + "isFinished both YES, and the queue reads the flags inside the first did-change",
+                   cites: ["004 Listing 2-7", "003 isFinished"], rules: ["STATE-EXCLUSIVE"]),
+        ]),
+        Entry(name: "finish-twice", style: "locked flags, a careful start, and an unguarded finish that the task's "
+                + "completion handler calls and a leftover cleanup path calls again", defects: [
+            Defect("finishes-twice", "every operation announces isFinished twice",
+                   cites: ["004 Listing 2-7", "004 2.5.3"], rules: ["KVO-FINISH-ONCE"], .invisible,
+                   why: "KVO-FINISH-ONCE needs the notifications, and Foundation on Linux delivers none to observers; "
+                    + "its queue ignores the second move to finished (Operation.swift, observeValue returns once "
+                    + "the state is finished), so nothing differs. The flaw finishes-twice shows it where KVO is seen"),
+        ]),
         Entry(name: "careful-lock", style: "a state enum under NSLock; start checks isCancelled; finish announces "
                 + "isFinished and isExecuting in Listing 2-7's order", defects: []),
         Entry(name: "careful-mutex", style: "flags in a Synchronization Mutex; start checks isCancelled; finish is "

@@ -106,6 +106,32 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("STATE-EXECUTING-DURING-TASK", .STATE,
+                       "A started operation reports isExecuting YES while its task runs, until it begins to finish.",
+                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "Listing 2-6")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                // The task is the operation's first main (as STATE-FINISHED-AFTER-TASK takes it).
+                // A read counts when it began after the task began and was logged before the
+                // task's end was: the task was running for all of it. Once the operation shows
+                // any sign of finishing (Listing 2-7's completeOperation resets executing inside
+                // the task), NO is its business, not this rule's.
+                guard let began = c.indices(op, .kind(.mainBegan)).first,
+                      let ended = c.firstIndex(op, after: began, .kind(.mainEnded)) else { continue }
+                let finishing = c.facts.finishingAt[op] ?? Int.max
+                for (i, k) in c.opEvents(op, .keys(.isExecuting, nil)) where i > began && i < ended {
+                    guard case .read(_, .isExecuting, let v) = k, c.facts.began(i, after: began) else { continue }
+                    r.hits += 1
+                    guard v == .bool(false), i < finishing else { continue }
+                    r.violations.append(c.violation("STATE-EXECUTING-DURING-TASK",
+                        "op \(op) reported isExecuting NO while its task ran",
+                        "isExecuting YES from the task's start until the operation begins to finish", [began, i, ended]))
+                    break  // one report per operation
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("STATE-NOT-CONCURRENT-DEFAULT", .STATE,
                        "An operation that does not override isConcurrent reports NO.",
                        cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)) { c in

@@ -36,6 +36,12 @@ enum ExampleScenarios {
         driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .mainBegan(0), .start(0)),
                  DriverStep(.suspend(queue: 0)), DriverStep(.cancel(0)), DriverStep(.waitUntilFinished(0)), DriverStep(.resume(queue: 0))])
 
+    /// An operation that reads its own isExecuting in the middle of its main.
+    static let readDuring = Scenario(name: "example-read-during",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .main([.work(1), .read(.isExecuting, .this), .work(1)]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilFinished(0))])
+
     /// A suspended queue: cancel one, cancel all, resume.
     static let suspended = Scenario(name: "example-suspended",
         queues: [QueueConfig(maxConcurrent: 2, suspended: true)],

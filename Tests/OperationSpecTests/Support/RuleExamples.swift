@@ -72,6 +72,9 @@ enum RuleExamples {
         // Someone saw op 0 finished while its main was still doing its work.
         "STATE-FINISHED-AFTER-TASK": RuleExample(scenario: S.cancelDuring) {
             $0.insert(.read(op: 0, .isFinished, .bool(true)), after: .work(op: 0, units: 1), thread: 98) },
+        // Op 0 said it was not executing in the middle of its own main.
+        "STATE-EXECUTING-DURING-TASK": RuleExample(scenario: S.readDuring) {
+            $0.replace(.read(op: 0, .isExecuting, .bool(true)), with: .read(op: 0, .isExecuting, .bool(false))) },
         "STATE-NOT-CONCURRENT-DEFAULT": RuleExample(scenario: S.manual) { $0.replace(.read(op: 0, .isConcurrent, .bool(false)), with: .read(op: 0, .isConcurrent, .bool(true))) },
         "STATE-NOT-EXECUTING-BEFORE-START": RuleExample(scenario: S.manual) { $0.replace(.read(op: 0, .isExecuting, .bool(false)), with: .read(op: 0, .isExecuting, .bool(true))) },
         "STATE-MAIN-ONCE": RuleExample(scenario: S.queue) { $0.insert(.mainBegan(op: 0, threadPriority: 0.8), after: .mainEnded(op: 0)) },

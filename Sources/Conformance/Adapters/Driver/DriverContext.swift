@@ -71,6 +71,18 @@ final class DriverContext: @unchecked Sendable {
 
     func log(_ kind: EventKind) { recorder.record(kind) }
 
+    /// Reads `key` of operation `op` through its own getter (so its probe logs the read), on the
+    /// calling thread: the probe's look at the other flag when one moves. Nothing during
+    /// `prepare`, while `ops` is still being made (a getter called from an initializer).
+    func readBack(_ key: StateKey, of op: Int) {
+        guard op < ops.count else { return }
+        switch key {
+        case .isExecuting: _ = ops[op].isExecuting
+        case .isFinished: _ = ops[op].isFinished
+        default: break
+        }
+    }
+
     /// Reads `isFinished` of every operation of the tested subclass, each read logged through
     /// its probe, on a thread of its own, waiting at most `seconds` for them: called when the
     /// case has hung, before its trace ends. On Linux, a subclass that announces its finish

@@ -57,6 +57,11 @@ public final class SubclassProbe: @unchecked Sendable {
             ThreadRole.with(.program) {
                 context.log(.mainBegan(op: index, threadPriority: DriverContext.unknownPriority))
                 context.run(work, this: index)
+                // The task is over and the class has not been told yet: a started operation
+                // still reports executing here (STATE-EXECUTING-DURING-TASK). A read at the
+                // task's end, not its start, leaves Listing 2-6's own race (the task may begin
+                // before start stores executing) out of the verdict.
+                context.readBack(.isExecuting, of: index)
                 context.log(.mainEnded(op: index))
             }
             finish()
@@ -92,6 +97,11 @@ public final class SubclassProbe: @unchecked Sendable {
             context.recorder.record(.read(op: index, key, .bool(v)), perturbing: false)
             return v
         }
+        // Whoever was just told "finished" (the queue, on the finishing thread, inside the
+        // class's did-change) reads isExecuting at once too: a class that stores finished
+        // before it resets executing is then seen in its both-YES window every time, not only
+        // when another thread's read happens to land in it (issue 30, item 4).
+        if key == .isFinished && v { context.readBack(.isExecuting, of: index) }
         context.recorder.perturb()
         return v
     }
