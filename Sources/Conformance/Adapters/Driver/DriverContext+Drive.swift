@@ -43,11 +43,13 @@ extension DriverContext {
                 if let c = config.completion { perform(.setCompletionBlock(op: o, c), as: "the setup of operation \(o)") }
             }
             for e in scenario.dependencies { perform(.addDependency(op: e.op, on: e.on), as: "the setup of operation \(e.op)'s dependencies") }
+            letGo(after: -1)
             for (i, step) in scenario.driver.enumerated() {
                 if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout, quiet: quiet) { log(.triggerMissed(i)) }
                 log(.stepIssued(i))
                 perform(step.action, as: "driver step \(i) (\(step.action))")
                 log(.stepDone(i))
+                letGo(after: i)
             }
         }
         return drain()
@@ -114,7 +116,7 @@ extension DriverContext {
         case .waitUntilAllFinished(let q):
             call(.waitUntilAllFinished(queue: q)) { queues[q].waitUntilAllOperationsAreFinished() }
             log(.operationCount(queue: q, queues[q].operationCount))
-            for op in addedTo(q) { _ = ops[op].isFinished }
+            for op in addedTo(q) { _ = ops.live(op)?.isFinished }
         case .setCompletionBlock(let op, let body):
             call(.setCompletionBlock(op)) {
                 ops[op].completionBlock = { [unowned self] in

@@ -23,7 +23,10 @@ final class DriverContext: @unchecked Sendable {
     private let makeQueue: () -> any QueueUnderTest
     /// Makes an instance of the implementation's own subclass for each `subclass` operation.
     private let makeSubclass: ((SubclassProbe) -> Operation)?
-    private(set) var ops: [Operation] = []
+    private(set) var ops = OperationTable.none
+    /// Per operation, the driver step after which the driver lets go of it (-1: after the
+    /// setup; nil: never), from `Scenario.lastDriverUses`.
+    private(set) var lastUses: [Int?] = []
     private(set) var queues: [any QueueUnderTest] = []
 
     /// `noise`: the request's timing noise (`TimingNoise`), made by the recorder at every
@@ -47,7 +50,10 @@ final class DriverContext: @unchecked Sendable {
             return queue
         }
         let blockAdded = Set(scenario.blockAddedOperations().map(\.op))   // looked up, never iterated
-        ops = scenario.operations.enumerated().map { i, config in
+        // A block given to `addBlock` runs with its slot as `self`: the slot is held.
+        lastUses = scenario.lastDriverUses()
+        for i in lastUses.indices where blockAdded.contains(i) { lastUses[i] = nil }
+        ops = OperationTable(scenario.operations.enumerated().map { i, config in
             let token = config.readyAfterSignal
             switch config.kind {
             case .main(let body), .invocation(let body): return MainOperation(index: i, body: body, readyToken: token, context: self)
@@ -66,7 +72,12 @@ final class DriverContext: @unchecked Sendable {
                 guard let make = makeSubclass else { preconditionFailure("a subclass operation reached a driver without a subclass") }
                 return make(SubclassProbe(index: i, work: work, context: self))
             }
-        }
+        })
+    }
+
+    /// Lets go of every operation whose last use was driver step `step` (-1: the setup).
+    func letGo(after step: Int) {
+        for i in lastUses.indices where lastUses[i] == step { ops.letGo(i) }
     }
 
     func log(_ kind: EventKind) { recorder.record(kind) }
@@ -75,10 +86,10 @@ final class DriverContext: @unchecked Sendable {
     /// calling thread: the probe's look at the other flag when one moves. Nothing during
     /// `prepare`, while `ops` is still being made (a getter called from an initializer).
     func readBack(_ key: StateKey, of op: Int) {
-        guard op < ops.count else { return }
+        guard op < ops.count, let operation = ops.live(op) else { return }
         switch key {
-        case .isExecuting: _ = ops[op].isExecuting
-        case .isFinished: _ = ops[op].isFinished
+        case .isExecuting: _ = operation.isExecuting
+        case .isFinished: _ = operation.isFinished
         default: break
         }
     }
@@ -97,7 +108,7 @@ final class DriverContext: @unchecked Sendable {
         let subclassOps = scenario.operations.indices.filter { scenario.operations[$0].kind.isSubclass && $0 < ops.count }
         guard !subclassOps.isEmpty else { return }
         let done = DispatchSemaphore(value: 0)
-        let targets = subclassOps.map { ops[$0] }
+        let targets = subclassOps.compactMap { ops.live($0) }
         let thread = Thread {
             for op in targets { _ = op.isFinished }
             done.signal()
@@ -116,8 +127,9 @@ final class DriverContext: @unchecked Sendable {
         if let q = queues.indices.first(where: { queues[$0].operationCount > 0 }) {
             return "queue \(q) still holds \(queues[q].operationCount) operations"
         }
-        if let op = ops.indices.first(where: { ops[$0].isExecuting }) { return "operation \(op) is still executing" }
-        return recorder.stillRunning { ops[$0].isFinished }
+        if let op = ops.indices.first(where: { ops.live($0)?.isExecuting == true }) { return "operation \(op) is still executing" }
+        // An operation nothing holds any more is over.
+        return recorder.stillRunning { ops.live($0)?.isFinished ?? true }
     }
 
     /// Runs steps with `self` = operation `this`; returns true when a `return` ended the routine.
@@ -215,7 +227,7 @@ final class DriverContext: @unchecked Sendable {
         case .isFinished: value = .bool(op.isFinished)
         case .isReady: value = .bool(op.isReady)
         case .isConcurrent: value = .bool(op.isAsynchronous)  // Linux has isAsynchronous only (002: it replaces isConcurrent)
-        case .dependencies: value = .ops(op.dependencies.compactMap { d in ops.firstIndex { $0 === d } })
+        case .dependencies: value = .ops(op.dependencies.compactMap { ops.index(of: $0) })
         case .queuePriority: value = .int(op.queuePriority.rawValue)
         case .completionBlock: value = .bool(op.completionBlock != nil)
         case .threadPriority: value = .double(Self.unknownPriority)

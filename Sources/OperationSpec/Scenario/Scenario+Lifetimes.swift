@@ -1,0 +1,55 @@
+extension Scenario {
+    /// When a driver may let go of each operation: the index of the last driver step that
+    /// needs the object, -1 when no step does (set up, then never touched), or nil when the
+    /// driver must hold it to the end (code of some operation names it, or its isReady waits for
+    /// a signal that code sends, at a time no step index fixes).
+    ///
+    /// A driver that holds every operation until the case ends keeps each one alive, so a queue
+    /// that goes on using an operation it has already let go of never touches freed memory:
+    /// Foundation's crash after an asynchronous operation finishes while still queued (issue 30)
+    /// was invisible by construction. Letting go at the last use gives the queue the only
+    /// reference, as in a program that adds an operation and forgets it.
+    ///
+    /// A step needs an operation when its action names it. `waitUntilAllFinished` of a queue
+    /// does not: the queue holds what it has not finished, and the driver reads `isFinished`
+    /// afterwards only of the operations something still holds (one nothing holds was finished
+    /// and let go by its queue, and the platform's own finish read `isFinished` on the way,
+    /// which is the trace's evidence). Holding them through the wait kept alive exactly the
+    /// operation a queue had let go of too early. Dependencies need nothing: the dependent
+    /// operation holds its dependency itself.
+    public func lastDriverUses() -> [Int?] {
+        var last: [Int?] = Array(repeating: -1, count: operations.count)
+        func use(_ op: Int, _ step: Int) {
+            guard op >= 0, op < last.count, last[op] != nil else { return }
+            last[op] = step
+        }
+        for (s, step) in driver.enumerated() {
+            switch step.action {
+            case .add(let op, _):
+                use(op, s)
+            case .addBatch(let list, _, _):
+                for op in list { use(op, s) }
+            case .addBlock: break
+            case .perform(let a, let steps):
+                use(a, s)
+                for o in operations.indices where Self.names(o, in: steps) { use(o, s) }
+            case .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a),
+                 .setCompletionBlock(let a, _), .addExecutionBlock(let a, _), .setQueuePriority(let a, _),
+                 .setThreadPriority(let a, _), .result(let a):
+                use(a, s)
+            case .addDependency(let a, let b), .removeDependency(let a, let b):
+                use(a, s)
+                use(b, s)
+            case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended,
+                 .sleep:
+                break
+            }
+        }
+        let lists = stepLists
+        for o in operations.indices where lists.contains(where: { Self.names(o, in: $0) }) { last[o] = nil }
+        // A `signal` step, in any operation's code, announces isReady of the operations whose
+        // override waits for its token.
+        for o in operations.indices where operations[o].readyAfterSignal != nil { last[o] = nil }
+        return last
+    }
+}
