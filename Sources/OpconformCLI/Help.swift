@@ -106,7 +106,7 @@ enum Help {
     """
 
     static let rules = """
-    opconform rules [--json | --markdown] [--rules GLOB]
+    opconform rules [--json | --markdown | --entry-points] [--rules GLOB]
 
     Prints the catalog. Every rule has a stable id FAMILY-NAME, one sentence, its citations into
     the five seed documents, a strength (documented must / documented example / documented advice /
@@ -115,6 +115,9 @@ enum Help {
 
       --json        an array of {id, family, statement, citations, strength, needs, profiles, variants}
       --markdown    the text of Specs/rules.md
+      --entry-points  which rules read each entry point of the API (addOperation:, start,
+                    cancelAllOperations, ...), measured on generated cases of the reference
+                    engine: the table of Specs/api-surface.md, "Entry points and the rules"
       --rules GLOB  only ids matching GLOB, where * matches anything (e.g. 'START-*', '*-THROWS')
     """
 

@@ -1,7 +1,8 @@
 import Conformance
 import OperationSpec
 
-/// `opconform rules [--json | --markdown] [--rules GLOB]`: the catalog, with citations.
+/// `opconform rules [--json | --markdown | --entry-points] [--rules GLOB]`: the catalog, with
+/// citations, or which rules read each entry point of the API.
 enum RulesCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
         func print(_ s: String, terminator: String = "\n") { console.out(s + terminator) }
@@ -13,6 +14,10 @@ enum RulesCommand {
         if let glob = args.options["--rules"] {
             rules = RuleBook.matching(glob).map(\.rule)
             if rules.isEmpty { throw InputError("no rule matches '\(glob)'; 'opconform rules' lists them") }
+        }
+        if args.flags.contains("--entry-points") {
+            print(EntryPointTable.markdown(EntryPointTable.measure()), terminator: "")
+            return 0
         }
         if args.flags.contains("--json") { print(RuleCatalogReport.json(rules), terminator: "") }
         else if args.flags.contains("--markdown") { print(RuleCatalogReport.markdown(rules), terminator: "") }

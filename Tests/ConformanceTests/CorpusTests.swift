@@ -23,6 +23,8 @@ struct CorpusTests {
         "block-handler": ["cancelled-never-finishes"],
         "ready-writes": ["ready-read-resets-state"],
         "no-start": ["finished-before-task"],
+        "flag-only": ["executing-never-set"],
+        "finish-order": ["finished-before-executing-reset"],
     ]
 
     /// Visible defects found in some runs and not others: not asserted either way.
@@ -33,8 +35,10 @@ struct CorpusTests {
     /// - cancel-finishes-running: STATE-FINISHED-AFTER-TASK sees it only when a cancel lands
     ///   while the task runs, and the task then logs something (a unit of work, its check of
     ///   isCancelled) before it ends: 6 of 100 cases of seed 1, so a run of 30 may miss it.
+    /// - flag-only's cancelled-never-finishes needs a cancel before the start: 11 of 100 cases.
     static let sometimesFound: [String: Set<String>] = [
         "cancel-finishes": ["cancel-finishes-unstarted", "cancel-finishes-running"],
+        "flag-only": ["cancelled-never-finishes"],
     ]
 
     /// Visible defects the harness misses today, each a gap of the catalog to be closed (then

@@ -45,10 +45,7 @@ struct ReproducerExportTests {
     /// whatever it waits for) chosen over one made ready by a dependency's finish an instant
     /// before: whether a faithful queue must see the second as ready when it chooses is the
     /// timing the rule's checker weighs and a standalone program cannot.
-    /// Bug entries whose finding export refuses (it says why); a crash ends the test process
-    /// that would assert a claim, so RUN-CRASH has none.
-    static let unexportable: [String: [String]] = ["gnustep": ["PRIORITY-ORDER", "READY-AFTER-DEPS"],
-                                                   "foundation-linux": ["RUN-CRASH"]]
+    static let unexportable: [String: [String]] = ["gnustep": ["PRIORITY-ORDER", "READY-AFTER-DEPS"]]
 
     @Test("every bug-kind divergence of GNUstep has its reproducer committed, as export writes it today, or is refused")
     func gnustepReproducersAreCurrent() throws {
@@ -69,12 +66,8 @@ struct ReproducerExportTests {
     @Test("every bug-kind divergence of Foundation has its Swift Testing and XCTest reproducers committed, as export writes them today")
     func foundationReproducersAreCurrent() throws {
         let rules = try Self.bugs("foundation-linux")
-        #expect(rules.count == 6)
+        #expect(rules.count == 5)
         for rule in rules {
-            if Self.unexportable["foundation-linux", default: []].contains(rule) {
-                #expect(!FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Fixtures/reproducers/foundation-linux/\(rule).swift").path))
-                continue
-            }
             for (style, suffix) in [(Reproducer.Style.swiftTesting, ""), (.xctest, "+XCTest")] {
                 let (fresh, committed) = try Self.committed("Fixtures/expectations/foundation-linux/\(rule).json", as: style,
                                                             to: "Fixtures/reproducers/foundation-linux/\(rule)\(suffix).swift")

@@ -155,8 +155,7 @@ public enum Attribution: Sendable, Equatable {
     /// What a case is made of, for a cause's `needs`: the driver actions it performs by their
     /// scenario-file names (`removeDependency`, `start`, ...), the kinds of its operations,
     /// `selfDependency` when an operation is made to depend on itself, and `addedTwice` when
-    /// one is added to a queue by two steps, `releasedDependent` when the driver lets go of an
-    /// operation that depends on another (`Scenario.lastDriverUses`). A dependency action
+    /// one is added to a queue by two steps. A dependency action
     /// counts only where it names one of the witness operations as the dependent (when the
     /// violation names any), since a dependency changed elsewhere in the case is not its cause.
     public static func ingredients(_ scenario: Scenario, witnesses: [Int] = []) -> [String] {
@@ -186,12 +185,6 @@ public enum Attribution: Sendable, Equatable {
                 added.append(o)
             }
         }
-        // An operation the driver lets go of while it depends on another (Scenario.lastDriverUses):
-        // the dependency may then outlive it.
-        let lastUses = scenario.lastDriverUses()
-        var dependents = scenario.dependencies.filter { $0.op != $0.on }.map(\.op)
-        for step in scenario.driver { if case .addDependency(let o, let on) = step.action, o != on { dependents.append(o) } }
-        if dependents.contains(where: { $0 >= 0 && $0 < lastUses.count && lastUses[$0] != nil }) { add("releasedDependent") }
         for op in scenario.operations { add(kindName(op.kind)) }
         return found.sorted()
     }

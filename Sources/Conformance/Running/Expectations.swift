@@ -144,9 +144,8 @@ public struct Expectations: Codable, Sendable, Equatable {
 
         /// The operation kinds a cause may name.
         static let kindNames = ["block", "concurrent", "invocation", "main", "subclass"]
-        /// The words `needs` may hold besides kinds: every driver action, `addedTwice`,
-        /// `releasedDependent` and `selfDependency`.
-        static let ingredientNames = (ScenarioDecoder.actionCases.names + ["addedTwice", "releasedDependent", "selfDependency"] + kindNames).sorted()
+        /// The words `needs` may hold besides kinds: every driver action, and `selfDependency`.
+        static let ingredientNames = (ScenarioDecoder.actionCases.names + ["addedTwice", "selfDependency"] + kindNames).sorted()
     }
 
     public var format: Int
@@ -258,7 +257,7 @@ extension Expectations: CheckedInput {
                 }
                 for (j, need) in (cause.needs ?? []).enumerated() where !Cause.ingredientNames.contains(need) {
                     return .init(path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
-                                 requirement: ", but must be a driver action, an operation kind, addedTwice, releasedDependent or selfDependency ("
+                                 requirement: ", but must be a driver action, an operation kind, addedTwice or selfDependency ("
                                     + Cause.ingredientNames.joined(separator: ", ") + ")")
                 }
             }
