@@ -32,6 +32,10 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     /// Needs API surface 2 (`readyAfterSignal`): only cases generated for an implementation
     /// that declares `apiSurface2` can show it.
     case readyOverrideIgnored = "ready-override-ignored"
+    /// Needs API surface 2 (`addBlock`). Issue 30: a third party's queue did this, and no rule saw it.
+    case suspendedRunsBlocks = "suspended-runs-blocks"
+    /// Issue 30: a third party's queue did this, and no rule saw it.
+    case cancelAllSkipsExecuting = "cancel-all-skips-executing"
 
     /// What the bug is, in one sentence.
     public var summary: String {
@@ -59,6 +63,8 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .concurrentFlagLost: return "isConcurrent reports NO even for a subclass that overrides it"
         case .cancelledResultReturned: return "a cancelled invocation operation still returns a result"
         case .addedTwice: return "an operation already in a queue is accepted by a second addOperation"
+        case .suspendedRunsBlocks: return "a suspended queue still starts the blocks given to addOperationWithBlock:"
+        case .cancelAllSkipsExecuting: return "cancelAllOperations cancels only the operations that have not started"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"
         case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
         case .readyOverrideIgnored: return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
@@ -69,7 +75,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     public var family: Family {
         switch self {
         case .cancelledNotReady, .readyIgnoresDependencies, .readinessUnannounced, .readyOverrideIgnored: return .READY
-        case .startIgnoresCancel, .cancelAfterFinishSticks: return .CANCEL
+        case .startIgnoresCancel, .cancelAfterFinishSticks, .cancelAllSkipsExecuting: return .CANCEL
         case .secondStartRuns, .startWhenNotReady: return .START
         case .finishUnannounced: return .KVO
         case .finishedWhileExecuting: return .STATE
@@ -77,7 +83,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION
         case .priorityIgnored, .priorityNotNormalised: return .PRIORITY
         case .threadPriorityIgnored: return .THREAD
-        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue: return .QUEUE
+        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue, .suspendedRunsBlocks: return .QUEUE
         case .blockOperationFinishesEarly, .blocksRunSerially: return .BLOCK
         case .concurrentFlagLost: return .SUBCLASS
         case .cancelledResultReturned: return .INVOCATION

@@ -38,6 +38,7 @@ extension Simulation {
                     // The queue cancels the operation it made for a block as it cancels any
                     // other, but nobody can see that object: nothing is logged, and it never runs.
                     if ops[op].hidden { if !ops[op].finished { ops[op].cancelled = true }; continue }
+                    if has(.cancelAllSkipsExecuting) && ops[op].dispatched { continue }
                     cancel(op)
                 }
                 return nil

@@ -244,11 +244,20 @@ extension Simulation {
     /// Starts what the queue may start: never while suspended, never beyond its width, the
     /// highest priority ready operation first, and among equals the earliest added (004 2.6.2, 2.9.1).
     func pump(_ q: Int) {
-        while !queues[q].suspended || has(.suspensionIgnored) {
+        while !queues[q].suspended || has(.suspensionIgnored) || has(.suspendedRunsBlocks) {
             var width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
             if has(.oneTooMany) && queues[q].maxConcurrent != QueueConfig.defaultMax { width += 1 }
             guard queues[q].running < width else { return }
-            guard let op = queues[q].takeCandidate({ op, rank in !ops[op].dispatched && startable(op) && rank == self.rank(op) }) else { return }
+            let op: Int
+            if queues[q].suspended && !has(.suspensionIgnored) {
+                // `suspendedRunsBlocks`: a suspended queue still starts the operations it made for
+                // blocks, found without touching the candidates (whose stale entries it drops).
+                guard let block = queues[q].ops.first(where: { ops[$0].hidden && !ops[$0].dispatched && startable($0) }) else { return }
+                op = block
+            } else {
+                guard let next = queues[q].takeCandidate({ op, rank in !ops[op].dispatched && startable(op) && rank == self.rank(op) }) else { return }
+                op = next
+            }
             ops[op].dispatched = true
             queues[q].running += 1
             workerNumber += 1
