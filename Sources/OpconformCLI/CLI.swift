@@ -80,7 +80,7 @@ public enum CLI {
     /// its arguments against its entry (`Arguments.parse()`), and the argument fuzz test gives
     /// every option here hostile values, so an option is fuzzed from the day it is added here.
     public static let commands: [CommandSyntax] = [
-        CommandSyntax("rules", flags: ["--json", "--markdown", "--entry-points"], options: ["--rules"]),
+        CommandSyntax("rules", flags: ["--json", "--markdown", "--entry-points", "--coverage"], options: ["--rules"]),
         CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide"],
                       options: ["--impl", "--expectations", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
                                 "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",

@@ -106,7 +106,7 @@ enum Help {
     """
 
     static let rules = """
-    opconform rules [--json | --markdown | --entry-points] [--rules GLOB]
+    opconform rules [--json | --markdown | --entry-points | --coverage [--markdown]] [--rules GLOB]
 
     Prints the catalog. Every rule has a stable id FAMILY-NAME, one sentence, its citations into
     the five seed documents, a strength (documented must / documented example / documented advice /
@@ -118,6 +118,9 @@ enum Help {
       --entry-points  which rules read each entry point of the API (addOperation:, start,
                     cancelAllOperations, ...), measured on generated cases of the reference
                     engine: the table of Specs/api-surface.md, "Entry points and the rules"
+      --coverage    how the catalog accounts for every normative statement of the documents
+                    (stated by a rule, listed as not a rule with the reason, or a duty no rule
+                    states yet); with --markdown, the text of Specs/coverage.md
       --rules GLOB  only ids matching GLOB, where * matches anything (e.g. 'START-*', '*-THROWS')
     """
 

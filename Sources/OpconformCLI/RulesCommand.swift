@@ -1,7 +1,7 @@
 import Conformance
 import OperationSpec
 
-/// `opconform rules [--json | --markdown | --entry-points] [--rules GLOB]`: the catalog, with
+/// `opconform rules [--json | --markdown | --entry-points | --coverage [--markdown]] [--rules GLOB]`: the catalog, with
 /// citations, or which rules read each entry point of the API.
 enum RulesCommand {
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {
@@ -14,6 +14,11 @@ enum RulesCommand {
         if let glob = args.options["--rules"] {
             rules = RuleBook.matching(glob).map(\.rule)
             if rules.isEmpty { throw InputError("no rule matches '\(glob)'; 'opconform rules' lists them") }
+        }
+        if args.flags.contains("--coverage") {
+            if args.flags.contains("--markdown") { print(CoverageReport.markdown(), terminator: "") }
+            else { print(CoverageReport.figure()) }
+            return 0
         }
         if args.flags.contains("--entry-points") {
             print(EntryPointTable.markdown(EntryPointTable.measure()), terminator: "")
