@@ -45,6 +45,10 @@ import Testing
 ///     slow queue, or a debug build of a heavy one, may need longer units).
 ///   - findings: the folder finding files are written to; nil is `opconform-findings/<name>/`
 ///     in the temporary folder, `<name>` the driver's (from its hello).
+///   - sanitize: the sanitizer the driver was built with (`swift build -Xswiftc -sanitize=thread`
+///     or `=address`): the executable is checked to run with it, each driver process is told to
+///     stop at its first report, and a report ends its case as DATA-RACE or MEMORY-ERROR
+///     (Specs/sanitizers.md). Set only for the drivers this call starts, not for the process.
 /// - Returns: what was found, split into known and unexpected, for further assertions (e.g.
 ///   that a planted bug is caught).
 @discardableResult
@@ -53,14 +57,21 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
                               minimumStrength: Strength = .observedOnly, strict: Bool = false, shrink: Bool = true,
                               jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                               generator: GeneratorOptions = GeneratorOptions(), limits: DriverLimits = .standard,
-                              findings folder: String? = nil,
+                              findings folder: String? = nil, sanitize: Sanitizer? = nil,
                               sourceLocation: SourceLocation = #_sourceLocation) -> DriverConformance {
     var outcome = DriverConformance(command: [driver] + arguments)
-    let impl: any Implementation
-    do {
+    var impl: any Implementation
+    do throws(InputError) {
         outcome.expectations = try expectations.load()
         outcome.command = [try DriverExecutable.locate(driver)] + arguments
         impl = try Implementations.external(command: outcome.command, limits: limits)
+        if let sanitize {
+            guard sanitize.instruments(executableAt: outcome.command[0]), var child = impl as? ChildProcessImplementation else {
+                throw InputError("\(outcome.command[0]) was not built with the \(sanitize.rawValue) sanitizer: \(sanitize.buildHint)")
+            }
+            child.environment = sanitize.environment
+            impl = child
+        }
     } catch {
         outcome.problem = error.message
         Issue.record(Comment(rawValue: error.message), sourceLocation: sourceLocation)

@@ -1,4 +1,5 @@
 @testable import Conformance
+import ConformanceTesting
 import Foundation
 import OperationSpec
 import Testing
@@ -119,5 +120,28 @@ struct SanitizerTests {
         #expect(matrix.status == 2 && matrix.err.contains("reference is not one"), "\(matrix.err)")
         let corpus = opconform("flaws", "--corpus", "--sanitize", "thread", "--count", "1")
         #expect(corpus.status == 2 && corpus.err.contains("--corpus does not measure a sanitized corpus driver yet"), "\(corpus.err)")
+    }
+
+    @Test("expectConformance(driver:sanitize:) refuses a driver not built with the sanitizer, and runs nothing",
+          .enabled(if: OrphanedDriverTests.sampleSubclassDriver != nil, "build the sample driver first (swift build)"))
+    func expectConformanceRefusesUninstrumented() throws {
+        let driver = try #require(OrphanedDriverTests.sampleSubclassDriver)
+        var outcome: DriverConformance?
+        withKnownIssue("the driver was not built with ThreadSanitizer") {
+            outcome = expectConformance(driver: driver, count: 1, sanitize: .thread)
+        }
+        #expect(outcome?.run == nil)
+        #expect(outcome?.problem?.contains("was not built with the thread sanitizer: build it with the sanitizer") == true,
+                "\(outcome?.problem ?? "no problem said")")
+    }
+
+    @Test("a sanitizer's options reach only the drivers given them, after the user's own")
+    func environmentIsPerDriver() throws {
+        var impl = ChildProcessImplementation(name: "t", capabilities: [], command: ["/bin/true"])
+        #expect(impl.environment.isEmpty)
+        impl.environment = Sanitizer.thread.environment
+        #expect(impl.environment["TSAN_OPTIONS"]?.contains("halt_on_error=1") == true)
+        #expect(ProcessInfo.processInfo.environment["TSAN_OPTIONS"]?.contains("exitcode=66") != true,
+                "the test process itself is not given the options")
     }
 }

@@ -23,6 +23,9 @@ public struct ChildProcessImplementation: Implementation {
     /// case leaves nothing behind (Specs/driver-protocol.md, "Sessions"); 2 runs each case in
     /// a process of its own. The probe finds it for a driver named by path.
     public var protocolVersion: Int
+    /// Variables set in each driver process's environment on top of the harness's own: a
+    /// sanitizer's options (`Sanitizer.environment`, `expectConformance(driver:sanitize:)`).
+    public var environment: [String: String] = [:]
     /// Driver processes waiting for their next case (protocol 3), shared by the copies of this
     /// value: a run's cases, its shrinker and its replays take turns on them.
     let pool = DriverPool()
@@ -151,7 +154,7 @@ public struct ChildProcessImplementation: Implementation {
                 process = reused
             } else {
                 pool.countStart()
-                do { process = try DriverProcess.start(command) } catch {
+                do { process = try DriverProcess.start(command, adding: environment) } catch {
                     return trace(reader: reader, outcome: .cannotStart(command, error), scenario: scenario, scheduleSeed: scheduleSeed)
                 }
             }

@@ -33,10 +33,12 @@ final class DriverProcess: @unchecked Sendable {
         output = ChildProcess.LineSplitter { _ in true }
     }
 
-    /// Starts `command` with the harness's environment and no backtraces (a trap is an expected
-    /// outcome, reported by its message).
-    static func start(_ command: [String]) throws(SpawnedProcess.StartError) -> DriverProcess {
+    /// Starts `command` with the harness's environment, `adding` on top of it, and no backtraces
+    /// (a trap is an expected outcome, reported by its message).
+    static func start(_ command: [String], adding: [String: String] = [:]) throws(SpawnedProcess.StartError) -> DriverProcess {
         var environment = ProcessInfo.processInfo.environment
+        // The caller's value wins, after the user's own options for the same variable.
+        for (key, value) in adding { environment[key] = environment[key].map { $0 + " " + value } ?? value }
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let process = DriverProcess(child: try SpawnedProcess.start(command, environment: environment))
         process.watch()
