@@ -36,6 +36,10 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     case suspendedRunsBlocks = "suspended-runs-blocks"
     /// Issue 30: a third party's queue did this, and no rule saw it.
     case cancelAllSkipsExecuting = "cancel-all-skips-executing"
+    /// Issue 30: a third party's queue hung so on an operation cancelled before it started, seen
+    /// in 1 case of 300; the fault hangs on any cancelled operation not finished yet, which
+    /// generated cases reach (a cancel while the task runs, then a wait).
+    case waitOnCancelledHangs = "wait-on-cancelled-hangs"
 
     /// What the bug is, in one sentence.
     public var summary: String {
@@ -65,6 +69,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .addedTwice: return "an operation already in a queue is accepted by a second addOperation"
         case .suspendedRunsBlocks: return "a suspended queue still starts the blocks given to addOperationWithBlock:"
         case .cancelAllSkipsExecuting: return "cancelAllOperations cancels only the operations that have not started"
+        case .waitOnCancelledHangs: return "waitUntilFinished on a cancelled operation that has not finished yet never returns"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"
         case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
         case .readyOverrideIgnored: return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
@@ -83,7 +88,8 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION
         case .priorityIgnored, .priorityNotNormalised: return .PRIORITY
         case .threadPriorityIgnored: return .THREAD
-        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue, .suspendedRunsBlocks: return .QUEUE
+        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue, .suspendedRunsBlocks,
+             .waitOnCancelledHangs: return .QUEUE
         case .blockOperationFinishesEarly, .blocksRunSerially: return .BLOCK
         case .concurrentFlagLost: return .SUBCLASS
         case .cancelledResultReturned: return .INVOCATION

@@ -84,7 +84,11 @@ extension Simulation {
             let call = Call.waitUntilFinished(op)
             emit(.call(call))
             push(Frame([.afterWait(call, reads: [op], countOf: nil)]))
-            if !satisfied(.finished(op)) && !has(.waitReturnsEarly) { block(.finished(op)) }
+            if has(.waitOnCancelledHangs) && ops[op].cancelled && !ops[op].finished {
+                block(.token(-1))  // no step signals a negative token: the wait never returns
+            } else if !satisfied(.finished(op)) && !has(.waitReturnsEarly) {
+                block(.finished(op))
+            }
         case .waitUntilAllFinished(let q):
             let call = Call.waitUntilAllFinished(queue: q)
             emit(.call(call))
