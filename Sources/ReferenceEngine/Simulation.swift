@@ -192,6 +192,8 @@ final class Simulation {
         case .finished(let op): what = "operation \(op) to finish" + cycleNote([op])
         case .allFinished(let list): what = "operations \(list) to finish" + cycleNote(list)
         case .queueEmpty(let q): what = "queue \(q) to empty (holds \(queues[q].ops))" + cycleNote(queues[q].ops)
+        // No step signals a negative token: only a fault waits for one (`waitOnCancelledHangs`).
+        case .token(let n) where n < 0: what = "nothing: a wait that can never end (an injected fault)"
         case .token(let n): what = "token \(n)"
         case .trigger(let step, let trig): what = "the trigger of driver step \(step) (\(trig))"
         case .blocks(let op): what = "the blocks of operation \(op)"
