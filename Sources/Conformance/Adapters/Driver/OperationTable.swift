@@ -10,7 +10,7 @@ import Foundation
 /// `@unchecked Sendable` is sound: `boxes` is a `let`, filled before any operation can run,
 /// and each box's `weak` reference is written once, in its initializer (the runtime loads weak
 /// references atomically, from any thread); `held` is read and written by the driving thread
-/// only (`letGo`, called between driver steps, and `holdsAll`).
+/// only (`letGo`, called between driver steps).
 final class OperationTable: @unchecked Sendable {
     private final class Box: @unchecked Sendable {
         // Sound: written once in `init`, then only loaded (see the table's comment).
