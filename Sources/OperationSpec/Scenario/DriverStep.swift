@@ -67,4 +67,20 @@ public enum DriverAction: Codable, Sendable, Equatable {
     /// The driving thread idles for `n` work units (a scenario construct, not an API call: no
     /// event of its own beyond the step's `stepIssued` / `stepDone`). API surface 2.
     case sleep(Int)
+
+    /// The operations the action names itself: not the block operation of an `addBlock`, which
+    /// only names its block, nor what the code of a `perform` names.
+    public var namedOperations: [Int] {
+        switch self {
+        case .add(let a, _), .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a), .perform(let a, _),
+             .setCompletionBlock(let a, _), .addExecutionBlock(let a, _), .setQueuePriority(let a, _),
+             .setThreadPriority(let a, _), .result(let a):
+            return [a]
+        case .addBatch(let list, _, _): return list
+        case .addDependency(let a, let b), .removeDependency(let a, let b): return [a, b]
+        case .addBlock, .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount,
+             .readSuspended, .sleep:
+            return []
+        }
+    }
 }

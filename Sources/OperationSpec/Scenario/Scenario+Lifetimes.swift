@@ -24,25 +24,9 @@ extension Scenario {
             last[op] = step
         }
         for (s, step) in driver.enumerated() {
-            switch step.action {
-            case .add(let op, _):
-                use(op, s)
-            case .addBatch(let list, _, _):
-                for op in list { use(op, s) }
-            case .addBlock: break
-            case .perform(let a, let steps):
-                use(a, s)
+            for op in step.action.namedOperations { use(op, s) }
+            if case .perform(_, let steps) = step.action {
                 for o in operations.indices where Self.names(o, in: steps) { use(o, s) }
-            case .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a),
-                 .setCompletionBlock(let a, _), .addExecutionBlock(let a, _), .setQueuePriority(let a, _),
-                 .setThreadPriority(let a, _), .result(let a):
-                use(a, s)
-            case .addDependency(let a, let b), .removeDependency(let a, let b):
-                use(a, s)
-                use(b, s)
-            case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended,
-                 .sleep:
-                break
             }
         }
         let lists = stepLists

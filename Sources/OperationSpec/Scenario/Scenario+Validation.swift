@@ -204,16 +204,7 @@ extension Scenario {
         for (s, step) in driver.enumerated() {
             let place = "driver step \(s)"
             if let t = step.after, t.op == o { if case .blockBegan = t {} else { places.append("\(place)'s trigger") } }
-            switch step.action {
-            case .addBlock: break
-            case .add(let a, _), .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a), .perform(let a, _),
-                 .setCompletionBlock(let a, _), .addExecutionBlock(let a, _), .setQueuePriority(let a, _), .setThreadPriority(let a, _),
-                 .result(let a):
-                if a == o { places.append(place) }
-            case .addBatch(let list, _, _): if list.contains(o) { places.append(place) }
-            case .addDependency(let a, let b), .removeDependency(let a, let b): if a == o || b == o { places.append(place) }
-            case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended, .sleep: break
-            }
+            if step.action.namedOperations.contains(o) { places.append(place) }
         }
         if stepLists.contains(where: { Self.names(o, in: $0) }) { places.append("a step") }
         return places

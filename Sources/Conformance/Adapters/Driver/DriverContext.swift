@@ -82,16 +82,12 @@ final class DriverContext: @unchecked Sendable {
 
     func log(_ kind: EventKind) { recorder.record(kind) }
 
-    /// Reads `key` of operation `op` through its own getter (so its probe logs the read), on the
-    /// calling thread: the probe's look at the other flag when one moves. Nothing during
+    /// Reads isExecuting of operation `op` through its own getter (so its probe logs the read),
+    /// on the calling thread: the probe's look at that flag (`SubclassProbe`). Nothing during
     /// `prepare`, while `ops` is still being made (a getter called from an initializer).
-    func readBack(_ key: StateKey, of op: Int) {
+    func readIsExecuting(of op: Int) {
         guard op < ops.count, let operation = ops.live(op) else { return }
-        switch key {
-        case .isExecuting: _ = operation.isExecuting
-        case .isFinished: _ = operation.isFinished
-        default: break
-        }
+        _ = operation.isExecuting
     }
 
     /// Reads `isFinished` of every operation of the tested subclass, each read logged through

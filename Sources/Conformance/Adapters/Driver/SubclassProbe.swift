@@ -61,7 +61,7 @@ public final class SubclassProbe: @unchecked Sendable {
                 // still reports executing here (STATE-EXECUTING-DURING-TASK). A read at the
                 // task's end, not its start, leaves Listing 2-6's own race (the task may begin
                 // before start stores executing) out of the verdict.
-                context.readBack(.isExecuting, of: index)
+                context.readIsExecuting(of: index)
                 context.log(.mainEnded(op: index))
             }
             finish()
@@ -101,7 +101,7 @@ public final class SubclassProbe: @unchecked Sendable {
         // class's did-change) reads isExecuting at once too: a class that stores finished
         // before it resets executing is then seen in its both-YES window every time, not only
         // when another thread's read happens to land in it (issue 30, item 4).
-        if key == .isFinished && v { context.readBack(.isExecuting, of: index) }
+        if key == .isFinished && v { context.readIsExecuting(of: index) }
         context.recorder.perturb()
         return v
     }
