@@ -121,17 +121,29 @@ struct FoundationIsolationTests {
     static let expectationsFile = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux.json").path
     static var entries: [Expectations.Entry] { (try? Expectations.load(expectationsFile))?.expected ?? [] }
 
-    @Test("every expected Foundation divergence still shows on its minimised scenario",
-          .enabled(if: available, "build opconform first"), arguments: entries.map(\.rule))
-    func expectationReplays(rule: String) throws {
+    /// Each finding an entry names, once per rule: several entries share a finding (RUN-CRASH's causes).
+    static var findingsByRule: [String] {
+        var seen: [String] = []
+        for e in entries where !seen.contains("\(e.rule) \(e.finding)") { seen.append("\(e.rule) \(e.finding)") }
+        return seen
+    }
+
+    @Test("every expected Foundation divergence still shows on its minimised scenario (a rare one's finding still reads)",
+          .enabled(if: available, "build opconform first"), arguments: findingsByRule)
+    func expectationReplays(ruleAndFinding: String) throws {
         let expectations = try Expectations.load(Self.expectationsFile)
-        let entry = try #require(expectations.expected.first { $0.rule == rule })
+        let entry = try #require(expectations.expected.first { "\($0.rule) \($0.finding)" == ruleAndFinding })
+        let rule = entry.rule
         let data = try #require(FileManager.default.contents(atPath: expectations.findingPath(entry, relativeTo: Self.expectationsFile)))
         let finding = try JSONCodec.decode(Finding.self, from: data, source: entry.finding)
         #expect(finding.rule == rule && finding.impl == "foundation")
+        // A rare entry (seen once in thousands of cases, cause not established) is kept for the
+        // gate to name; its minimised scenario is not expected to show it again.
+        if entry.rare != nil { return }
         // Real threads: the divergence must show in at least one of ten runs (it stops at the
-        // first). The least reproducible entry shows in about half the runs: a miss in ten
-        // would be 1 in 1,000.
+        // first). Each minimised scenario shows its divergence in most runs (PRIORITY-ORDER's
+        // holds its queue suspended until both operations are added: 20 of 20, where with the
+        // queue running it showed in about half, and once in none of ten on a CI machine).
         let shows = (0..<10).contains { _ in
             let t = Self.foundation(timeout: 3).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
             switch rule {

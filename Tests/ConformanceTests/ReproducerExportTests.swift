@@ -146,13 +146,15 @@ struct ReproducerExportTests {
 
     @Test("PRIORITY-ORDER is exported only where a faithful serial queue must start the higher priority first")
     func priorityOrderOnlyWhenDecided() throws {
-        // The Foundation finding: op 1 (priority 0) is added before op 0 (priority -4).
+        // The Foundation finding: op 1 (priority 0) is added before op 0 (priority -4), to a
+        // suspended queue resumed after both.
         let decided = try Self.finding("Fixtures/expectations/foundation-linux/PRIORITY-ORDER.json")
         #expect(try Reproducer.export(decided, as: .swiftTesting).claims == ["serial queue 0 starts op 1, of higher priority and ready, before op 0"])
         // The low priority added first to a running queue: the queue may start it before the
         // other is there, which the rule excuses, so a claim would accuse a faithful queue.
         var racing = decided
         racing.scenario.driver.swapAt(1, 2)
+        racing.scenario.queues[0].suspended = false
         do { _ = try Reproducer.export(racing, as: .swiftTesting); Issue.record("exported a PRIORITY-ORDER whose adds race with the queue's choice") } catch {
             #expect(error.description.contains("op 0 is added (step 1) before op 1 (step 2) to a queue that is not suspended in between"), "\(error)")
         }

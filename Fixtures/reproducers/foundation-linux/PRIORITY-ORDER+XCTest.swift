@@ -264,6 +264,7 @@ fileprivate func runOnce() -> [String] {
     // The queues and operations of the scenario, configured as it says.
     run.queues.append(OperationQueue())
     run.queues[0].maxConcurrentOperationCount = 1
+    run.queues[0].isSuspended = true
     run.ops.append(Op0(run))
     run.ops[0].queuePriority = Operation.QueuePriority(rawValue: -4) ?? .normal
     run.ops.append(Op1(run))

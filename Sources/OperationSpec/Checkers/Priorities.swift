@@ -9,10 +9,18 @@ extension RuleBook {
             var r = CheckResult()
             for q in c.scenario.queues.indices {
                 var previous: Int?
-                var resumes: [Int] = []
-                for i in c.facts.queueEvents[q] {
-                    if case .call(.setSuspended(_, false)) = c.event(i).kind, let done = c.facts.endOf[i] { resumes.append(done) }
-                    if case .call(.setMaxConcurrent(_, _)) = c.event(i).kind, let done = c.facts.endOf[i] { resumes.append(done) }
+                // Calls that let a held queue choose again: a resume of a suspended queue, and a
+                // width raised from 0. A resume of a running queue changes nothing, so a start
+                // logged after it may have been chosen before it (a false alarm under load).
+                func held(before i: Int) -> Bool { c.facts.suspension[q].value(before: i) || c.facts.width[q].value(before: i) == 0 }
+                func stayedHeld(from a: Int, to b: Int) -> Bool {
+                    let changes = c.facts.suspension[q].changes.map(\.at) + c.facts.width[q].changes.map(\.at)
+                    return changes.allSatisfy { $0 <= a || $0 >= b || held(before: $0 + 1) }
+                }
+                var releases: [Int] = []
+                for i in c.facts.queueEvents[q] where c.facts.endOf[i] != nil && held(before: i) {
+                    if case .call(.setSuspended(_, false)) = c.event(i).kind { releases.append(i) }
+                    if case .call(.setMaxConcurrent(_, let w)) = c.event(i).kind, w != 0 { releases.append(i) }
                 }
                 let starts = c.facts.indices(.call(.start)).filter { i in
                     if case .call(.start(let op, .queue)) = c.event(i).kind { return c.facts.addedAt[op]?.queue == q }
@@ -25,7 +33,20 @@ extension RuleBook {
                     // The choice was made after the previous operation finished, or the queue was resumed.
                     // The earliest sign of the previous operation's finish: the queue may choose
                     // before our own did-change is logged.
-                    let choice = ([previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }] + resumes.filter { $0 < s }.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
+                    //
+                    // A release is a choice point for x only when x was added while the queue was
+                    // held and it stayed held until then: the queue cannot have chosen x before
+                    // the call began, and may have chosen it at any moment after, inside the call
+                    // too (GNUstep starts operations before its resume returns). Judged from the
+                    // call's return instead, the rule blamed GNUstep for not starting an operation
+                    // that became ready inside the resume, after the queue had chosen (issue 30).
+                    let resumePoints = releases.filter { r in
+                        r < s && c.facts.addedAt[x].map { add in
+                            add.call < r && held(before: add.call) && stayedHeld(from: add.call, to: r)
+                        } == true
+                    }
+                    let choice = ([previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }]
+                                  + resumePoints.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
                     let px = c.facts.priority[x].value(before: s)
                     let rivals = c.allOps.filter { y in
