@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// Two AsyncOperation base classes, tested by the harness two folders up: each gets a driver
+// Three AsyncOperation base classes, tested by the harness two folders up: each gets a driver
 // executable of a few lines, and Swift Testing tests run generated cases on them.
 import PackageDescription
 
@@ -16,6 +16,9 @@ let package = Package(
                           dependencies: ["AsyncOperations", .product(name: "Conformance", package: "OperationConformance")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(name: "blog-operation-driver",
+                          dependencies: ["AsyncOperations", .product(name: "Conformance", package: "OperationConformance")],
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "timeout-operation-driver",
                           dependencies: ["AsyncOperations", .product(name: "Conformance", package: "OperationConformance")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "AsyncOperationTests",

@@ -71,7 +71,7 @@ enum ReplayCommand {
                 if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { faults = finding.faults }
                 if args.options["--sanitize"] == nil, let sanitizer = finding.sanitizer {
                     foundSanitizer = sanitizer
-                    note("the finding is a \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize \(sanitizer.rawValue)")
+                    note("the finding is \(sanitizer == .address ? "an" : "a") \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize \(sanitizer.rawValue)")
                 }
                 if args.options["--noise"] == nil, let n = finding.noise {
                     foundNoise = n

@@ -48,6 +48,31 @@ struct SanitizerTests {
 
         """
 
+    /// A freed operation's lock read by a timer that held it unretained: what AddressSanitizer
+    /// printed here for Examples/async-operation's TimeoutAsyncOperation (the memory had been
+    /// given out again, so it is a SEGV, not a use-after-free), shortened.
+    static let deadlySignal = """
+        AddressSanitizer:DEADLYSIGNAL
+        =================================================================
+        ==12243==ERROR: AddressSanitizer: SEGV on unknown address 0x000000004173 (pc 0x7f218e2cdadf bp 0x7b21835d69e0 sp 0x7b21835d69d0 T5)
+        ==12243==The signal is caused by a READ memory access.
+        ==12243==Hint: address points to the zero page.
+            #0 0x7f218e2cdadf  (/opt/swift/usr/lib/swift/linux/libFoundation.so+0x2cdadf) (BuildId: bbe2057ad9a7c4b7122ec47d2500ff98e0395cef)
+            #1 0x55e6079e10e6 in $s10Foundation9NSLockingPAAE8withLockyqd__qd__yKXEKlF /<compiler-generated>
+            #2 0x55e6079e6e72 in $s15AsyncOperations07TimeoutA9OperationC12timeoutFired33_92CD4ADBA96E8A3D8A70A72B4AE4A035LLyyF /work/main/Examples/async-operation/Sources/AsyncOperations/TimeoutAsyncOperation.swift:73:14
+            #3 0x55e6079e3b04 in $s15AsyncOperations07TimeoutA9OperationC03armC0yyFyyYbcfU_ /work/main/Examples/async-operation/Sources/AsyncOperations/TimeoutAsyncOperation.swift:68:23
+
+        ==12243==Register values:
+        rax = 0x000000000000406b  rbx = 0x0000000000000110  rcx = 0x0000000000000000  rdx = 0x00007f218e517070
+        AddressSanitizer can not provide additional info.
+        SUMMARY: AddressSanitizer: SEGV (/opt/swift/usr/lib/swift/linux/libFoundation.so+0x2cdadf) (BuildId: bbe2057ad9a7c4b7122ec47d2500ff98e0395cef)
+        Thread T5 created by T0 here:
+            #0 0x55e607986311 in pthread_create /home/build-user/llvm-project/compiler-rt/lib/asan/asan_interceptors.cpp:250:3
+
+        ==12243==ABORTING
+
+        """
+
     /// The last words the harness keeps of a driver that printed `text` and died.
     static func lastWords(_ text: String) -> String? {
         let tail = ChildProcess.ErrorTail()
@@ -84,6 +109,32 @@ struct SanitizerTests {
         #expect(v.observed.contains("READ of size 8 | #0 main |"), "\(v.observed)")
         #expect(v.observed.contains("freed here: | #0 free | #1 main"), "\(v.observed)")
         #expect(!v.observed.contains("0x") && !v.observed.contains("23795"), "\(v.observed)")
+    }
+
+    @Test("a deadly signal under AddressSanitizer is MEMORY-ERROR, with the stack that names the class's method")
+    func deadlySignal() throws {
+        let v = try #require(Self.death(Self.deadlySignal))
+        #expect(v.rule == Finding.memoryErrorRule)
+        #expect(v.observed.hasPrefix("ERROR: AddressSanitizer: SEGV | The signal is caused by a READ memory access. | #0 |"), "\(v.observed)")
+        #expect(v.observed.contains("timeoutFired"), "\(v.observed)")
+        #expect(v.observed.hasSuffix("SUMMARY: AddressSanitizer: SEGV"), "\(v.observed)")
+        #expect(!v.observed.contains("0x") && !v.observed.contains("12243") && !v.observed.contains("Register"), "\(v.observed)")
+    }
+
+    @Test("a report that began before a case began, in the process that serves it, is that case's last words")
+    func reportAcrossCases() throws {
+        // Written between cases (a late timer of the case before), the report's last line after
+        // the next case began: the tail a new case would start from must keep it.
+        let lines = Self.deadlySignal.components(separatedBy: "\n")
+        let tail = ChildProcess.ErrorTail()
+        tail.append(Data((lines.dropLast(3).joined(separator: "\n") + "\n").utf8))
+        #expect(tail.holdsSanitizerReport)
+        tail.append(Data("==12243==ABORTING\n".utf8))
+        #expect(tail.lastWords?.hasPrefix("ERROR: AddressSanitizer: SEGV") == true, "\(tail.lastWords ?? "nil")")
+        // A tail with no report is not kept from one case to the next.
+        let plain = ChildProcess.ErrorTail()
+        plain.append(Data("Foundation/Operation.swift:343: Fatal error: not ready\n".utf8))
+        #expect(!plain.holdsSanitizerReport)
     }
 
     @Test("the same race in another run says the same; a trap stays RUN-CRASH")

@@ -243,6 +243,9 @@ enum ChildProcess {
             return (line.startIndex...(line.endIndex - marker.count)).contains { line[$0..<($0 + marker.count)].elementsEqual(marker) }
         }
 
+        /// Whether a sanitizer's report has begun in what was kept.
+        var holdsSanitizerReport: Bool { lock.withLock { report.text != nil } }
+
         var lastWords: String? {
             lock.lock(); defer { lock.unlock() }
             if let text = report.text { return text }

@@ -139,12 +139,30 @@ public struct ChildProcessImplementation: Implementation {
         }
     }
 
+    /// Whether the drivers run under a sanitizer: its options, as the harness sets them, are
+    /// in `environment` (`expectConformance(driver:sanitize:)`) or in the harness's own
+    /// environment, which every driver inherits (`opconform --sanitize`).
+    var sanitized: Bool {
+        let inherited = ProcessInfo.processInfo.environment
+        return Sanitizer.allCases.contains { sanitizer in
+            let key = sanitizer.optionsVariable, ours = sanitizer.environment[key]!
+            return environment[key] != nil || inherited[key]?.hasSuffix(ours) == true
+        }
+    }
+
+    /// Seconds a sanitized session's process is watched after each case for a late report:
+    /// the timer of Examples/async-operation's TimeoutAsyncOperation fires 5 ms after its
+    /// operation starts. Measured in Specs/sanitizers.md.
+    static let sanitizerSettle: TimeInterval = 0.05
+
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         let line = JSONCodec.line(DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
                                                          protocol: protocolVersion, noise: limits.noise, patience: limits.patience))
         // Protocol 3: the case goes to a process that served earlier ones when one waits, and
         // the process waits for the next case if this one leaves nothing behind.
-        let session = protocolVersion == DriverProtocol.sessionVersion && limits.casesPerDriver > 1
+        // Under a sanitizer a driver of protocol 3 is run as a session even for one case, so
+        // that it waits after the case and can be watched for a late report.
+        let session = protocolVersion == DriverProtocol.sessionVersion && (limits.casesPerDriver > 1 || sanitized)
         var retried = false
         while true {
             let reader = DriverTraceReader(name: name, capabilities: capabilities, maxEvents: limits.maxEvents, version: protocolVersion, session: session)
@@ -158,10 +176,14 @@ public struct ChildProcessImplementation: Implementation {
                     return trace(reader: reader, outcome: .cannotStart(command, error), scenario: scenario, scheduleSeed: scheduleSeed)
                 }
             }
-            // The last case a process is given closes its input: the driver exits after it.
+            // The last case a process is given closes its input: the driver exits after it. Under
+            // a sanitizer, a session's process is watched a moment after each case, its last too
+            // (then retired): a late callback's report is the case's own (`DriverProcess.serve`).
             let last = !session || process.cases + 1 >= limits.casesPerDriver
-            let outcome = process.serve(line, limits: limits, closingInput: last, consume: reader.read, next: { reader.next })
-            if outcome.reusable { pool.give(process) }
+            let settle = session && sanitized ? Self.sanitizerSettle : 0
+            let outcome = process.serve(line, limits: limits, closingInput: last && settle == 0, settle: settle,
+                                        consume: reader.read, next: { reader.next })
+            if outcome.reusable { if last { process.retire() } else { pool.give(process) } }
             // A process that served an earlier case and did not begin this one with its hello
             // cannot be judged by it: what the earlier case left ended it (a late callback that
             // trapped), or it wrote between cases and that output reached the reader only after
@@ -184,6 +206,15 @@ public struct ChildProcessImplementation: Implementation {
         if problem == nil, let lie = DriverCheck.referenceFailure(events, scenario) {
             if events.last?.kind.endsTrace ?? false { events.removeLast() }
             append(.breach(lie))
+            return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
+        }
+        // A sanitizer's report after a whole trace (a late callback of the case's operations,
+        // seen while the process was watched after it) ends the case in its place: a crash of
+        // the case, which says it came after the end.
+        if events.last?.kind == .end, outcome.signal == nil, Int(outcome.status) == Sanitizer.exitStatus,
+           let words = outcome.lastError, Sanitizer.report(in: words) != nil {
+            events.removeLast()
+            append(.crash(signal: 0, message: "the driver exited with status \(outcome.status) after the end of the trace: " + words))
             return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
         }
         // A trace that has its last event (`end`, `hang`, `crash`) is whole, whatever the driver

@@ -68,22 +68,38 @@ final class DriverProcess: @unchecked Sendable {
     /// last case ended.
     var isIdleAndClean: Bool { !reaped.hasEnded && !output.wroteStray }
 
+    /// Whether a sanitizer began a report on the process's standard error since its last case
+    /// began (`settled(within:)`).
+    var holdsSanitizerReport: Bool { lock.withLock { errors }.holdsSanitizerReport }
+
     /// Serves one request: writes `input`, hands each line of standard output to `consume`
     /// until it returns false, under `limits` (see `ChildProcess.run`). `closingInput`: close
     /// standard input after the request (protocol 2, and the last case of a session). `next`,
     /// asked once reading stopped: whether the case ended with `done` saying `next`; the
     /// process is then left running for the next case (`Outcome.reusable`). Otherwise the
     /// process is stopped (its group killed) and reaped before this returns.
-    func serve(_ input: String, limits: DriverLimits, closingInput: Bool, consume: @escaping @Sendable (Substring) -> Bool,
-               next: () -> Bool) -> ChildProcess.Outcome {
+    ///
+    /// `settle`: seconds a process that is to take another case is watched after this one
+    /// ended, under a sanitizer: a late callback of this case's operations (a timer that holds
+    /// one unretained) that reaches freed memory then stops the process with its report, and
+    /// the report is this case's, not the next one's (a case that shows it again on replay).
+    func serve(_ input: String, limits: DriverLimits, closingInput: Bool, settle: TimeInterval = 0,
+               consume: @escaping @Sendable (Substring) -> Bool, next: () -> Bool) -> ChildProcess.Outcome {
         let fresh = cases == 0
         cases += 1
         // A case's last words are what it wrote to standard error. A new process may write
         // before it reads its first request (a library that fails to load), and its reader may
         // already have kept that: its tail is the case's. A process that served a case gets a
-        // fresh tail, so the earlier case's words are not quoted as this one's.
-        let tail = fresh ? lock.withLock { errors } : ChildProcess.ErrorTail()
-        if !fresh { lock.withLock { errors = tail } }
+        // fresh tail, so the earlier case's words are not quoted as this one's; but a sanitizer
+        // report begun since is kept, and is this case's last words if it ends the process. A
+        // late callback of the earlier case (a timer holding an operation unretained) reaches
+        // freed memory between cases, and AddressSanitizer is still printing, or has stopped
+        // the process, when this case begins: dropped, its report left only its last line,
+        // "==pid==ABORTING" (issue 30, Examples/async-operation's TimeoutAsyncOperation).
+        let tail = lock.withLock { () -> ChildProcess.ErrorTail in
+            if !fresh && !errors.holdsSanitizerReport { errors = ChildProcess.ErrorTail() }
+            return errors
+        }
         let reaped = self.reaped
         guard output.reset(consume: consume, wake: { reaped.poke() }) else {
             // Not for a process that wrote between cases (`isIdleAndClean` is checked first).
@@ -127,11 +143,28 @@ final class DriverProcess: @unchecked Sendable {
             if killed != nil { break }
         }
         if stoppedReading && !closingInput && next() && !reaped.hasEnded {
-            let (lines, bytes, _, _, _) = output.summary
-            return ChildProcess.Outcome(status: 0, signal: nil, killed: nil, lastError: nil, stoppedByReader: true,
-                                        unfinishedLine: nil, lines: lines, bytes: bytes, reusable: true)
+            if !settled(within: settle) {
+                let (lines, bytes, _, _, _) = output.summary
+                return ChildProcess.Outcome(status: 0, signal: nil, killed: nil, lastError: nil, stoppedByReader: true,
+                                            unfinishedLine: nil, lines: lines, bytes: bytes, reusable: true)
+            }
+            // A report began: the sanitizer ends the process once it has printed it (a
+            // symbolised report can take seconds); stopped before, its report would be cut.
+            _ = reaped.wait(seconds: 10)
         }
         return end(killed: killed, lastError: nil)
+    }
+
+    /// Whether, within `seconds`, a sanitizer began a report on standard error or the process
+    /// ended: the case is then over only once the process is (`end`), its report its last words.
+    private func settled(within seconds: TimeInterval) -> Bool {
+        guard seconds > 0 else { return false }
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if holdsSanitizerReport || reaped.hasEnded { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return holdsSanitizerReport || reaped.hasEnded
     }
 
     /// Stops the process (unless it has ended), waits for it and its readers, and says how the

@@ -20,10 +20,13 @@ public enum Sanitizer: String, Sendable, CaseIterable {
     /// what it needs until its session ends; leaks are not a rule).
     public var environment: [String: String] {
         switch self {
-        case .thread: return [optionsVariable: "halt_on_error=1 exitcode=66 second_deadlock_stack=1"]
-        case .address: return [optionsVariable: "halt_on_error=1 detect_leaks=0 exitcode=66"]
+        case .thread: return [optionsVariable: "halt_on_error=1 exitcode=\(Self.exitStatus) second_deadlock_stack=1"]
+        case .address: return [optionsVariable: "halt_on_error=1 detect_leaks=0 exitcode=\(Self.exitStatus)"]
         }
     }
+
+    /// The status a sanitizer exits a driver with when it stops it (`environment`).
+    public static let exitStatus = 66
 
     /// The environment variable the sanitizer's runtime reads its options from.
     public var optionsVariable: String { self == .thread ? "TSAN_OPTIONS" : "ASAN_OPTIONS" }
@@ -79,8 +82,9 @@ public enum Sanitizer: String, Sendable, CaseIterable {
     static let varying = [
         #" at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+"#, #"\(pid=\d+\)"#, #" \(BuildId: [0-9a-f]+\)"#,
         #"\([^()]*\+0x[0-9a-f]+\)"#, #" at 0x[0-9a-f]+"#, #" on address 0x[0-9a-f]+"#, #" by thread T\d+"#,
-        #" by main thread"#, #" thread T\d+"#, #" \(mutexes: [^)]*\)"#, #" (pc|bp|sp) 0x[0-9a-f]+"#,
-        #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#,
+        #" by main thread"#, #" thread T\d+"#, #" \(mutexes: [^)]*\)"#, #" \(pc 0x[0-9a-f]+[^)]*\)"#,
+        #" (pc|bp|sp) 0x[0-9a-f]+"#, #" on unknown address 0x[0-9a-f]+"#, #"^==\d+=="#,
+        #"0x[0-9a-f]+ in "#, #" [/][^ ]*:\d+(:\d+)?"#, #" 0x[0-9a-f]+"#,
     ]
 
     /// Gathers a sanitizer's report from a driver's standard error, line by line: its first
@@ -111,11 +115,13 @@ public enum Sanitizer: String, Sendable, CaseIterable {
                 complete = true
             } else if trimmed.hasPrefix("#") {
                 if framesLeft > 0 { lines.append(trimmed); framesLeft -= 1 }
-            } else if Self.isStackHead(trimmed) {
+            } else if Self.isStackHead(Self.withoutPid(trimmed)) {
                 // The head of a stack: "Write of size 8 at 0x... by thread T2:", "freed by thread T1 here:".
-                lines.append(trimmed)
+                lines.append(Self.withoutPid(trimmed))
                 framesLeft = 3
-            } else {
+            } else if trimmed.isEmpty {
+                // A stack ends with a blank line; a note inside it ("==23795==Hint: address
+                // points to the zero page.") does not end it.
                 framesLeft = 0
             }
         }
@@ -124,9 +130,15 @@ public enum Sanitizer: String, Sendable, CaseIterable {
         /// T2:", AddressSanitizer's "READ of size 8 …"), a free or an allocation; not the
         /// creation of a thread or a mutex, or where a heap block lies.
         static func isStackHead(_ line: String) -> Bool {
-            let access = line.hasPrefix("READ of size") || line.hasPrefix("WRITE of size")
+            // A deadly signal's stack follows "The signal is caused by a READ memory access."
+            let access = line.hasPrefix("READ of size") || line.hasPrefix("WRITE of size") || line.hasPrefix("The signal is caused by")
             guard line.hasSuffix(":") || access else { return false }
-            return !["Thread T", "Location", "Mutex"].contains { line.hasPrefix($0) }
+            return !["Thread T", "Location", "Mutex", "Register values"].contains { line.hasPrefix($0) }
+        }
+
+        /// `line` without AddressSanitizer's "==23795==" prefix, a pid.
+        static func withoutPid(_ line: String) -> String {
+            line.replacingOccurrences(of: #"^==\d+=="#, with: "", options: .regularExpression)
         }
 
         /// The report so far, or nil before one began.

@@ -179,7 +179,7 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// thread sanitizer's report"); nil for a rule of the catalog.
     public var endingPhrase: String? {
         guard let ending = Self.pseudoEnding(rule) else { return nil }
-        return sanitizer.map { "a \($0.rawValue) sanitizer's report" } ?? "a \(ending.rawValue)"
+        return sanitizer.map { ($0 == .address ? "an " : "a ") + "\($0.rawValue) sanitizer's report" } ?? "a \(ending.rawValue)"
     }
 
     /// A file name that says what is in it (faults included, so runs with different faults do
