@@ -41,6 +41,44 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("DEP-LISTED", .DEP,
+                       "Once addDependency: has returned, the receiver's dependencies list the target; once removeDependency: has returned, they no longer do.",
+                       cites: [Citation(.gnustep, "addDependency:"), Citation(.gnustep, "removeDependency:"), Citation(.guide, "2.6.1")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                // Every change asked of op's dependencies, in order: where it began and ended.
+                var changes: [(begin: Int, end: Int?, on: Int, adds: Bool)] = []
+                for i in c.indices(op, .call(.addDependency), .call(.removeDependency)) {
+                    switch c.event(i).kind {
+                    case .call(.addDependency(op, let on)): changes.append((i, c.facts.endOf[i], on, true))
+                    case .call(.removeDependency(op, let on)): changes.append((i, c.facts.endOf[i], on, false))
+                    default: break
+                    }
+                }
+                guard !changes.isEmpty else { continue }
+                for report in c.reports(op, .dependencies) where report.isRead {
+                    guard case .ops(let list) = report.value,
+                          !changes.contains(where: { $0.begin < report.i && ($0.end ?? Int.max) > report.i }) else { continue }
+                    // Each target's last change before the read, if it returned normally (a refused
+                    // one, a self-dependency or a cycle, is DEP-SELF's and DEP-CYCLE's).
+                    var judged: [(on: Int, listed: Bool, at: Int)] = []
+                    for on in Set(changes.map(\.on)).sorted() where on != op {
+                        guard let last = changes.last(where: { $0.on == on && $0.begin < report.i }),
+                              c.facts.returned(last.begin) != nil else { continue }
+                        judged.append((on, last.adds, last.begin))
+                    }
+                    guard !judged.isEmpty else { continue }
+                    r.hits += 1
+                    if let bad = judged.first(where: { list.contains($0.on) != $0.listed }) {
+                        r.violations.append(c.violation("DEP-LISTED",
+                            "op \(op)'s dependencies read \(report.value) after op \(bad.on) was \(bad.listed ? "added" : "removed")",
+                            bad.listed ? "op \(bad.on) listed" : "op \(bad.on) not listed", [bad.at, report.i]))
+                    }
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("DEP-REMOVE-RESTORES", .DEP,
                        "Removing an operation's last unfinished dependency makes it report isReady YES.",
                        cites: [Citation(.guide, "2.5.4"), Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in

@@ -94,6 +94,26 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("PRIORITY-READBACK", .PRIORITY,
+                       "A queue priority set to one of the defined values reads back unchanged.",
+                       cites: [Citation(.gnustep, "setQueuePriority:"), Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                let sets = c.indices(op, .call(.setQueuePriority))
+                for report in c.reports(op, .queuePriority) where report.isRead {
+                    // Judged only with no set in flight: the last set began and ended before the read.
+                    guard let last = sets.last(where: { $0 < report.i }), let end = c.facts.endOf[last], end < report.i,
+                          c.facts.returned(last) != nil, case .call(.setQueuePriority(_, let v)) = c.event(last).kind,
+                          QueuePriority.defined.contains(v) else { continue }
+                    r.hits += 1
+                    if report.value != .int(v) {
+                        r.violations.append(c.violation("PRIORITY-READBACK", "op \(op)'s priority, set to \(v), read back as \(report.value)",
+                                                        "\(v), as set", [last, report.i]))
+                    }
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("PRIORITY-DEFAULT-NORMAL", .PRIORITY,
                        "An operation whose priority was never set reports Normal (0).",
                        cites: [Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in

@@ -145,5 +145,31 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("START-UNQUEUED-WAITS", .START,
+                       "An operation never given to a queue is never started by the runtime: its task begins only after the program calls its start, even once it is ready.",
+                       cites: [Citation(.guide, "2.6.1"), Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.9.2")],
+                       strength: .documentedMust)) { c in
+            var r = CheckResult()
+            // Operations some add call names, accepted or not, begun or not: a queue may have them.
+            var offered = Array(repeating: false, count: c.scenario.operations.count)
+            for i in c.events.indices {
+                guard case .call(let call) = c.event(i).kind else { continue }
+                switch call {
+                case .addOperation(let op, _), .addBlock(let op, _): if op >= 0 && op < offered.count { offered[op] = true }
+                case .addOperations(let list, _, _): for op in list where op >= 0 && op < offered.count { offered[op] = true }
+                default: break
+                }
+            }
+            for op in c.allOps where !offered[op] {
+                guard let began = c.taskBegins(op).first else { continue }
+                r.hits += 1
+                let byProgram = c.startCalls(op).first { $0.by != .queue }
+                if byProgram.map({ $0.i > began }) ?? true {
+                    r.violations.append(c.violation("START-UNQUEUED-WAITS", "op \(op), never given to a queue, began its task without a call to its start",
+                                                    "the task of an operation run by hand begins in the start the program calls", [began]))
+                }
+            }
+            return r
+        },
     ]
 }

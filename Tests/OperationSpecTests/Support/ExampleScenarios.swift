@@ -29,6 +29,19 @@ enum ExampleScenarios {
                  DriverStep(.removeDependency(op: 5, on: 3)), DriverStep(.read(.isReady, op: 5)),
                  DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
 
+    /// Two dependencies added, both listed; one removed, no longer listed (DEP-LISTED).
+    static let listed = Scenario(name: "example-dependencies-listed",
+        queues: [QueueConfig()],
+        operations: (0..<3).map { _ in OperationConfig(kind: .main([])) },
+        driver: [DriverStep(.addDependency(op: 2, on: 0)), DriverStep(.addDependency(op: 2, on: 1)), DriverStep(.read(.dependencies, op: 2)),
+                 DriverStep(.removeDependency(op: 2, on: 0)), DriverStep(.read(.dependencies, op: 2))])
+
+    /// A defined priority set and read back (PRIORITY-READBACK).
+    static let priorityReadback = Scenario(name: "example-priority-readback",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .main([]), queuePriority: 4)],
+        driver: [DriverStep(.read(.queuePriority, op: 0)), DriverStep(.setQueuePriority(op: 0, -8)), DriverStep(.read(.queuePriority, op: 0))])
+
     /// Cancel, a second start and a suspension, all while main runs.
     static let cancelDuring = Scenario(name: "example-cancel-during",
         queues: [QueueConfig()],

@@ -46,6 +46,9 @@ enum RuleExamples {
         "START-SYNC-MAIN": RuleExample(scenario: S.manual) { $0.rethread(.mainBegan(op: 0, threadPriority: 0.5), to: 99) },
         "START-KVO": RuleExample(scenario: S.manual) { $0.drop(.didChange(op: 0, .isExecuting, .bool(true))) },
         "START-CONCURRENT-NO-SUPER": RuleExample(scenario: S.concurrent) { $0.insert(.call(.superStart(0)), after: startCall(0, .driver)) },
+        "START-UNQUEUED-WAITS": RuleExample(scenario: S.manual) { e in
+            e.replace(startCall(0, .driver), with: startCall(0, .queue))
+            e.replace(.returned(.start(0, by: .driver)), with: .returned(.start(0, by: .queue))) },
         "START-CONCURRENT-ASYNC": RuleExample(scenario: S.concurrent) { e in
             e.dropAll { if case .mainBegan(0, _) = $0 { return true }; return false }
             e.insert(.mainBegan(op: 0, threadPriority: 0.5), after: startCall(0, .driver)) },
@@ -101,6 +104,7 @@ enum RuleExamples {
             e.dropAll { if case .threw(.addDependency(0, 1), _, _) = $0 { return true }; return false }
             e.insert(.read(op: 0, .dependencies, .ops([1, 1])), after: .call(.addDependency(0, on: 1)), nth: 1)
             e.insert(.returned(.addDependency(0, on: 1)), after: .call(.addDependency(0, on: 1)), nth: 1) },
+        "DEP-LISTED": RuleExample(scenario: S.listed) { $0.replace(.read(op: 2, .dependencies, .ops([1])), with: .read(op: 2, .dependencies, .ops([0, 1]))) },
         "DEP-REMOVE-RESTORES": RuleExample(scenario: S.manual) { $0.replace(.read(op: 5, .isReady, .bool(true)), with: .read(op: 5, .isReady, .bool(false))) },
         // COMPLETION
         "COMPLETION-AFTER-FINISH": RuleExample(scenario: S.queue) { $0.drop(.mainEnded(op: 0)) },
@@ -112,6 +116,7 @@ enum RuleExamples {
         // PRIORITY, THREAD
         "PRIORITY-ORDER": RuleExample(scenario: S.priority) { $0.replace(.returned(.setQueuePriority(2, 9)), with: .returned(.setQueuePriority(2, -8))) },
         "PRIORITY-NORMALIZE": RuleExample(scenario: S.priority) { $0.replace(.read(op: 3, .queuePriority, .int(-4)), with: .read(op: 3, .queuePriority, .int(-8))) },
+        "PRIORITY-READBACK": RuleExample(scenario: S.priorityReadback) { $0.replace(.read(op: 0, .queuePriority, .int(-8)), with: .read(op: 0, .queuePriority, .int(0))) },
         "PRIORITY-DEFAULT-NORMAL": RuleExample(scenario: S.queue) { $0.replace(.read(op: 0, .queuePriority, .int(0)), with: .read(op: 0, .queuePriority, .int(4))) },
         "THREAD-PRIORITY-MAIN": RuleExample(scenario: S.queue) { $0.replace(.mainBegan(op: 0, threadPriority: 0.8), with: .mainBegan(op: 0, threadPriority: 0.5)) },
         // QUEUE
