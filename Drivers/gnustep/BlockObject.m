@@ -99,9 +99,18 @@ BlockLayoutIsRight(void)
 
 - (void) run
 {
-  Record(EvCompletionBegan(op, [NSThread threadPriority]));
-  [TheInterpreter() run: body this: op];
-  Record(EvCompletionEnded(op));
+  /* Held for the run: a completion block replaced while it runs (setCompletionBlock: on a
+   * finished operation) is released by the operation, and read after that its ivars were
+   * garbage (an event naming "op 94399440957216", 2 replays of 3 of gnustep case 1138). */
+  NSInteger	o = op;
+  NSArray	*b = [body retain];
+
+  [self retain];
+  Record(EvCompletionBegan(o, [NSThread threadPriority]));
+  [TheInterpreter() run: b this: o];
+  Record(EvCompletionEnded(o));
+  [b release];
+  [self release];
 }
 
 - (void) dealloc

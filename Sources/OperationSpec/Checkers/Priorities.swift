@@ -7,6 +7,20 @@ extension RuleBook {
                        "When a serial queue picks its next operation, a ready operation of higher priority goes before a ready one of lower priority.",
                        cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.9.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
+            // The queues each operation was offered to, accepted or not. A start by a queue names
+            // no queue: an operation let into two (QUEUE-OWNERSHIP) may be started by the other,
+            // which the gate of 2026-11-27 blamed on GNUstep's serial queue (case 1138).
+            var offered = Array(repeating: [Int](), count: c.scenario.operations.count)
+            for i in c.events.indices {
+                guard case .call(let call) = c.event(i).kind else { continue }
+                let named: [(Int, Int)]
+                switch call {
+                case .addOperation(let op, let q), .addBlock(let op, let q): named = [(op, q)]
+                case .addOperations(let list, let q, _): named = list.map { ($0, q) }
+                default: named = []
+                }
+                for (op, q) in named where op >= 0 && op < offered.count && !offered[op].contains(q) { offered[op].append(q) }
+            }
             for q in c.scenario.queues.indices {
                 var previous: Int?
                 // Calls that let a held queue choose again: a resume of a suspended queue, and a
@@ -28,8 +42,8 @@ extension RuleBook {
                 }
                 for s in starts {
                     guard case .call(.start(let x, _)) = c.event(s).kind else { continue }
-                    defer { previous = x }
-                    guard c.facts.width[q].value(before: s) == 1 else { continue }
+                    defer { previous = offered[x] == [q] ? x : nil }   // another queue's start is no choice of this one
+                    guard c.facts.width[q].value(before: s) == 1, offered[x] == [q] else { continue }
                     // The choice was made after the previous operation finished, or the queue was resumed.
                     // The earliest sign of the previous operation's finish: the queue may choose
                     // before our own did-change is logged.
@@ -50,7 +64,7 @@ extension RuleBook {
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
                     let px = c.facts.priority[x].value(before: s)
                     let rivals = c.allOps.filter { y in
-                        y != x && c.facts.addedAt[y].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < cp } == true
+                        y != x && offered[y] == [q] && c.facts.addedAt[y].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < cp } == true
                             // (queued for sure: its add had returned; a batch may be handed to the
                             // queue one operation at a time while the call runs, as GNUstep does)
                             && (c.facts.firstStart[y] ?? Int.max) > s && !c.facts.finishing(y, before: s)
