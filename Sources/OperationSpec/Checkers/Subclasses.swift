@@ -55,6 +55,24 @@ extension RuleBook {
     ]
 
     static let invocation: [RuleCheck] = [
+        RuleCheck(Rule("INVOCATION-INVOKES", .INVOCATION,
+                       "An invocation operation whose start is accepted and that finishes, never cancelled, invokes its method exactly once.",
+                       cites: [Citation(.guide, "2.3")], strength: .documentedMust)) { c in
+            var r = CheckResult()
+            for op in c.allOps {
+                // A start refused (not ready, already executing) runs nothing: GNUstep's worker
+                // then finishes the operation anyway, which QUEUE-READY-ONLY and START-KVO judge.
+                guard case .invocation = c.scenario.operations[op].kind, c.facts.cancelCalledAt[op] == nil,
+                      c.startCalls(op).contains(where: { !$0.threw }), let finished = c.facts.finishedAt[op] else { continue }
+                r.hits += 1
+                let runs = c.indices(op, .kind(.mainBegan))
+                if runs.count != 1 {
+                    r.violations.append(c.violation("INVOCATION-INVOKES", "invocation op \(op) finished having invoked its method \(runs.count) times",
+                                                    "exactly once", Array(runs) + [finished]))
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("INVOCATION-CANCELLED-RESULT", .INVOCATION,
                        "Asking a cancelled invocation operation for its result fails with an error.",
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in

@@ -29,6 +29,12 @@ enum ExampleScenarios {
                  DriverStep(.removeDependency(op: 5, on: 3)), DriverStep(.read(.isReady, op: 5)),
                  DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
 
+    /// An invocation operation run by a queue (INVOCATION-INVOKES).
+    static let invocation = Scenario(name: "example-invocation",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .invocation([.work(1)]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
     /// Two dependencies added, both listed; one removed, no longer listed (DEP-LISTED).
     static let listed = Scenario(name: "example-dependencies-listed",
         queues: [QueueConfig()],
