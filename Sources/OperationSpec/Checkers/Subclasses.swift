@@ -54,6 +54,27 @@ extension RuleBook {
         },
     ]
 
+    static let subclassMain: [RuleCheck] = [
+        // 003 start: "must execute the -main method"; 004 Table 2-2 makes main optional for a
+        // concurrent operation (Specs/not-rules.md, "Where the documents disagree"): GNUstep's.
+        RuleCheck(Rule("SUBCLASS-START-RUNS-MAIN", .SUBCLASS,
+                       "A concurrent subclass whose start is accepted, never cancelled, runs its main before it reports isFinished YES.",
+                       cites: [Citation(.gnustep, "start"), Citation(.ru, "start"), Citation(.zh, "2 (main)")],
+                       strength: .documentedMust, profiles: [.gnustep], subject: .subclass)) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).overridesStart && c.kind(op).reportsConcurrent {
+                guard c.facts.cancelCalledAt[op] == nil, let s = c.startCalls(op).first(where: { !$0.threw }),
+                      let finished = c.reports(op, .isFinished).first(where: { $0.i > s.i && $0.value == .bool(true) }) else { continue }
+                r.hits += 1
+                if c.firstIndex(op, after: s.i, .kind(.mainBegan)).map({ $0 > finished.i }) ?? true {
+                    r.violations.append(c.violation("SUBCLASS-START-RUNS-MAIN", "concurrent op \(op) reported isFinished YES before its main began",
+                                                    "start runs main (003 start: it must execute the -main method)", [s.i, finished.i]))
+                }
+            }
+            return r
+        },
+    ]
+
     static let invocation: [RuleCheck] = [
         RuleCheck(Rule("INVOCATION-INVOKES", .INVOCATION,
                        "An invocation operation whose start is accepted and that finishes, never cancelled, invokes its method exactly once.",

@@ -3,7 +3,7 @@
 public enum RuleBook {
     public static let all: [RuleCheck] = {
         let checks = readiness + cancellation + start + kvo + state + dependencies + completion
-            + priority + threadPriority + queues + blockOperations + subclasses + invocation
+            + priority + threadPriority + queues + blockOperations + subclasses + subclassMain + invocation
         precondition(Set(checks.map(\.rule.id)).count == checks.count, "rule ids must be unique")
         return checks
     }()

@@ -157,6 +157,8 @@ enum RuleExamples {
         "SUBCLASS-FINISH-AFTER-START": RuleExample(scenario: S.concurrent) {
             $0.insert(.read(op: 1, .isFinished, .bool(true)), after: .call(.addOperation(1, queue: 0))) },
         "SUBCLASS-CONCURRENT-FLAG": RuleExample(scenario: S.concurrent) { $0.replace(.read(op: 0, .isConcurrent, .bool(true)), with: .read(op: 0, .isConcurrent, .bool(false))) },
+        "SUBCLASS-START-RUNS-MAIN": RuleExample(scenario: S.concurrent, profile: .gnustep) { e in
+            e.dropAll { if case .mainBegan(0, _) = $0 { return true }; return false } },
         "INVOCATION-INVOKES": RuleExample(scenario: S.invocation) { $0.drop(.mainBegan(op: 0, threadPriority: 0.5)) },
         "INVOCATION-CANCELLED-RESULT": RuleExample(scenario: S.misuse) { e in
             e.dropAll { if case .threw(.result(2), _, _) = $0 { return true }; return false }
