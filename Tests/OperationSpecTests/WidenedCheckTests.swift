@@ -34,6 +34,34 @@ struct WidenedCheckTests {
                 "\(broken.violations.map(\.description))")
     }
 
+    /// One operation whose main checks isCancelled between units, cancelled by hand once it runs.
+    static let cancelWhileRunning = Scenario(name: "cancel-while-running",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .main([.repeat(4, [.work(1), .returnIfCancelled])]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .mainBegan(0), .cancel(0)),
+                 DriverStep(.read(.isCancelled, op: 0)), DriverStep(.waitUntilFinished(0))])
+
+    @Test("CANCEL-SETS-FLAG judges a cancel of an operation whose main is running (issue 34)")
+    func cancelSetsFlagWhileRunning() throws {
+        let check = try #require(RuleBook.check(id: "CANCEL-SETS-FLAG"))
+        let trace = ReferenceEngine().run(Self.cancelWhileRunning, scheduleSeed: 1)
+        let kept = check.check(CheckContext(scenario: Self.cancelWhileRunning, trace: trace, profile: .guide))
+        #expect(kept.hits > 0, "the running operation's cancel is judged")
+        #expect(kept.violations.isEmpty, "\(kept.violations.map(\.description))")
+        // An implementation whose cancel of a running operation leaves the flag NO: every read
+        // after it, the driver's own among them, says NO.
+        var editor = TraceEditor(trace)
+        editor.drop(.didChange(op: 0, .isCancelled, .bool(true)))
+        editor.dropAll { $0 == .willChange(op: 0, .isCancelled, .bool(false)) }
+        for _ in trace.events.filter({ $0.kind == .read(op: 0, .isCancelled, .bool(true)) }) {
+            editor.replace(.read(op: 0, .isCancelled, .bool(true)), with: .read(op: 0, .isCancelled, .bool(false)))
+        }
+        #expect(editor.missing.isEmpty)
+        let broken = check.check(CheckContext(scenario: Self.cancelWhileRunning, trace: editor.result, profile: .guide))
+        #expect(broken.violations.contains { $0.observed.contains("op 0 reported isCancelled NO after cancel returned") },
+                "\(broken.violations.map(\.description))")
+    }
+
     /// A block given to a suspended queue with addOperationWithBlock:, then a resume.
     static let blockWhileSuspended = Scenario(name: "block-while-suspended",
         queues: [QueueConfig(suspended: true)],

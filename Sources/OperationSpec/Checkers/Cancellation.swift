@@ -18,8 +18,12 @@ extension RuleBook {
                 for k in seen.indices.reversed() { nextNo[k] = seen[k].value == .bool(false) ? k : nextNo[k + 1] }
                 for call in c.indices(op, .call(.cancel)) {
                     guard let done = c.facts.returned(call) else { continue }
-                    // Only where the operation surely had not finished: never started before the call.
-                    guard c.facts.firstStart[op].map({ $0 > done }) ?? true else { continue }
+                    // Only where the operation surely had not finished: never started before the
+                    // call, or its main still running when the call returned (the default start
+                    // finishes only after main ends; issue 34: a running operation's cancel was
+                    // never judged).
+                    let notStarted = c.facts.firstStart[op].map { $0 > done } ?? true
+                    guard notStarted || c.mainRunning(op, from: call, to: done) else { continue }
                     // Observations after `done` that did not begin after it are each the first
                     // event of its thread after `done`: at most one a thread, so both searches
                     // below skip only a few.

@@ -40,6 +40,17 @@ extension CheckContext {
     /// When `op`'s task began (its main, or any of its blocks), in order.
     func taskBegins(_ op: Int) -> EventIndices { indices(op, .kind(.mainBegan), .kind(.blockBegan)) }
 
+    /// Whether the main of `op`, a main or invocation operation with the default start, had
+    /// begun before event `a` and had not ended by event `b`: the operation was not finished.
+    func mainRunning(_ op: Int, from a: Int, to b: Int) -> Bool {
+        switch scenario.operations[op].kind {
+        case .main, .invocation: break
+        default: return false
+        }
+        guard let began = indices(op, .kind(.mainBegan)).last(where: { $0 < a }) else { return false }
+        return !indices(op, .kind(.mainEnded)).contains { $0 > began && $0 < b }
+    }
+
     /// The first time `op`'s task began after event `i`.
     func taskBegan(_ op: Int, after i: Int) -> Int? { taskBegins(op).first { $0 > i } }
 
