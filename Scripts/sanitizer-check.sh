@@ -111,4 +111,21 @@ grep -q 'replaying with --sanitize address' "$tmp/asan-replay.txt" || fail "repl
 echo "replay of $(basename "$file"): broke again in $broke of 3"
 [ "$broke" -ge 1 ] || fail "the MEMORY-ERROR finding did not break again in 3 replays"
 rm -rf "$example/.build/asan"
+
+# The GNUstep driver built by gcc with AddressSanitizer: GNUstep's known divergences only, no
+# memory error (measured 2026-11-27: 100 cases, 20 s, none). ThreadSanitizer is not run here:
+# libgnustep-base reports a lock-order inversion of its own at start-up (Specs/sanitizers.md).
+echo "-- the GNUstep driver built with -fsanitize=address, 100 cases: no memory error"
+if command -v gnustep-config >/dev/null 2>&1; then
+  GNUSTEP_DRIVER_CFLAGS="-fsanitize=address -fno-omit-frame-pointer" sh Drivers/gnustep/build.sh "$tmp/gnustep-asan"
+  status=0
+  "$opconform" run --impl "exec:$tmp/gnustep-asan" --sanitize address --profile gnustep \
+    --expectations Fixtures/expectations/gnustep.json --count 100 --seed 1 --no-shrink --out "$tmp/gnustep-asan-out" \
+    > "$tmp/gnustep-asan.txt" 2>&1 || status=$?
+  grep -E '^(FAIL|no failure|  rules:)' "$tmp/gnustep-asan.txt" || true
+  grep -q '^FAIL MEMORY-ERROR' "$tmp/gnustep-asan.txt" && fail "the GNUstep driver had a memory error: $(grep -A1 '^FAIL MEMORY-ERROR' "$tmp/gnustep-asan.txt")"
+  [ "$status" -eq 0 ] || fail "the GNUstep driver's run under AddressSanitizer exited $status"
+else
+  fail "gnustep-config not found: .ci/run installs GNUstep Base before this check"
+fi
 echo "sanitizer check: passed"

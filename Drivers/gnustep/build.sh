@@ -29,5 +29,6 @@ flags=$(gnustep-config --objc-flags | sed -e 's/-MMD//' -e 's/-MP//')
 # Built beside the output and moved into place, so that a harness starting the driver never
 # finds half of one.
 # shellcheck disable=SC2086
-gcc $flags -Wall -o "$out.building.$$" "$here"/*.m $(gnustep-config --base-libs)
+# GNUSTEP_DRIVER_CFLAGS adds flags: -fsanitize=address for the sanitizer route (Specs/sanitizers.md).
+gcc $flags -Wall ${GNUSTEP_DRIVER_CFLAGS:-} -o "$out.building.$$" "$here"/*.m $(gnustep-config --base-libs)
 mv -f "$out.building.$$" "$out"
