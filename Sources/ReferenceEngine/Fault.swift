@@ -40,6 +40,8 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     /// in 1 case of 300; the fault hangs on any cancelled operation not finished yet, which
     /// generated cases reach (a cancel while the task runs, then a wait).
     case waitOnCancelledHangs = "wait-on-cancelled-hangs"
+    /// Issue 34: no rule read a defined priority back before PRIORITY-READBACK.
+    case priorityReadClamped = "priority-read-clamped"
 
     /// What the bug is, in one sentence.
     public var summary: String {
@@ -70,6 +72,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .suspendedRunsBlocks: return "a suspended queue still starts the blocks given to addOperationWithBlock:"
         case .cancelAllSkipsExecuting: return "cancelAllOperations cancels only the operations that have not started"
         case .waitOnCancelledHangs: return "waitUntilFinished on a cancelled operation that has not finished yet never returns"
+        case .priorityReadClamped: return "the queuePriority getter reports Very High and Very Low as High and Low"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"
         case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
         case .readyOverrideIgnored: return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
@@ -86,7 +89,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .finishedWhileExecuting: return .STATE
         case .crossQueueDependencyIgnored: return .DEP
         case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION
-        case .priorityIgnored, .priorityNotNormalised: return .PRIORITY
+        case .priorityIgnored, .priorityNotNormalised, .priorityReadClamped: return .PRIORITY
         case .threadPriorityIgnored: return .THREAD
         case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue, .suspendedRunsBlocks,
              .waitOnCancelledHangs: return .QUEUE

@@ -91,6 +91,7 @@ final class Simulation {
     /// What a getter returns (the one place a fault can make a getter lie).
     func getter(_ op: Int, _ key: StateKey) -> Value {
         if key == .isConcurrent && has(.concurrentFlagLost) { return .bool(false) }
+        if key == .queuePriority && has(.priorityReadClamped) { return .int(max(-4, min(4, ops[op].priority))) }
         return ops[op].value(key)
     }
 
