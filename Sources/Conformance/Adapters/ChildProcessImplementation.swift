@@ -151,7 +151,7 @@ public struct ChildProcessImplementation: Implementation {
     }
 
     /// Seconds a sanitized session's process is watched after each case for a late report:
-    /// the timer of Examples/async-operation's TimeoutAsyncOperation fires 5 ms after its
+    /// the timer of Examples/async-operation's TimeoutAsyncOperation fires 20 ms after its
     /// operation starts. Measured in Specs/sanitizers.md.
     static let sanitizerSettle: TimeInterval = 0.05
 

@@ -69,7 +69,7 @@ final class DriverProcess: @unchecked Sendable {
     var isIdleAndClean: Bool { !reaped.hasEnded && !output.wroteStray }
 
     /// Whether a sanitizer began a report on the process's standard error since its last case
-    /// began (`settled(within:)`).
+    /// began (`reportedOrEnded(within:)`).
     var holdsSanitizerReport: Bool { lock.withLock { errors }.holdsSanitizerReport }
 
     /// Serves one request: writes `input`, hands each line of standard output to `consume`
@@ -143,7 +143,7 @@ final class DriverProcess: @unchecked Sendable {
             if killed != nil { break }
         }
         if stoppedReading && !closingInput && next() && !reaped.hasEnded {
-            if !settled(within: settle) {
+            if !reportedOrEnded(within: settle) {
                 let (lines, bytes, _, _, _) = output.summary
                 return ChildProcess.Outcome(status: 0, signal: nil, killed: nil, lastError: nil, stoppedByReader: true,
                                             unfinishedLine: nil, lines: lines, bytes: bytes, reusable: true)
@@ -157,7 +157,7 @@ final class DriverProcess: @unchecked Sendable {
 
     /// Whether, within `seconds`, a sanitizer began a report on standard error or the process
     /// ended: the case is then over only once the process is (`end`), its report its last words.
-    private func settled(within seconds: TimeInterval) -> Bool {
+    private func reportedOrEnded(within seconds: TimeInterval) -> Bool {
         guard seconds > 0 else { return false }
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {

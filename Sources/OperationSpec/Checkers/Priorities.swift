@@ -115,8 +115,9 @@ extension RuleBook {
             for op in c.allOps {
                 let sets = c.indices(op, .call(.setQueuePriority))
                 for report in c.reports(op, .queuePriority) where report.isRead {
-                    // Judged only with no set in flight: the last set began and ended before the read.
-                    guard let last = sets.last(where: { $0 < report.i }), let end = c.facts.endOf[last], end < report.i,
+                    // Judged only with no set in flight: the read surely began after the last set
+                    // ended (on its thread, or its thread did something since).
+                    guard let last = sets.last(where: { $0 < report.i }), let end = c.facts.endOf[last], c.facts.began(report.i, after: end),
                           c.facts.returned(last) != nil, case .call(.setQueuePriority(_, let v)) = c.event(last).kind,
                           QueuePriority.defined.contains(v) else { continue }
                     r.hits += 1
