@@ -71,7 +71,8 @@ enum ReplayCommand {
                 if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { faults = finding.faults }
                 if args.options["--sanitize"] == nil, let sanitizer = finding.sanitizer {
                     foundSanitizer = sanitizer
-                    note("the finding is \(sanitizer == .address ? "an" : "a") \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize \(sanitizer.rawValue)")
+                    let article = sanitizer == .address ? "an" : "a"
+                    note("the finding is \(article) \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize \(sanitizer.rawValue)")
                 }
                 if args.options["--noise"] == nil, let n = finding.noise {
                     foundNoise = n

@@ -214,7 +214,8 @@ public struct ChildProcessImplementation: Implementation {
         if events.last?.kind == .end, outcome.signal == nil, Int(outcome.status) == Sanitizer.exitStatus,
            let words = outcome.lastError, Sanitizer.report(in: words) != nil {
             events.removeLast()
-            append(.crash(signal: 0, message: "the driver exited with status \(outcome.status) after the end of the trace: " + words))
+            let message = "the driver exited with status \(outcome.status) after the end of the trace: " + words
+            append(.crash(signal: 0, message: message))
             return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
         }
         // A trace that has its last event (`end`, `hang`, `crash`) is whole, whatever the driver

@@ -131,7 +131,7 @@ public enum Sanitizer: String, Sendable, CaseIterable {
         /// creation of a thread or a mutex, or where a heap block lies.
         static func isStackHead(_ line: String) -> Bool {
             // A deadly signal's stack follows "The signal is caused by a READ memory access."
-            let access = line.hasPrefix("READ of size") || line.hasPrefix("WRITE of size") || line.hasPrefix("The signal is caused by")
+            let access = ["READ of size", "WRITE of size", "The signal is caused by"].contains { line.hasPrefix($0) }
             guard line.hasSuffix(":") || access else { return false }
             return !["Thread T", "Location", "Mutex", "Register values"].contains { line.hasPrefix($0) }
         }

@@ -179,7 +179,8 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// thread sanitizer's report"); nil for a rule of the catalog.
     public var endingPhrase: String? {
         guard let ending = Self.pseudoEnding(rule) else { return nil }
-        return sanitizer.map { ($0 == .address ? "an " : "a ") + "\($0.rawValue) sanitizer's report" } ?? "a \(ending.rawValue)"
+        guard let sanitizer else { return "a \(ending.rawValue)" }
+        return (sanitizer == .address ? "an " : "a ") + "\(sanitizer.rawValue) sanitizer's report"
     }
 
     /// A file name that says what is in it (faults included, so runs with different faults do

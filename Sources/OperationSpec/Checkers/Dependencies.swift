@@ -61,7 +61,9 @@ extension RuleBook {
                     // Judged only with no change in flight: the read surely began after every
                     // change begun before it had ended.
                     guard case .ops(let list) = report.value,
-                          changes.allSatisfy({ $0.begin > report.i || $0.end.map { c.facts.began(report.i, after: $0) } == true }) else { continue }
+                          changes.allSatisfy({ change in
+                              change.begin > report.i || change.end.map { c.facts.began(report.i, after: $0) } == true
+                          }) else { continue }
                     // Each target's last change before the read, if it returned normally (a refused
                     // one, a self-dependency or a cycle, is DEP-SELF's and DEP-CYCLE's).
                     var judged: [(on: Int, listed: Bool, at: Int)] = []

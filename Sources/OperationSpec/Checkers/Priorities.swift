@@ -19,14 +19,18 @@ extension RuleBook {
                 case .addOperations(let list, let q, _): named = list.map { ($0, q) }
                 default: named = []
                 }
-                for (op, q) in named where op >= 0 && op < offered.count && !offered[op].contains(q) { offered[op].append(q) }
+                for (op, q) in named where op >= 0 && op < offered.count && !offered[op].contains(q) {
+                    offered[op].append(q)
+                }
             }
             for q in c.scenario.queues.indices {
                 var previous: Int?
                 // Calls that let a held queue choose again: a resume of a suspended queue, and a
                 // width raised from 0. A resume of a running queue changes nothing, so a start
                 // logged after it may have been chosen before it (a false alarm under load).
-                func held(before i: Int) -> Bool { c.facts.suspension[q].value(before: i) || c.facts.width[q].value(before: i) == 0 }
+                func held(before i: Int) -> Bool {
+                    c.facts.suspension[q].value(before: i) || c.facts.width[q].value(before: i) == 0
+                }
                 func stayedHeld(from a: Int, to b: Int) -> Bool {
                     let changes = c.facts.suspension[q].changes.map(\.at) + c.facts.width[q].changes.map(\.at)
                     return changes.allSatisfy { $0 <= a || $0 >= b || held(before: $0 + 1) }
@@ -59,8 +63,8 @@ extension RuleBook {
                             add.call < r && held(before: add.call) && stayedHeld(from: add.call, to: r)
                         } == true
                     }
-                    let choice = ([previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }]
-                                  + resumePoints.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
+                    let previousFinish = previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }
+                    let choice = ([previousFinish] + resumePoints.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
                     let px = c.facts.priority[x].value(before: s)
                     let rivals = c.allOps.filter { y in
@@ -117,13 +121,14 @@ extension RuleBook {
                 for report in c.reports(op, .queuePriority) where report.isRead {
                     // Judged only with no set in flight: the read surely began after the last set
                     // ended (on its thread, or its thread did something since).
-                    guard let last = sets.last(where: { $0 < report.i }), let end = c.facts.endOf[last], c.facts.began(report.i, after: end),
+                    guard let last = sets.last(where: { $0 < report.i }), let end = c.facts.endOf[last],
+                          c.facts.began(report.i, after: end),
                           c.facts.returned(last) != nil, case .call(.setQueuePriority(_, let v)) = c.event(last).kind,
                           QueuePriority.defined.contains(v) else { continue }
                     r.hits += 1
                     if report.value != .int(v) {
-                        r.violations.append(c.violation("PRIORITY-READBACK", "op \(op)'s priority, set to \(v), read back as \(report.value)",
-                                                        "\(v), as set", [last, report.i]))
+                        r.violations.append(c.violation("PRIORITY-READBACK",
+                            "op \(op)'s priority, set to \(v), read back as \(report.value)", "\(v), as set", [last, report.i]))
                     }
                 }
             }

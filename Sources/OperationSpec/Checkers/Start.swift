@@ -155,8 +155,10 @@ extension RuleBook {
             for i in c.events.indices {
                 guard case .call(let call) = c.event(i).kind else { continue }
                 switch call {
-                case .addOperation(let op, _), .addBlock(let op, _): if op >= 0 && op < offered.count { offered[op] = true }
-                case .addOperations(let list, _, _): for op in list where op >= 0 && op < offered.count { offered[op] = true }
+                case .addOperation(let op, _), .addBlock(let op, _):
+                    if op >= 0 && op < offered.count { offered[op] = true }
+                case .addOperations(let list, _, _):
+                    for op in list where op >= 0 && op < offered.count { offered[op] = true }
                 default: break
                 }
             }
@@ -165,8 +167,9 @@ extension RuleBook {
                 r.hits += 1
                 let byProgram = c.startCalls(op).first { $0.by != .queue }
                 if byProgram.map({ $0.i > began }) ?? true {
-                    r.violations.append(c.violation("START-UNQUEUED-WAITS", "op \(op), never given to a queue, began its task without a call to its start",
-                                                    "the task of an operation run by hand begins in the start the program calls", [began]))
+                    r.violations.append(c.violation("START-UNQUEUED-WAITS",
+                        "op \(op), never given to a queue, began its task without a call to its start",
+                        "the task of an operation run by hand begins in the start the program calls", [began]))
                 }
             }
             return r

@@ -64,11 +64,13 @@ extension RuleBook {
             var r = CheckResult()
             for op in c.allOps where c.kind(op).overridesStart && c.kind(op).reportsConcurrent {
                 guard c.facts.cancelCalledAt[op] == nil, let s = c.startCalls(op).first(where: { !$0.threw }),
-                      let finished = c.reports(op, .isFinished).first(where: { $0.i > s.i && $0.value == .bool(true) }) else { continue }
+                      let finished = c.reports(op, .isFinished).first(where: { $0.i > s.i && $0.value == .bool(true) })
+                else { continue }
                 r.hits += 1
                 if c.firstIndex(op, after: s.i, .kind(.mainBegan)).map({ $0 > finished.i }) ?? true {
-                    r.violations.append(c.violation("SUBCLASS-START-RUNS-MAIN", "concurrent op \(op) reported isFinished YES before its main began",
-                                                    "start runs main (003 start: it must execute the -main method)", [s.i, finished.i]))
+                    r.violations.append(c.violation("SUBCLASS-START-RUNS-MAIN",
+                        "concurrent op \(op) reported isFinished YES before its main began",
+                        "start runs main (003 start: it must execute the -main method)", [s.i, finished.i]))
                 }
             }
             return r
@@ -84,12 +86,14 @@ extension RuleBook {
                 // A start refused (not ready, already executing) runs nothing: GNUstep's worker
                 // then finishes the operation anyway, which QUEUE-READY-ONLY and START-KVO judge.
                 guard case .invocation = c.scenario.operations[op].kind, c.facts.cancelCalledAt[op] == nil,
-                      c.startCalls(op).contains(where: { !$0.threw }), let finished = c.facts.finishedAt[op] else { continue }
+                      c.startCalls(op).contains(where: { !$0.threw }), let finished = c.facts.finishedAt[op]
+                else { continue }
                 r.hits += 1
                 let runs = c.indices(op, .kind(.mainBegan))
                 if runs.count != 1 {
-                    r.violations.append(c.violation("INVOCATION-INVOKES", "invocation op \(op) finished having invoked its method \(runs.count) times",
-                                                    "exactly once", Array(runs) + [finished]))
+                    r.violations.append(c.violation("INVOCATION-INVOKES",
+                        "invocation op \(op) finished having invoked its method \(runs.count) times",
+                        "exactly once", Array(runs) + [finished]))
                 }
             }
             return r
