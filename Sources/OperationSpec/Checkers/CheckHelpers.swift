@@ -40,6 +40,26 @@ extension CheckContext {
     /// When `op`'s task began (its main, or any of its blocks), in order.
     func taskBegins(_ op: Int) -> EventIndices { indices(op, .kind(.mainBegan), .kind(.blockBegan)) }
 
+    /// The queues each operation was offered to by an add call of any of the three kinds,
+    /// accepted or not, in the order first offered: a queue may hold an operation whose add has
+    /// not returned, or was refused.
+    func queuesOffered() -> [[Int]] {
+        var offered = Array(repeating: [Int](), count: scenario.operations.count)
+        for i in facts.indices([.call(.addOperation), .call(.addOperations), .call(.addBlock)]) {
+            let named: [Int], q: Int
+            switch event(i).kind {
+            case .call(.addOperation(let op, let queue)), .call(.addBlock(let op, let queue)):
+                (named, q) = ([op], queue)
+            case .call(.addOperations(let list, let queue, _)): (named, q) = (list, queue)
+            default: continue
+            }
+            for op in named where offered.indices.contains(op) && !offered[op].contains(q) {
+                offered[op].append(q)
+            }
+        }
+        return offered
+    }
+
     /// Whether the main of `op`, a main or invocation operation with the default start, had
     /// begun before event `a` and had not ended by event `b`: the operation was not finished.
     func mainRunning(_ op: Int, from a: Int, to b: Int) -> Bool {

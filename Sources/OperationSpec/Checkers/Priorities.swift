@@ -10,19 +10,7 @@ extension RuleBook {
             // The queues each operation was offered to, accepted or not. A start by a queue names
             // no queue: an operation let into two (QUEUE-OWNERSHIP) may be started by the other,
             // which the gate of 2026-11-27 blamed on GNUstep's serial queue (case 1138).
-            var offered = Array(repeating: [Int](), count: c.scenario.operations.count)
-            for i in c.events.indices {
-                guard case .call(let call) = c.event(i).kind else { continue }
-                let named: [(Int, Int)]
-                switch call {
-                case .addOperation(let op, let q), .addBlock(let op, let q): named = [(op, q)]
-                case .addOperations(let list, let q, _): named = list.map { ($0, q) }
-                default: named = []
-                }
-                for (op, q) in named where op >= 0 && op < offered.count && !offered[op].contains(q) {
-                    offered[op].append(q)
-                }
-            }
+            let offered = c.queuesOffered()
             for q in c.scenario.queues.indices {
                 var previous: Int?
                 // Calls that let a held queue choose again: a resume of a suspended queue, and a

@@ -151,18 +151,8 @@ extension RuleBook {
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             // Operations some add call names, accepted or not, begun or not: a queue may have them.
-            var offered = Array(repeating: false, count: c.scenario.operations.count)
-            for i in c.events.indices {
-                guard case .call(let call) = c.event(i).kind else { continue }
-                switch call {
-                case .addOperation(let op, _), .addBlock(let op, _):
-                    if op >= 0 && op < offered.count { offered[op] = true }
-                case .addOperations(let list, _, _):
-                    for op in list where op >= 0 && op < offered.count { offered[op] = true }
-                default: break
-                }
-            }
-            for op in c.allOps where !offered[op] {
+            let offered = c.queuesOffered()
+            for op in c.allOps where offered[op].isEmpty {
                 guard let began = c.taskBegins(op).first else { continue }
                 r.hits += 1
                 let byProgram = c.startCalls(op).first { $0.by != .queue }
