@@ -20,17 +20,23 @@ cd "$root"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/sanitizer-check.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 fail() { printf '\nFAIL: %s\n' "$*" >&2; exit 1; }
+# expect_clean NAME RULE WHO RUN-ARGS...: `opconform run RUN-ARGS` (output in $tmp/NAME.txt, findings
+# in $tmp/NAME) must exit 0 and never report RULE; WHO names the class in the failure.
+expect_clean() {
+  local name=$1 rule=$2 who=$3 status=0
+  shift 3
+  "$opconform" run "$@" --out "$tmp/$name" > "$tmp/$name.txt" 2>&1 || status=$?
+  grep -E '^(FAIL|no failure|  rules:)' "$tmp/$name.txt" || true
+  grep -q "^FAIL $rule" "$tmp/$name.txt" && fail "$who showed $rule: $(grep -A1 "^FAIL $rule" "$tmp/$name.txt")"
+  [ "$status" -eq 0 ] || fail "$who: the run exited $status"
+}
 
 swift build --product corpus-driver -Xswiftc -sanitize=thread --build-path .build/tsan
 driver=.build/tsan/debug/corpus-driver
 
 echo "-- careful-lock, 300 cases: no data race"
-status=0
-"$opconform" run --impl "exec:$driver" --driver-arg --class --driver-arg careful-lock --sanitize thread \
-  --count 300 --seed 1 --no-shrink --out "$tmp/careful" > "$tmp/careful.txt" 2>&1 || status=$?
-grep -E '^(FAIL|no failure|  rules:)' "$tmp/careful.txt" || true
-grep -q '^FAIL DATA-RACE' "$tmp/careful.txt" && fail "the careful class raced: $(grep -A1 '^FAIL DATA-RACE' "$tmp/careful.txt")"
-[ "$status" -eq 0 ] || fail "the careful class's run exited $status"
+expect_clean careful DATA-RACE "the careful class" --impl "exec:$driver" --driver-arg --class --driver-arg careful-lock \
+  --sanitize thread --count 300 --seed 1 --no-shrink
 
 echo "-- unsynchronised, runs of 300 cases from seeds 2 to 6 until one shows DATA-RACE"
 found=""
@@ -58,12 +64,8 @@ echo "-- Examples/async-operation built with ThreadSanitizer"
 example=Examples/async-operation
 (cd "$example" && swift build -Xswiftc -sanitize=thread --build-path .build/tsan)
 echo "-- the example's careful class, 300 cases: no data race"
-status=0
-"$opconform" run --impl "exec:$example/.build/tsan/debug/careful-operation-driver" --sanitize thread \
-  --count 300 --seed 1 --no-shrink --out "$tmp/example-careful" > "$tmp/example-careful.txt" 2>&1 || status=$?
-grep -E '^(FAIL|no failure|  rules:)' "$tmp/example-careful.txt" || true
-grep -q '^FAIL DATA-RACE' "$tmp/example-careful.txt" && fail "the example's careful class raced"
-[ "$status" -eq 0 ] || fail "the example's careful class's run exited $status"
+expect_clean example-careful DATA-RACE "the example's careful class" \
+  --impl "exec:$example/.build/tsan/debug/careful-operation-driver" --sanitize thread --count 300 --seed 1 --no-shrink
 echo "-- the example's blog-post class (no lock), runs of 300 cases from seeds 1 to 5 until one shows DATA-RACE"
 found=""
 for seed in 1 2 3 4 5; do
@@ -87,12 +89,8 @@ rm -rf "$example/.build/tsan"
 echo "-- Examples/async-operation built with AddressSanitizer"
 (cd "$example" && swift build -Xswiftc -sanitize=address --build-path .build/asan)
 echo "-- the example's careful class, 200 cases: no memory error"
-status=0
-"$opconform" run --impl "exec:$example/.build/asan/debug/careful-operation-driver" --sanitize address \
-  --count 200 --seed 1 --no-shrink --out "$tmp/asan-careful" > "$tmp/asan-careful.txt" 2>&1 || status=$?
-grep -E '^(FAIL|no failure|  rules:)' "$tmp/asan-careful.txt" || true
-grep -q '^FAIL MEMORY-ERROR' "$tmp/asan-careful.txt" && fail "the example's careful class had a memory error"
-[ "$status" -eq 0 ] || fail "the example's careful class's run under AddressSanitizer exited $status"
+expect_clean asan-careful MEMORY-ERROR "the example's careful class under AddressSanitizer" \
+  --impl "exec:$example/.build/asan/debug/careful-operation-driver" --sanitize address --count 200 --seed 1 --no-shrink
 echo "-- the timeout class (its timer holds the operation unretained), 200 cases: MEMORY-ERROR, shrunk and replayed"
 status=0
 "$opconform" run --impl "exec:$example/.build/asan/debug/timeout-operation-driver" --sanitize address \
@@ -118,13 +116,8 @@ rm -rf "$example/.build/asan"
 echo "-- the GNUstep driver built with -fsanitize=address, 100 cases: no memory error"
 if command -v gnustep-config >/dev/null 2>&1; then
   GNUSTEP_DRIVER_CFLAGS="-fsanitize=address -fno-omit-frame-pointer" sh Drivers/gnustep/build.sh "$tmp/gnustep-asan"
-  status=0
-  "$opconform" run --impl "exec:$tmp/gnustep-asan" --sanitize address --profile gnustep \
-    --expectations Fixtures/expectations/gnustep.json --count 100 --seed 1 --no-shrink --out "$tmp/gnustep-asan-out" \
-    > "$tmp/gnustep-asan.txt" 2>&1 || status=$?
-  grep -E '^(FAIL|no failure|  rules:)' "$tmp/gnustep-asan.txt" || true
-  grep -q '^FAIL MEMORY-ERROR' "$tmp/gnustep-asan.txt" && fail "the GNUstep driver had a memory error: $(grep -A1 '^FAIL MEMORY-ERROR' "$tmp/gnustep-asan.txt")"
-  [ "$status" -eq 0 ] || fail "the GNUstep driver's run under AddressSanitizer exited $status"
+  expect_clean gnustep-asan-run MEMORY-ERROR "the GNUstep driver under AddressSanitizer" --impl "exec:$tmp/gnustep-asan" \
+    --sanitize address --profile gnustep --expectations Fixtures/expectations/gnustep.json --count 100 --seed 1 --no-shrink
 else
   fail "gnustep-config not found: .ci/run installs GNUstep Base before this check"
 fi
