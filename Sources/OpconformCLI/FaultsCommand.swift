@@ -27,7 +27,12 @@ enum FaultsCommand {
         if args.flags.contains("--json") {
             console.out(JSONCodec.encodeString(Fault.allCases.map { Entry(name: $0.rawValue, family: $0.family.rawValue, summary: $0.summary) }))
         } else {
-            for f in Fault.allCases { console.out(f.rawValue.padding(33) + f.family.rawValue.padding(11) + f.summary + "\n") }
+            for f in Fault.allCases {
+                let options = FaultProbe.generator(for: f)
+                let reach = options.flawRate == 0 ? "" : " (reached only by flawed subclasses: run with --flaw-rate \(options.flawRate) --flaws "
+                    + (options.flaws ?? []).map(\.rawValue).joined(separator: ",") + ")"
+                console.out(f.rawValue.padding(33) + f.family.rawValue.padding(11) + f.summary + reach + "\n")
+            }
             console.out("\n\(Fault.allCases.count) faults. Run one: opconform run --impl reference --fault NAME\n")
         }
         return 0

@@ -27,12 +27,13 @@ enum FlawsCommand {
         for f in SubclassFlaw.allCases {
             console.out(f.rawValue.padding(26) + f.summary + "\n")
             console.out("".padding(26) + "duty: " + f.duty + "\n")
-            console.out("".padding(26) + "caught by: " + f.expectedRules.joined(separator: ", ") + "\n")
+            console.out("".padding(26) + "caught by: " + f.expectedRules.joined(separator: ", ")
+                        + (f.profile == .guide ? "" : " (under --profile \(f.profile.rawValue))") + "\n")
         }
         console.out("""
 
             \(SubclassFlaw.allCases.count) flaws. Write them into generated subclasses: opconform run --impl NAME --flaw-rate 30 [--flaws a,b]
-            (--flaw-rate R: percent of concurrent subclasses with a flaw; --flaws: which, default all but finishes-before-work, which is drawn only when named or with all)
+            (--flaw-rate R: percent of concurrent subclasses with a flaw; --flaws: which, default all but finishes-before-work and start-skips-main, which are drawn only when named or with all)
 
             """)
         return 0

@@ -217,7 +217,8 @@ enum Help {
       --size K           at most K operations per case (1...64, default 8)
       --misuse-rate R    percent of cases that misuse the API on purpose (default 10)
       --flaw-rate R      percent of concurrent subclasses written wrong on purpose (default 0)
-      --flaws LIST       which subclass flaws, comma-separated (default: all but finishes-before-work; all: every one)
+      --flaws LIST       which subclass flaws, comma-separated (default: all but finishes-before-work and
+                         start-skips-main; all: every one)
       --rules GLOB       check only matching rules
       --profile P        guide (default), class-reference, gnustep
       --json FILE        {impl, seed, cases, rules:[{id,hits,cases,violations,status,reason}],

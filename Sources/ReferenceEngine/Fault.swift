@@ -42,6 +42,21 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     case waitOnCancelledHangs = "wait-on-cancelled-hangs"
     /// Issue 34: no rule read a defined priority back before PRIORITY-READBACK.
     case priorityReadClamped = "priority-read-clamped"
+    /// Issue 34: DEP-LISTED's fault. Membership kept by toggling: a second addDependency: of the
+    /// same operation takes it out again. Generated cases read `dependencies` only before
+    /// anything runs, so a list that loses finished or removed dependencies is not reached.
+    case duplicateDependencyToggles = "duplicate-dependency-toggles"
+    /// Issue 34: INVOCATION-INVOKES's fault. The invocation is made by the queue's worker, not
+    /// by main, so an invocation operation started by hand finishes without invoking it.
+    case invocationSkippedByHand = "invocation-skipped-by-hand"
+    /// Issue 34: START-DEFAULT-IGNORES-FLAG's fault. Needs subclasses that say they are
+    /// concurrent and leave start to the default (the flaw calls-super-start): `FaultProbe`
+    /// generates them for this fault.
+    case flaggedStartDetaches = "flagged-start-detaches"
+    /// Issue 34: START-UNQUEUED-WAITS's fault. Dependencies pushed, not pulled: a finishing
+    /// operation has its dependents started, wherever they are. Generated cases reach it through
+    /// the misuse that starts an operation in no queue before its dependency has finished.
+    case finishStartsDependents = "finish-starts-dependents"
 
     /// What the bug is, in one sentence.
     public var summary: String {
@@ -73,6 +88,10 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .cancelAllSkipsExecuting: return "cancelAllOperations cancels only the operations that have not started"
         case .waitOnCancelledHangs: return "waitUntilFinished on a cancelled operation that has not finished yet never returns"
         case .priorityReadClamped: return "the queuePriority getter reports Very High and Very Low as High and Low"
+        case .duplicateDependencyToggles: return "a second addDependency: of a dependency the operation already has is accepted and takes it out of the list"
+        case .invocationSkippedByHand: return "an invocation operation started by hand finishes without invoking its method"
+        case .flaggedStartDetaches: return "the default start of an operation whose isConcurrent says YES runs main on a new thread and returns at once"
+        case .finishStartsDependents: return "an operation that becomes ready when its last dependency finishes is started, even one in no queue"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"
         case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
         case .readyOverrideIgnored: return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
@@ -84,10 +103,10 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         switch self {
         case .cancelledNotReady, .readyIgnoresDependencies, .readinessUnannounced, .readyOverrideIgnored: return .READY
         case .startIgnoresCancel, .cancelAfterFinishSticks, .cancelAllSkipsExecuting: return .CANCEL
-        case .secondStartRuns, .startWhenNotReady: return .START
+        case .secondStartRuns, .startWhenNotReady, .flaggedStartDetaches, .finishStartsDependents: return .START
         case .finishUnannounced: return .KVO
         case .finishedWhileExecuting: return .STATE
-        case .crossQueueDependencyIgnored: return .DEP
+        case .crossQueueDependencyIgnored, .duplicateDependencyToggles: return .DEP
         case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION
         case .priorityIgnored, .priorityNotNormalised, .priorityReadClamped: return .PRIORITY
         case .threadPriorityIgnored: return .THREAD
@@ -95,7 +114,7 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
              .waitOnCancelledHangs: return .QUEUE
         case .blockOperationFinishesEarly, .blocksRunSerially: return .BLOCK
         case .concurrentFlagLost: return .SUBCLASS
-        case .cancelledResultReturned: return .INVOCATION
+        case .cancelledResultReturned, .invocationSkippedByHand: return .INVOCATION
         }
     }
 }

@@ -60,6 +60,12 @@ extension Simulation {
         case .addDependency(let op, let on):
             atomic(.addDependency(op, on: on)) {
                 if op == on { return (.selfDependency, "operation \(op) cannot depend on itself") }
+                if ops[op].deps.contains(on) && has(.duplicateDependencyToggles) {
+                    changeDependencies(op) { ops[op].deps.removeAll { $0 == on } }
+                    ops[on].dependents.removeAll { $0 == op }
+                    refreshReady(op)
+                    return nil
+                }
                 if ops[op].deps.contains(on) { return (.duplicateDependency, "operation \(op) already depends on \(on)") }
                 // A cycle is accepted: its operations then never become ready unless cancelled
                 // (003 addDependency:, 004 2.6.1), which Foundation and GNUstep both do. Refusing

@@ -106,7 +106,11 @@ extension Simulation {
         ops[op].executing = true
         didChange(op, .isExecuting)
         threads[current].priority = has(.threadPriorityIgnored) ? 0.5 : ops[op].threadPriority
+        if has(.invocationSkippedByHand), checkReady, case .invocation = ops[op].kind { return push(Frame([.baseFinish(op)], this: op)) }
         let body: [Instr] = ops[op].kind.isBlock ? [.runBlocks(op), .joinBlocks(op), .baseFinish(op)] : [.invokeMain(op), .baseFinish(op)]
+        if has(.flaggedStartDetaches), ops[op].kind.reportsConcurrent {
+            return spawn(name: "detached main \(op)", currentQueue: threads[current].currentQueue, Frame(body, this: op))
+        }
         push(Frame(body, this: op))
     }
 
@@ -193,6 +197,9 @@ extension Simulation {
             if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(was))) }
             ops[op].ready = ready
             emit(.didChange(op: op, .isReady, .bool(ready)))
+            if has(.finishStartsDependents), ready, queue == nil, !ops[op].deps.isEmpty, !ops[op].executing, !ops[op].finished {
+                spawn(name: "dependent start \(op)", Frame([.callStart(op, .queue)]))
+            }
         }
         guard startable(op) && !wasStartable else { return }
         offer(op)

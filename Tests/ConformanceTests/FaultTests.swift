@@ -19,7 +19,10 @@ struct FaultTests {
         let with = ReferenceEngine(options: EngineOptions(faults: [fault])).run(finding.scenario, scheduleSeed: finding.scheduleSeed)
         #expect(!check.check(CheckContext(scenario: finding.scenario, trace: with, profile: .guide)).violations.isEmpty)
         let without = ReferenceEngine().run(finding.scenario, scheduleSeed: finding.scheduleSeed)
-        #expect(RuleBook.violations(scenario: finding.scenario, trace: without, profile: .guide).isEmpty)
+        // The rules the probe judged: a fault reached through flawed subclasses leaves out the
+        // subclass rules, which the scenario's own code breaks with the fault or without it.
+        let judged = Set(FaultProbe.rules(for: fault).map(\.rule.id))
+        #expect(RuleBook.violations(scenario: finding.scenario, trace: without, profile: .guide).filter { judged.contains($0.rule) }.isEmpty)
         // A minimised case must never wait for ever on a correct runtime.
         #expect(without.ending == .complete, "the minimised \(fault.rawValue) case ends \(without.ending.rawValue) on the faithful engine")
         // It shows the same failure as the original case, not merely the same rule.

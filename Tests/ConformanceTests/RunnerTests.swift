@@ -38,9 +38,27 @@ struct RunnerTests {
                         "\(s.id)")
                 continue
             }
+            // Reached only by a subclass that says it is concurrent and leaves start to the
+            // default, which the generator writes only as a flaw (the test below).
+            if s.id == "START-DEFAULT-IGNORES-FLAG" { #expect(s.status == .notReached); continue }
             #expect(s.status == .pass, "\(s.id) is \(s.status.rawValue)")
             if Self.long { #expect(s.hits >= 20, "\(s.id) reached only \(s.hits) times in \(count) cases") }
         }
+    }
+
+    @Test("a subclass that only says it is concurrent reaches the default start with the flag set, and the engine keeps the rule")
+    func flagOnlySubclasses() throws {
+        let options = GeneratorOptions(flawRate: 50, flaws: [.callsSuperStart])
+        let configuration = RunConfiguration(impl: ReferenceImplementation(), count: 200, generator: options, shrink: false)
+        let result = Runner(configuration).run()
+        let stats = try #require(result.statistics.first { $0.id == "START-DEFAULT-IGNORES-FLAG" })
+        #expect(stats.status == .pass && stats.hits > 20, "\(stats.status.rawValue), \(stats.hits) hits")
+        // The flawed subclasses break their own duties, and, since main finishes the operation
+        // and the default start then finishes it again, the rules of a single finish; nothing else.
+        let broken = Set(result.findings.map(\.rule))
+        #expect(broken.isSubset(of: ["START-CONCURRENT-NO-SUPER", "START-CONCURRENT-ASYNC", "KVO-FINISH-ONCE", "KVO-FINISH-CHANGES"]),
+                "\(broken.sorted())")
+        #expect(broken.contains("START-CONCURRENT-NO-SUPER"))
     }
 
     @Test("soak: other seeds, sizes and more misuse stay clean",

@@ -81,6 +81,9 @@ struct SubclassFlawTests {
                         #expect(!complete(program).contains(.set(.isFinished, true)) && complete(program).contains(.didChange(.isFinished)))
                     case .executingLeftSet: #expect(!complete(program).contains { "\($0)".contains("isExecuting") })
                     case .finishesBeforeWork: #expect(program.main.first == .call("completeOperation") && program.main.count > 1)
+                    case .startSkipsMain:
+                        #expect(!program.start.contains(.spawn(.main, .this)) && !program.start.contains(.callMain))
+                        #expect(program.start.contains(.call("completeOperation")))
                     }
                 }
             }

@@ -29,6 +29,9 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
     case executingLeftSet = "executing-left-set"
     case unlockedState = "unlocked-state"
     case finishesBeforeWork = "finishes-before-work"
+    /// Issue 34: SUBCLASS-START-RUNS-MAIN's flaw, a flaw under the gnustep profile only (004
+    /// Table 2-2 makes main optional for a concurrent subclass; 003 start requires it).
+    case startSkipsMain = "start-skips-main"
 
     /// What the subclass does wrong, in one sentence.
     public var summary: String {
@@ -48,6 +51,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .executingLeftSet: return "completeOperation sets finished but leaves executing YES"
         case .unlockedState: return "main and a timeout on another thread both finish it if finished is NO, reading and writing the flag with no lock"
         case .finishesBeforeWork: return "main calls completeOperation before its work: the operation reports finished while its task still runs"
+        case .startSkipsMain: return "start does the task itself and never runs main (a flaw under the gnustep profile only)"
         }
     }
 
@@ -69,6 +73,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .executingLeftSet: return "004 Listing 2-7 (executing = NO with finished = YES); 003 isExecuting"
         case .unlockedState: return "004 2.5.3 Table 2-2 (isExecuting and isFinished must be safe to call from other threads simultaneously)"
         case .finishesBeforeWork: return "003 isFinished (YES once main has finished); 004 2.5.3 Table 2-2 (report when it has finished its task)"
+        case .startSkipsMain: return "003 start (a concurrent subclass's start must execute the -main method); 000 start; 002 2 (main). 004 Table 2-2 makes main optional"
         }
     }
 
@@ -90,14 +95,19 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .executingLeftSet: return ["STATE-EXCLUSIVE"]
         case .unlockedState: return ["KVO-FINISH-ONCE", "KVO-FINISH-CHANGES"]
         case .finishesBeforeWork: return ["STATE-FINISHED-AFTER-TASK"]
+        case .startSkipsMain: return ["SUBCLASS-START-RUNS-MAIN"]
         }
     }
+
+    /// The profile under which the flaw is one: `gnustep` for a duty only 003 and the articles
+    /// state, `guide` for the rest. `FlawProbe` judges the flaw under it.
+    public var profile: Profile { self == .startSkipsMain ? .gnustep : .guide }
 
     /// What a flawed subclass is drawn from when `--flaws` names none: the 14 flaws of
     /// generator version 2. A flaw added to the catalog since is drawn only when named (or with
     /// `--flaws all`), so that every seed of a flawed run still builds the bytes it built, and a
     /// finding written before still replays its own case.
-    public static let drawnByDefault: [SubclassFlaw] = allCases.filter { $0 != .finishesBeforeWork }
+    public static let drawnByDefault: [SubclassFlaw] = allCases.filter { $0 != .finishesBeforeWork && $0 != .startSkipsMain }
 
     /// Reads `--flaws LIST`: names separated by commas, or `all`. An unknown name is refused
     /// with the list of names.
@@ -174,6 +184,9 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
             p.routines.append(Routine("finishIfNeeded", [.if(.not(.isFinished(.this)), then: [.call("completeOperation")], else: [])]))
         case .finishesBeforeWork:
             p.main = [.call("completeOperation")] + p.main.filter { $0 != .call("completeOperation") }
+        case .startSkipsMain:
+            // main's body, completion included, runs in start on the calling thread instead.
+            p.start = p.start.filter { $0 != .spawn(.main, .this) } + p.main
         }
         return p
     }

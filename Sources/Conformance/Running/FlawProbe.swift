@@ -42,6 +42,7 @@ public enum FlawProbe {
         var c = RunConfiguration(impl: impl, seed: seed, count: count,
                                  generator: GeneratorOptions(size: size, misuseRate: 0, flawRate: 100, flaws: [flaw]),
                                  rules: checks)
+        c.profile = flaw.profile
         c.stopAtFirstFailure = true
         c.stopRules = flaw.expectedRules
         c.strict = true

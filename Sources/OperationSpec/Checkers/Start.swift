@@ -128,6 +128,36 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("START-DEFAULT-IGNORES-FLAG", .START,
+                       "The default start runs main synchronously on the thread that called it even for an operation whose isConcurrent (isAsynchronous) says YES: the flag alone creates no thread.",
+                       cites: [Citation(.zh, "4")],
+                       strength: .documentedMust, needs: [.threadIdentity, .superStart])) { c in
+            // A subclass that says it is concurrent and leaves start to the default reaches it
+            // through [super start] in the scenario format: in Objective-C and Swift a start that
+            // only calls super behaves as no override at all. (That subclass breaks its own
+            // duties, START-CONCURRENT-NO-SUPER and START-CONCURRENT-ASYNC, which judge its code;
+            // this rule judges what the runtime's default start then does.)
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).reportsConcurrent {
+                guard let call = c.indices(op, .call(.superStart)).first, let end = c.facts.returned(call),
+                      !(c.facts.cancelCalledAt[op].map { $0 < end } ?? false), !c.facts.finishing(op, before: call),
+                      !c.indices(op, .kind(.mainBegan)).contains(where: { $0 < call }) else { continue }
+                r.hits += 1
+                let thread = c.event(call).thread
+                let began = c.firstIndex(op, after: call, .kind(.mainBegan))
+                let ended = began.flatMap { b in c.firstIndex(op, after: b, .kind(.mainEnded)) }
+                if let b = began, c.event(b).thread != thread {
+                    r.violations.append(c.violation("START-DEFAULT-IGNORES-FLAG",
+                        "[super start] on op \(op), which says it is concurrent, ran main on thread \(c.event(b).thread), not on the calling thread \(thread)",
+                        "the default start runs main on the calling thread whatever isConcurrent says", [call, b]))
+                } else if began == nil || began! > end || ended == nil || ended! > end {
+                    r.violations.append(c.violation("START-DEFAULT-IGNORES-FLAG",
+                        "[super start] on op \(op), which says it is concurrent, returned before its main had run to its end",
+                        "the default start runs main synchronously, inside the call", [call, began, end]))
+                }
+            }
+            return r
+        },
         RuleCheck(Rule("START-CONCURRENT-ASYNC", .START,
                        "A concurrent operation's start does not run its main on the thread that called start; start returns and the task goes on elsewhere.",
                        cites: [Citation(.guide, "2.2"), Citation(.guide, "Listing 2-6"), Citation(.zh, "2")],
@@ -155,7 +185,9 @@ extension RuleBook {
             for op in c.allOps where offered[op].isEmpty {
                 guard let began = c.taskBegins(op).first else { continue }
                 r.hits += 1
-                let byProgram = c.startCalls(op).first { $0.by != .queue }
+                // A start the runtime refused (not ready, say) asked for nothing: the task must
+                // wait for one it accepts.
+                let byProgram = c.startCalls(op).first { $0.by != .queue && !$0.threw }
                 if byProgram.map({ $0.i > began }) ?? true {
                     r.violations.append(c.violation("START-UNQUEUED-WAITS",
                         "op \(op), never given to a queue, began its task without a call to its start",

@@ -86,6 +86,15 @@ enum ExampleScenarios {
                  DriverStep(.cancel(2)), DriverStep(.start(2)),
                  DriverStep(.waitUntilFinished(0)), DriverStep(.waitUntilAllFinished(queue: 0))])
 
+    /// A subclass that says it is concurrent and leaves start to the default (its start only
+    /// calls super, 002 section 4): started by hand, and by a queue.
+    static let flagOnly = Scenario(name: "example-flag-only",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .concurrent(ConcurrentProgram(start: [.callSuperStart], main: [.work(1)]))),
+                     OperationConfig(kind: .concurrent(ConcurrentProgram(start: [.callSuperStart], main: [.work(1)])))],
+        driver: [DriverStep(.start(0)), DriverStep(.read(.isFinished, op: 0)), DriverStep(.add(op: 1, queue: 0)),
+                 DriverStep(.waitUntilAllFinished(queue: 0))])
+
     /// A suspended serial queue with four priorities, three of them non-standard.
     static let priority = Scenario(name: "example-priority",
         queues: [QueueConfig(maxConcurrent: 1, suspended: true)],

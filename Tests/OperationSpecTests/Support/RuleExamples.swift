@@ -49,6 +49,7 @@ enum RuleExamples {
         "START-UNQUEUED-WAITS": RuleExample(scenario: S.manual) { e in
             e.replace(startCall(0, .driver), with: startCall(0, .queue))
             e.replace(.returned(.start(0, by: .driver)), with: .returned(.start(0, by: .queue))) },
+        "START-DEFAULT-IGNORES-FLAG": RuleExample(scenario: S.flagOnly) { $0.rethread(.mainBegan(op: 0, threadPriority: 0.5), to: 99) },
         "START-CONCURRENT-ASYNC": RuleExample(scenario: S.concurrent) { e in
             e.dropAll { if case .mainBegan(0, _) = $0 { return true }; return false }
             e.insert(.mainBegan(op: 0, threadPriority: 0.5), after: startCall(0, .driver)) },
