@@ -52,6 +52,9 @@ public enum CLI {
         guard let command = args.first else { print(Help.overview); return 0 }
         let rest = Array(args.dropFirst())
         switch command {
+        case "--version", "version":
+            print("opconform \(HarnessVersion.current) (\(HarnessVersion.formats))")
+            return 0
         case "-h", "--help", "help":
             if let topic = rest.first { print(Help.topic(topic) ?? Help.overview) } else { print(Help.overview) }
             return 0
@@ -67,6 +70,7 @@ public enum CLI {
         case "export": return try ExportCommand.run(Arguments(rest, command: "export"), console)
         case "driver": return try DriverCommand.run(Arguments(rest, command: "driver"), console)
         case "gate": return try GateCommand.run(Arguments(rest, command: "gate"), console)
+        case "merge": return try MergeCommand.run(Arguments(rest, command: "merge"), console)
         case "matrix": return try MatrixCommand.run(Arguments(rest, command: "matrix"), console)
         case "bench": return try BenchCommand.run(Arguments(rest, command: "bench"), console)
         case "driver-check": return try DriverCheckCommand.run(Arguments(rest, command: "driver-check"), console)
@@ -95,6 +99,7 @@ public enum CLI {
                       options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
                                 "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
                                 "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions),
+        CommandSyntax("merge", flags: ["--allow-missing", "--strict"], options: ["--expectations", "--json", "--junit", "--html", "--out"]),
         CommandSyntax("matrix", flags: ["--no-shrink"],
                       options: ["--impls", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
                                 "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",

@@ -53,23 +53,10 @@ enum GateCommand {
         configuration.knownSource = source
         let result = try RunCommand.execute(configuration, args, console, out: out)
         let files = try RunCommand.writeFindings(result, to: out)
+        try RunCommand.writeRecord(result, files: files, to: out, args)
         let verdict = GateVerdict(result: result, expectations: expectations)
         console.out(ConsoleReport.text(result, files: files))
-        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
-        for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
-        for e in verdict.exceeded {
-            console.out("  RATE EXCEEDED \(e.rule): \(e.seen) of \(e.cases) cases, where its entry measured \(e.rate.cases) of \(e.rate.of)"
-                        + " (at most \(e.bound) expected at the 0.001 level): a defect may hide behind the known flake\n")
-        }
-        for rule in verdict.unexpectedWarnings {
-            let strength = RuleBook.check(id: rule)?.rule.strength.rawValue ?? ""
-            console.out("  unexpected warning: \(rule) [\(strength)]\(args.flags.contains("--strict") ? " (--strict fails the gate)" : "")\n")
-        }
-        for rule in verdict.notSeenRare {
-            let why = expectations.expected.first { $0.rule == rule }?.rare ?? ""
-            console.out("  not seen, rare: \(rule) (\(why))\n")
-        }
-        for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(args.flags.contains("--strict") ? "; --strict fails the gate" : ""))\n") }
+        report(verdict, expectations: expectations, path: path, strict: args.flags.contains("--strict"), console)
         if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
         if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n") }
@@ -84,5 +71,24 @@ enum GateCommand {
         let passed = verdict.passes(strict: args.flags.contains("--strict"))
         console.out(passed ? "gate passed\n" : "gate FAILED\n")
         return passed ? 0 : 1
+    }
+
+    /// The gate's lines under the run's summary: what was expected and seen, what was not.
+    static func report(_ verdict: GateVerdict, expectations: Expectations, path: String, strict: Bool, _ console: Console) {
+        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
+        for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
+        for e in verdict.exceeded {
+            console.out("  RATE EXCEEDED \(e.rule): \(e.seen) of \(e.cases) cases, where its entry measured \(e.rate.cases) of \(e.rate.of)"
+                        + " (at most \(e.bound) expected at the 0.001 level): a defect may hide behind the known flake\n")
+        }
+        for rule in verdict.unexpectedWarnings {
+            let strength = RuleBook.check(id: rule)?.rule.strength.rawValue ?? ""
+            console.out("  unexpected warning: \(rule) [\(strength)]\(strict ? " (--strict fails the gate)" : "")\n")
+        }
+        for rule in verdict.notSeenRare {
+            let why = expectations.expected.first { $0.rule == rule }?.rare ?? ""
+            console.out("  not seen, rare: \(rule) (\(why))\n")
+        }
+        for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(strict ? "; --strict fails the gate" : ""))\n") }
     }
 }

@@ -15,6 +15,8 @@ enum Help {
       check FILE Judge a stored trace file again, offline, under any profile: nothing is run.
       gate       A run judged against a file of known, explained divergences: passes when every
                  failure is expected, fails on any new one (for CI).
+      merge DIR...  The shards of one run (--shard I/N, on several machines) joined into one
+                 verdict and one set of reports; with --expectations, a gate's verdict.
       matrix     The same cases on several implementations: rules down, implementations across.
       bench      Throughput and scale figures, measured in one run.
       faults     The reference engine's injectable bugs, to prove the harness finds bugs.
@@ -31,6 +33,7 @@ enum Help {
                  in format 3, in place; --check lists files not in the newest format (exit 1).
       driver-check PATH  Test a driver you wrote against the driver protocol, one check per line.
       help CMD   Help for one command.
+      --version  The harness's release and the formats it writes (CHANGELOG.md).
 
     IMPLEMENTATIONS
       reference    the deterministic reference engine (in process; --fault injects bugs)
@@ -414,6 +417,7 @@ enum Help {
         case "export": return ExportCommand.help
         case "driver": return driver
         case "gate": return gate
+        case "merge": return MergeCommand.help
         case "matrix": return matrix
         case "bench": return bench
         case "driver-check": return DriverCheckCommand.help

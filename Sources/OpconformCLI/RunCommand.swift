@@ -40,6 +40,7 @@ enum RunCommand {
         let result = try execute(configuration, args, console, out: out)
 
         let files = try writeFindings(result, to: out)
+        try writeRecord(result, files: files, to: out, args)
         console.out(ConsoleReport.text(result, files: files))
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
@@ -100,6 +101,16 @@ enum RunCommand {
             if files[f.rule] == nil { files[f.rule] = path } else { files[f.fileName] = path }
         }
         return files
+    }
+
+    /// Writes the run's record (`RunRecord`, what `opconform merge` joins) beside its findings:
+    /// always for a shard (`--shard`) or a folder named with `--out`, and for any run that left
+    /// findings; a run that found nothing in the default folder leaves nothing behind.
+    static func writeRecord(_ result: RunResult, files: [String: String], to dir: String, _ args: Arguments) throws(InputError) {
+        let asked = args.options["--shard"] != nil || args.options["--out"] != nil
+        guard asked || !result.findings.isEmpty || result.interrupted else { return }
+        try writable(parentOf: PathText.join(dir, "x"), creating: true)
+        try write(JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(dir, RunRecord.fileName))
     }
 
     /// Fails with one sentence, before a run, when the file `path` could not be written after

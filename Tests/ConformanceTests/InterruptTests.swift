@@ -97,11 +97,15 @@ struct InterruptTests {
         let (status, out) = run.end()
         #expect(status == 130, "\(out)")
         #expect(out.contains("INTERRUPTED after 20 of 20 cases"), "\(out)")
-        let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings").filter { $0.hasSuffix(".json") }
+        let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings").filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }
         let failed = out.components(separatedBy: "\nFAIL ").count - 1
         // A rule's further causes have files of their own (none once the run was stopped).
         let others = out.components(separatedBy: "\n  another cause, in ").count - 1
         #expect(failed > 0 && findings.count == failed + others, "every finding of the summary is written: \(findings) for \(failed) + \(others)")
+        // And the run's record beside them, for `merge`: an interrupted shard says so.
+        let record = try JSONCodec.decode(RunRecord.self, from: try #require(FileManager.default.contents(atPath: dir + "/opconform-findings/" + RunRecord.fileName)),
+                                          source: RunRecord.fileName)
+        #expect(record.interrupted && record.findings.count == failed)
         #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
     }
 }

@@ -13,6 +13,7 @@ public enum JUnitReport {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"opconform\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
         out += "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" tests=\"\(r.statistics.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
+        out += "    <properties><property name=\"harness\" value=\"\(HarnessVersion.current)\"/></properties>\n"
         for s in r.statistics {
             let family = s.id.split(separator: "-").first.map(String.init) ?? s.id
             let strength = RuleBook.check(id: s.id)?.rule.strength.rawValue ?? "run"

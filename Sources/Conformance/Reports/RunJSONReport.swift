@@ -28,6 +28,8 @@ public struct RunJSONReport: Codable, Sendable {
         /// On an entry of `otherCauses` only: the cases that broke the rule this way.
         public var causeCases: Int?
     }
+    /// The release of the harness that made the report (`HarnessVersion`).
+    public var harness: String
     public var impl: String
     public var profile: String
     public var faults: [String]
@@ -65,6 +67,7 @@ public struct RunJSONReport: Codable, Sendable {
         interrupted = r.interrupted ? true : nil
         strict = c.strict ? true : nil
         failed = r.failed
+        harness = HarnessVersion.current
         impl = c.impl.name
         profile = c.profile.rawValue
         faults = c.faults.map(\.rawValue)

@@ -77,6 +77,9 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// and the `--seed` line run the case as it was found; absent for none, so findings of quiet
     /// runs keep their bytes.
     public var noise: Int?
+    /// The release of the harness that wrote the finding (`HarnessVersion`); absent in files
+    /// written before 0.9.0, which keep their bytes.
+    public var harness: String?
     /// Accepted shrink steps given up because the smallest case replayed less often than the
     /// original (`Shrinker.Result.walkedBack`): 0 when the minimum held up. A measurement of the
     /// run that wrote the finding, like `shrinkMilliseconds`, so not part of the file.
@@ -84,7 +87,7 @@ public struct Finding: Sendable, Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
-        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted, noise
+        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted, noise, harness
     }
 
     /// "replays 4 of 5 (the original: 5 of 5)": how often the finding's scenario breaks the rule
@@ -133,6 +136,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         try c.encode(shrinkExhausted, forKey: .shrinkExhausted)
         try c.encodeIfPresent(interrupted, forKey: .interrupted)
         try c.encodeIfPresent(noise, forKey: .noise)
+        try c.encodeIfPresent(harness, forKey: .harness)
     }
 
     /// The bytes of this finding's file: format 3, in the style of scenario files (sorted keys,

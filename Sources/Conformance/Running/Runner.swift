@@ -624,6 +624,7 @@ public struct Runner: Sendable {
         if interrupted && shrinks { finding.interrupted = true }
         finding.originalReproduced = result.originalReproduced
         if c.impl.noise > 0 { finding.noise = c.impl.noise }
+        finding.harness = HarnessVersion.current
         finding.shrinkWalkedBack = result.walkedBack
         return finding
     }

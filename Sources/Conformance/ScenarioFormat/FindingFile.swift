@@ -98,6 +98,7 @@ public enum FindingFile {
                               reproduced: reproduced, attempts: attempts, shrinkSteps: shrinkSteps, shrinkExhausted: shrinkExhausted,
                               interrupted: interrupted, originalReproduced: originalReproduced)
             finding.noise = noise
+            finding.harness = try c.decodeIfPresent(String.self, forKey: .harness)
         }
 
         /// Written again to compare keys with: the scenario in the form the file holds it,

@@ -92,7 +92,7 @@ public enum HTMLReport {
         body += "<p class=\"meta\">\(HTMLPage.escape(options)); profile \(c.profile.rawValue)"
         if !c.faults.isEmpty { body += "; faults " + HTMLPage.escape(c.faults.map(\.rawValue).joined(separator: ", ")) }
         body += ". Endings: " + result.endings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        body += String(format: ". %.1f s.", result.seconds) + "</p>\n"
+        body += String(format: ". %.1f s. opconform ", result.seconds) + HarnessVersion.current + ".</p>\n"
         if let gate {
             let ok = gate.passes(strict: c.strict)
             body += "<p><span class=\"pill \(ok ? "s-pass" : "s-fail")\">gate \(ok ? "passed" : "failed")</span> "

@@ -1,0 +1,142 @@
+import OperationSpec
+import ReferenceEngine
+
+/// Everything a run decided, as data: what `run` and `gate` write to `DIR/run-record.json` beside
+/// the findings, and what `opconform merge` joins when shards of one run ran on several machines
+/// (Specs/run-output.md, "Shards and merge").
+///
+/// The findings themselves are the finding files of the same folder, named here in finding
+/// order; a record holds what the reports need besides them (per-rule counts, known divergences
+/// and unconfirmed breaks with their first cases, endings, times). Read strictly at its top: a
+/// field this build does not know is refused (`RunMerge.load`), and a record of another format is
+/// named as such.
+public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
+    public static let formatVersion = 1
+    public static let fileName = "run-record.json"
+
+    /// The first case that broke a rule in a way the record reports apart (known, unconfirmed):
+    /// enough to rebuild its scenario (`CaseIdentity.scenario()`) and say what it broke.
+    public struct FirstCase: Codable, Sendable, Equatable {
+        public var index: Int
+        public var identity: CaseIdentity
+        public var violation: Violation
+    }
+    public struct Known: Codable, Sendable, Equatable {
+        public var rule: String
+        public var entry: Expectations.Entry
+        public var cases: Int
+        public var owner: String
+        public var first: FirstCase
+    }
+    public struct Unconfirmed: Codable, Sendable, Equatable {
+        public var rule: String
+        public var cases: Int
+        public var first: FirstCase
+    }
+    public struct Cause: Codable, Sendable, Equatable {
+        /// A finding file of the record's folder.
+        public var file: String
+        public var cases: Int
+    }
+
+    public var format: Int
+    /// The release of the harness that ran it (`HarnessVersion`): shards of different releases
+    /// are not merged.
+    public var harness: String
+    public var impl: String
+    /// The words that name the implementation again on a command line (`--impl …`).
+    public var implArguments: [String]
+    public var driver: DriverLaunch?
+    public var profile: Profile
+    public var faults: [Fault]
+    public var seed: UInt64
+    /// The cases of the whole run, all shards together (`--count`).
+    public var count: Int
+    /// `I/N`, 1-based as on the command line; `1/1` for a run not split.
+    public var shard: String
+    public var generatorVersion: Int
+    public var generator: GeneratorOptions
+    public var strict: Bool
+    public var statistics: [RuleStatistics]
+    /// The findings' files in this folder, in finding order.
+    public var findings: [String]
+    public var otherCauses: [Cause]
+    public var known: [Known]
+    public var unconfirmed: [Unconfirmed]
+    public var deathCases: [String: Int]
+    public var endings: [String: Int]
+    /// Cases this shard decided.
+    public var cases: Int
+    public var seconds: Double
+    public var shrinkSeconds: Double
+    public var cpu: CPUTime?
+    public var interrupted: Bool
+    /// Where the run's known divergences came from, for the report.
+    public var knownSource: String?
+
+    /// The record of `result`, whose findings were written as `files` (`RunCommand.writeFindings`:
+    /// a finding's path under its rule, a further cause's under its file name).
+    public init(_ result: RunResult, files: [String: String]) {
+        let c = result.configuration
+        func name(_ path: String?) -> String { PathText.lastComponent(path ?? "") }
+        format = Self.formatVersion
+        harness = HarnessVersion.current
+        impl = c.impl.name
+        implArguments = c.impl.replayArguments
+        driver = c.impl.launch
+        profile = c.profile
+        faults = c.faults
+        seed = c.seed
+        count = c.count
+        shard = "\(c.shard.index + 1)/\(c.shard.count)"
+        generatorVersion = ScenarioGenerator.version
+        generator = c.generator
+        strict = c.strict
+        statistics = result.statistics
+        findings = result.findings.map { name(files[$0.rule] ?? files[$0.fileName]) }
+        otherCauses = result.otherCauses.map { Cause(file: name(files[$0.finding.fileName]), cases: $0.cases) }
+        known = result.known.map { k in
+            Known(rule: k.rule, entry: k.entry, cases: k.cases, owner: k.owner,
+                  first: FirstCase(index: k.first.index, identity: k.first.identity, violation: k.first.violation))
+        }
+        unconfirmed = result.unconfirmed.map { u in
+            Unconfirmed(rule: u.rule, cases: u.cases,
+                        first: FirstCase(index: u.first.index, identity: u.first.identity, violation: u.first.violation))
+        }
+        deathCases = result.deathCases
+        endings = result.endings
+        cases = result.cases
+        seconds = result.seconds
+        shrinkSeconds = result.shrinkSeconds
+        cpu = result.cpu
+        interrupted = result.interrupted
+        knownSource = c.knownSource
+    }
+
+    /// The shard as numbers, 0-based index (`Shard`); nil when `shard` is not `I/N`.
+    public var shardNumbers: Shard? {
+        let parts = shard.split(separator: "/").map { Int($0) }
+        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, i >= 1, i <= n else { return nil }
+        return Shard(index: i - 1, count: n)
+    }
+
+    func inputProblem() -> InputError.FieldProblem? {
+        if format != Self.formatVersion {
+            return .init(path: [.key("format")], what: "is \(format)",
+                         requirement: ", but this build reads run records of format \(Self.formatVersion) only")
+        }
+        if shardNumbers == nil {
+            return .init(path: [.key("shard")], what: "is \"\(shard)\"", requirement: ", but must be I/N with 1 ≤ I ≤ N")
+        }
+        if count < 0 || cases < 0 || cases > count {
+            return .init(path: [.key("cases")], what: "is \(cases)", requirement: " of \(count), but must be between 0 and the count")
+        }
+        return nil
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case format, harness, impl, implArguments, driver, profile, faults, seed, count, shard, generatorVersion, generator
+        case strict, statistics, findings, otherCauses, known, unconfirmed, deathCases, endings, cases, seconds, shrinkSeconds
+        case cpu, interrupted, knownSource
+    }
+}
