@@ -104,11 +104,11 @@ enum RunCommand {
     }
 
     /// Writes the run's record (`RunRecord`, what `opconform merge` joins) beside its findings:
-    /// always for a shard (`--shard`) or a folder named with `--out`, and for any run that left
-    /// findings; a run that found nothing in the default folder leaves nothing behind.
+    /// always for a shard (`--shard I/N`, `1/1` too, so that whole runs of several seeds can be
+    /// merged), and for any run that left findings; a run that found nothing leaves nothing
+    /// behind otherwise.
     static func writeRecord(_ result: RunResult, files: [String: String], to dir: String, _ args: Arguments) throws(InputError) {
-        let asked = args.options["--shard"] != nil || args.options["--out"] != nil
-        guard asked || !result.findings.isEmpty || result.interrupted else { return }
+        guard args.options["--shard"] != nil || !result.findings.isEmpty || result.interrupted else { return }
         try writable(parentOf: PathText.join(dir, "x"), creating: true)
         try write(JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(dir, RunRecord.fileName))
     }

@@ -51,6 +51,7 @@ struct ArgumentFuzzTests {
             "check": Base(arguments: [shared + "/trace.json"], file: []),
             "gate": Base(arguments: ["--expectations", shared + "/expectations.json", "--count", "1"]),
             "matrix": Base(arguments: ["--impls", "reference", "--count", "1"]),
+            "merge": Base(arguments: [shared + "/shard-1"]),
             "bench": Base(arguments: ["--quick", "--cases", "1", "--real", "0", "--no-shrink", "--no-detect",
                                       "--impls", ",",
                                       "--scale", "2", "--shapes", "chain", "--jobs-cases", "0", "--steps", "0"]),
@@ -200,6 +201,8 @@ struct ArgumentFuzzTests {
                                                contents: Data(expectations.utf8)))
         let traced = Self.run(["replay", "--seed", "1", "--trace", shared + "/trace.json"], in: shared)
         try #require(traced.ending == .exited(0), "cannot make the trace the check command reads: \(traced.errors)")
+        let shard = Self.run(["run", "--count", "5", "--shard", "1/1", "--out", shared + "/shard-1"], in: shared)
+        try #require(shard.ending == .exited(0), "cannot make the shard the merge command reads: \(shard.errors)")
 
         let invocations = Self.invocations(shared: shared)
         let optionCount = CLI.commands.map(\.options.count).reduce(0, +)

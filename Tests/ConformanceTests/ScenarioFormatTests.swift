@@ -234,7 +234,7 @@ struct ScenarioFormatTests {
         let old = try FindingFile.decode(Data(try Self.formatOneFinding(finding).utf8), source: "old.json")
         #expect(old.format == 1 && old.scenario == finding.scenario)
         finding.driver = DriverLaunch(executable: "/bin/d", arguments: ["a"])
-        let withDriver = try Self.formatOneFinding(finding).replacingOccurrences(of: "\"format\" : 1,\n  \"identity\"", with: "\"format\" : 2,\n  \"identity\"")
+        let withDriver = try Self.formatOneFinding(finding).replacingOccurrences(of: "\"format\" : 1,\n  \"harness\"", with: "\"format\" : 2,\n  \"harness\"")
         #expect(try FindingFile.decode(Data(withDriver.utf8), source: "old2.json").driver == finding.driver)
         #expect(Self.refusal { _ = try FindingFile.decode(Data(try Self.formatOneFinding(finding).utf8), source: "old1.json") }
             .contains("a finding that names a driver is format 2 or 3, not 1"))
