@@ -43,8 +43,9 @@ import Testing
 ///   - jobs: cases run side by side (each is mostly waiting: real threads and real time).
 ///   - limits: how long a case may stay silent or run, and the length of a unit of work (a
 ///     slow queue, or a debug build of a heavy one, may need longer units).
-///   - findings: the folder finding files are written to; nil is `opconform-findings/<name>/`
-///     in the temporary folder, `<name>` the driver's (from its hello).
+///   - findings: the folder finding files are written to; nil is a new folder of the run's own,
+///     `opconform-findings/<name>/<time>-seed<S>/` in the temporary folder, `<name>` the driver's
+///     (from its hello), which `opconform-findings/<name>/latest` points at.
 ///   - sanitize: the sanitizer the driver was built with (`swift build -Xswiftc -sanitize=thread`
 ///     or `=address`): the executable is checked to run with it, each driver process is told to
 ///     stop at its first report, and a report ends its case as DATA-RACE or MEMORY-ERROR
@@ -90,10 +91,12 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     configuration.replayProgram = program
     let result = Runner(configuration).run()
     outcome.run = result
-    // One folder per implementation: two tests may find the same rule in the same case on two
-    // drivers, and the file names say the rule and the case, not the driver.
+    // One folder per implementation, and in it one per run (`RunFolder`, with a `latest` link):
+    // two tests may find the same rule in the same case on two drivers, and two test runs of one
+    // driver must not overwrite each other's findings. Made only when there is a finding.
     let findings = PathText.join(FileManager.default.temporaryDirectory.path, "opconform-findings")
-    let directory = folder ?? PathText.join(findings, impl.name)
+    let directory = folder ?? (result.findings.isEmpty ? PathText.join(findings, impl.name)
+                                : RunFolder.make(under: PathText.join(findings, impl.name), seed: seed))
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for unshrunk in result.findings {
         let finding = shrink ? Runner(configuration).shrunk(unshrunk) : unshrunk

@@ -28,7 +28,6 @@ enum GateCommand {
             let platform = impl.setting.platform.map { " or \($0), the platform it builds on" } ?? ""
             throw InputError("gate: \(path) holds expectations for \(expectations.impl), not \(impl.name)\(platform)")
         }
-        let out = args.options["--out"] ?? "opconform-findings"
         var configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
                                              generator: try args.generatorOptions(), rules: try args.rules(),
@@ -51,6 +50,7 @@ enum GateCommand {
         }
         configuration.known = known
         configuration.knownSource = source
+        let out = try RunCommand.outFolder(args, configuration)
         let result = try RunCommand.execute(configuration, args, console, out: out)
         let files = try RunCommand.writeFindings(result, to: out)
         try RunCommand.writeRecord(result, files: files, to: out, args)

@@ -97,7 +97,7 @@ enum Help {
     EXAMPLES
       swift run opconform run --impl reference --count 5000 --seed 1
       swift run opconform run --impl reference --fault priority-ignored --count 2000
-      swift run opconform replay opconform-findings/PRIORITY-ORDER-7476170335452785435-priority-ignored.json
+      swift run opconform replay opconform-findings/latest/PRIORITY-ORDER-7476170335452785435-priority-ignored.json
       swift run opconform rules
       swift run opconform rules --json --rules 'KVO-*'
       swift run opconform samples --schedules 10000
@@ -209,7 +209,8 @@ enum Help {
     Generates N cases (default 100) from run seed S (default 1). Case k has its own seed, derived
     from S and k, that rebuilds its scenario anywhere. Each case runs on the implementation and
     every rule is checked. For each broken rule, the first breaking case is shrunk to a minimal
-    scenario that still breaks it, written to DIR (default opconform-findings/) with its seeds,
+    scenario that still breaks it, written to DIR (default: a new folder opconform-findings/<time>-seed<S>/,
+    which opconform-findings/latest then points at) with its seeds,
     and printed with a line to paste.
 
       --impl NAME        reference, foundation or gnustep (each case in a child process);

@@ -36,7 +36,7 @@ enum RunCommand {
                 configuration.profileReason = "the profile of \(known.impl)'s known divergences, which the tested code builds on; --profile sets another"
             }
         }
-        let out = args.options["--out"] ?? "opconform-findings"
+        let out = try outFolder(args, configuration)
         let result = try execute(configuration, args, console, out: out)
 
         let files = try writeFindings(result, to: out)
@@ -47,6 +47,15 @@ enum RunCommand {
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
         if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, to: dir))\n") }
         return result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
+    }
+
+    /// Where a run writes: the folder `--out` names, or a new folder of its own under
+    /// `opconform-findings/`, named by time and seed, which `opconform-findings/latest` then
+    /// points at (`RunFolder`), so that separate runs never overwrite each other's findings.
+    static func outFolder(_ args: Arguments, _ configuration: RunConfiguration) throws(InputError) -> String {
+        if let out = args.options["--out"] { return out }
+        try writable(parentOf: PathText.join(RunFolder.defaultRoot, "x"), creating: true)
+        return RunFolder.make(under: RunFolder.defaultRoot, seed: configuration.seed, shard: configuration.shard)
     }
 
     /// Runs the cases with progress on a terminal and the case log written as cases are decided
@@ -86,6 +95,13 @@ enum RunCommand {
             try? FileManager.default.removeItem(atPath: path)
             for dir in created where (try? FileManager.default.contentsOfDirectory(atPath: dir))?.isEmpty == true {
                 try? FileManager.default.removeItem(atPath: dir)
+            }
+            // A folder of its own (`outFolder`): gone too, and `latest` points back.
+            if args.options["--out"] == nil, (try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true {
+                try? FileManager.default.removeItem(atPath: out)
+                RunFolder.forget(out, under: PathText.parent(out))
+                let root = PathText.parent(out)
+                if (try? FileManager.default.contentsOfDirectory(atPath: root))?.isEmpty == true { try? FileManager.default.removeItem(atPath: root) }
             }
         }
         return result

@@ -69,19 +69,19 @@ struct InterruptTests {
     func midRun() throws {
         let dir = Self.folder()
         let run = try Started(["run", "--impl", "reference", "--fault", "priority-ignored", "--count", "100000000", "--json", "run.json"], in: dir)
-        #expect(Self.waitForLines(dir + "/opconform-findings/cases.jsonl", 300))
+        #expect(Self.waitForLines(dir + "/opconform-findings/latest/cases.jsonl", 300))
         kill(run.child.pid, SIGINT)
         let (status, out) = run.end()
         #expect(status == 130, "\(out)")
         #expect(out.contains("INTERRUPTED after ") && out.contains("FAIL PRIORITY-ORDER"), "\(out)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings").filter { $0.hasPrefix("PRIORITY-ORDER-") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings/latest").filter { $0.hasPrefix("PRIORITY-ORDER-") }
         let file = try #require(files.first, "the finding file is written")
-        let finding = try JSONCodec.decode(Finding.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/opconform-findings/" + file)), source: file)
+        let finding = try JSONCodec.decode(Finding.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/opconform-findings/latest/" + file)), source: file)
         #expect(finding.interrupted == true && finding.shrinkSteps == 0, "not shrunk, and marked so")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/run.json"))) as? [String: Any])
         #expect(report["interrupted"] as? Bool == true)
         // What was written is a real finding: it breaks again.
-        let replay = ConformanceTests.opconform("replay", dir + "/opconform-findings/" + file)
+        let replay = ConformanceTests.opconform("replay", dir + "/opconform-findings/latest/" + file)
         #expect(replay.status == 1, "\(replay.out)\(replay.err)")
     }
 
@@ -91,19 +91,19 @@ struct InterruptTests {
         // Flawed subclasses on Foundation break several rules in 20 cases; shrinking each on a
         // real implementation takes seconds (a process per candidate run).
         let run = try Started(["run", "--impl", "foundation", "--flaw-rate", "60", "--count", "20", "--seed", "11"], in: dir)
-        #expect(Self.waitForLines(dir + "/opconform-findings/cases.jsonl", 21))
+        #expect(Self.waitForLines(dir + "/opconform-findings/latest/cases.jsonl", 21))
         usleep(300_000)
         kill(run.child.pid, SIGINT)
         let (status, out) = run.end()
         #expect(status == 130, "\(out)")
         #expect(out.contains("INTERRUPTED after 20 of 20 cases"), "\(out)")
-        let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings").filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }
+        let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings/latest").filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }
         let failed = out.components(separatedBy: "\nFAIL ").count - 1
         // A rule's further causes have files of their own (none once the run was stopped).
         let others = out.components(separatedBy: "\n  another cause, in ").count - 1
         #expect(failed > 0 && findings.count == failed + others, "every finding of the summary is written: \(findings) for \(failed) + \(others)")
         // And the run's record beside them, for `merge`: an interrupted shard says so.
-        let record = try JSONCodec.decode(RunRecord.self, from: try #require(FileManager.default.contents(atPath: dir + "/opconform-findings/" + RunRecord.fileName)),
+        let record = try JSONCodec.decode(RunRecord.self, from: try #require(FileManager.default.contents(atPath: dir + "/opconform-findings/latest/" + RunRecord.fileName)),
                                           source: RunRecord.fileName)
         #expect(record.interrupted && record.findings.count == failed)
         #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
