@@ -6,6 +6,9 @@ import PackageDescription
 let package = Package(
     name: "alternative-queue",
     dependencies: [
+        // The harness two folders up. In a package of your own, pin a release instead
+        // (CHANGELOG.md; the tags are the releases):
+        //     .package(url: "https://github.com/<owner>/OperationConformance.git", from: "0.9.0"),
         .package(name: "OperationConformance", path: "../.."),
     ],
     targets: [
