@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .library(name: "OperationSpec", targets: ["OperationSpec"]),
         .library(name: "ReferenceEngine", targets: ["ReferenceEngine"]),
+        // What a driver links: the driver host, the subclass probe, the queue protocol, the
+        // recorder and the protocol's messages. Foundation and the rules' data types only.
+        .library(name: "OperationDriverKit", targets: ["OperationDriverKit"]),
         .library(name: "Conformance", targets: ["Conformance"]),
         .library(name: "ConformanceTesting", targets: ["ConformanceTesting"]),
         .executable(name: "opconform", targets: ["opconform"]),
@@ -20,8 +23,12 @@ let package = Package(
         .target(name: "OperationSpec", swiftSettings: strict),
         // The deterministic reference implementation. Pure Swift: no Foundation, no threads.
         .target(name: "ReferenceEngine", dependencies: ["OperationSpec"], swiftSettings: strict),
-        // JSON, fixtures, samples, (later) generator, runner, shrinker, adapters, reports.
-        .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
+        // The driver kit: a driver's host (`OperationDriver`), what it drives (`SubclassProbe`,
+        // `QueueUnderTest`), the recorder, and the driver protocol's messages. A user's driver
+        // links this and what it needs (the rules' data types; the seeded PRNG of timing noise).
+        .target(name: "OperationDriverKit", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
+        // The harness: formats, generation, running and shrinking, adapters, reports, export.
+        .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine", "OperationDriverKit"], swiftSettings: strict),
         // One-call conformance checks for a user's Swift Testing suite.
         .target(name: "ConformanceTesting", dependencies: ["Conformance"], swiftSettings: strict),
         // The commands, as a library so tests can run them in process and read what they print.
@@ -29,12 +36,12 @@ let package = Package(
         .executableTarget(name: "opconform", dependencies: ["OpconformCLI"], swiftSettings: strict),
         // A test fixture, not a product: a driver for a sample asynchronous subclass, run by the
         // tests in a child process as the harness runs every driver (`swift build` builds it).
-        .executableTarget(name: "sample-subclass-driver", dependencies: ["Conformance"], path: "Tests/SampleSubclassDriver", swiftSettings: strict),
+        .executableTarget(name: "sample-subclass-driver", dependencies: ["OperationDriverKit"], path: "Tests/SampleSubclassDriver", swiftSettings: strict),
         // A test fixture too: the corpus of real-world asynchronous Operation base classes
         // (`opconform flaws --corpus`, CorpusTests), one class chosen by `--class NAME`.
         .executableTarget(name: "corpus-driver", dependencies: ["Conformance"], path: "Tests/CorpusDriver", swiftSettings: strict),
         .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
         .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceTesting", "OpconformCLI"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceTesting", "OpconformCLI", "OperationDriverKit"], swiftSettings: strict),
     ]
 )

@@ -16,11 +16,11 @@ let package = Package(
         .target(name: "AltQueue", swiftSettings: [.swiftLanguageMode(.v6)]),
         // The driver: serves one case on AltQueue (`opconform run --impl exec:.build/debug/altqueue-driver`).
         .executableTarget(name: "altqueue-driver",
-                          dependencies: ["AltQueue", .product(name: "Conformance", package: "OperationConformance")],
+                          dependencies: ["AltQueue", .product(name: "OperationDriverKit", package: "OperationConformance")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         // The same with a bug planted on purpose, to see it caught.
         .executableTarget(name: "altqueue-buggy-driver",
-                          dependencies: ["AltQueue", .product(name: "Conformance", package: "OperationConformance")],
+                          dependencies: ["AltQueue", .product(name: "OperationDriverKit", package: "OperationConformance")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "AltQueueTests",
                     dependencies: [.product(name: "ConformanceTesting", package: "OperationConformance")],

@@ -1,4 +1,5 @@
 @testable import Conformance
+@testable import OperationDriverKit
 import ConformanceTesting
 import Foundation
 import OperationSpec

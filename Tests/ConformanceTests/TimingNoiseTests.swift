@@ -1,4 +1,5 @@
 @testable import Conformance
+@testable import OperationDriverKit
 import Foundation
 import OperationSpec
 import Testing

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A value behind a lock, read and written whole: the `@Atomic` wrapper of many code bases.

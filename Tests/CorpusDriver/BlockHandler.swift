@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A block-based asynchronous operation: the task is a block given a completion handler, and the

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Locked flags, and a `cancel` override that finishes the operation whether or not it has

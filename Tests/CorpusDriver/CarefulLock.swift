@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A careful state enum under NSLock: `start` checks `isCancelled` and goes straight to

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// What the task holds while it runs: when the last reference to it goes, the operation

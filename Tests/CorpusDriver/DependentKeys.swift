@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A locked state enum announced only as a change of `state`; `isExecuting`, `isFinished` and

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Locked flags and Listing 2-6's start, but a finish that announces finished before it resets

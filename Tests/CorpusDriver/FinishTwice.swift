@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Locked flags, a careful start, and a finish with no guard that the task's completion handler

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Flags of its own for `isExecuting` and `isFinished`, `isAsynchronous` YES, and no `start`:

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Only `isAsynchronous` YES and a `main` that starts the task and returns, as if

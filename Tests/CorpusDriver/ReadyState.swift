@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A locked state enum, and `isReady` overridden as `state == .ready && super.isReady`: the

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A locked state enum whose `isReady` getter "refreshes" the state: whenever `super.isReady`

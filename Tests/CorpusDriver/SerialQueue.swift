@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Flags guarded by a private serial dispatch queue: reads with `sync`, writes with `async`

@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A state enum whose `willSet`/`didSet` send will- and did-change pairs for the keys of the old

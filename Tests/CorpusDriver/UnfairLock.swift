@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A mutex at a stable address, as `os_unfair_lock` must be on Darwin: a pthread mutex here.

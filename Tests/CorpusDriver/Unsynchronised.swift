@@ -1,4 +1,4 @@
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// Plain stored flags with will/did-change pairs in Listing 2-7's order: written from the task's

@@ -1,7 +1,7 @@
 // A driver for a careful asynchronous Operation subclass, as a user's package would write one
 // (Examples/async-operation): the tests run it in a child process, as the harness runs every
 // driver. Not a product: a fixture of the test suite, built by `swift build`.
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// A careful asynchronous base class. `@unchecked Sendable` is sound: the flags are read and

@@ -86,7 +86,7 @@ public struct DriverLimits: Sendable, Equatable {
     /// what a case's runs show, so replay lines carry it.
     public var noise: Int
     /// The levels `noise` may take.
-    public static let noiseLevels = 0...3
+    public static let noiseLevels = DriverProtocol.noiseLevels
 
     /// How many times longer than usual the driver and the harness wait before they call a
     /// case stuck (`Request.patience`): 1 for a run's cases; a case that hung or missed a
@@ -94,7 +94,7 @@ public struct DriverLimits: Sendable, Equatable {
     /// changes how long a case may take, not what it means, so replay lines leave it out.
     public var patience = 1
     /// The levels `patience` may take.
-    public static let patienceLevels = 1...16
+    public static let patienceLevels = DriverProtocol.patienceLevels
 
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 

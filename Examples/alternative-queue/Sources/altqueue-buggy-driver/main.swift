@@ -1,5 +1,5 @@
 import AltQueue
-import Conformance
+import OperationDriverKit
 
 extension AltQueue: QueueUnderTest {}
 

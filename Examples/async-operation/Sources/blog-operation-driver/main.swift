@@ -1,5 +1,5 @@
 import AsyncOperations
-import Conformance
+import OperationDriverKit
 import Foundation
 
 /// BlogAsyncOperation as the harness sees it: its task is the case's work, and every call and

@@ -12,6 +12,10 @@ public enum DriverProtocol {
     public static let sessionVersion = 3
     /// The versions this harness speaks, oldest first.
     public static let versions = [oneCaseVersion, sessionVersion]
+    /// The levels a request's `noise` may take (Specs/driver-protocol.md, "Timing noise").
+    public static let noiseLevels = 0...3
+    /// The levels a request's `patience` may take ("Patience").
+    public static let patienceLevels = 1...16
 
     /// The one line the harness writes to the driver's standard input.
     public struct Request: Codable, Sendable, Equatable {

@@ -13,7 +13,7 @@ import ReferenceEngine
 /// than a quiet one; the noise only changes how often each interleaving happens.
 struct TimingNoise: Sendable, Equatable {
     /// The levels a request may ask for.
-    static let levels = DriverLimits.noiseLevels
+    static let levels = DriverProtocol.noiseLevels
     /// A point is perturbed with probability `level`/`denominator`.
     static let denominator = 8
     /// The longest sleep is this many microseconds times the level.

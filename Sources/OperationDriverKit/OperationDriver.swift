@@ -116,7 +116,7 @@ public struct OperationDriver {
         let watch = CaseWatch(parent: getppid())
         let write: @Sendable (String) -> Void = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
         guard var line = readLine(strippingNewline: true) else {
-            write(JSONCodec.line(DriverProtocol.Message.error("no request on standard input")))
+            write(ProtocolLines.line(DriverProtocol.Message.error("no request on standard input")))
             exit(2)
         }
         while true {
@@ -142,47 +142,47 @@ public struct OperationDriver {
     /// behind: `DriverContext.leftovers`).
     func serve(requestLine: String, plain: Bool, watch: CaseWatch, write: @escaping @Sendable (String) -> Void) -> (status: Int32, next: Bool) {
         let request: DriverProtocol.Request
-        do {
-            request = try JSONCodec.decode(DriverProtocol.Request.self, from: Data(requestLine.utf8), source: "the request")
-        } catch {
-            write(JSONCodec.line(DriverProtocol.Message.error(error.message)))
+        switch ProtocolLines.request(requestLine) {
+        case .success(let read): request = read
+        case .failure(let problem):
+            write(ProtocolLines.line(DriverProtocol.Message.error(problem.message)))
             return (2, false)
         }
         guard DriverProtocol.versions.contains(request.protocol) else {
-            write(JSONCodec.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks "
+            write(ProtocolLines.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks "
                                                                + DriverProtocol.versions.map(String.init).joined(separator: " and "))))
             return (2, false)
         }
         // No impl: the probe of a driver known only by its command; it learns the name from hello.
         if let impl = request.impl, impl != name {
-            write(JSONCodec.line(DriverProtocol.Message.error("this driver runs \(name), not '\(impl)'")))
+            write(ProtocolLines.line(DriverProtocol.Message.error("this driver runs \(name), not '\(impl)'")))
             return (2, false)
         }
         if let problem = request.scenario.problems().first {
-            write(JSONCodec.line(DriverProtocol.Message.error(problem)))
+            write(ProtocolLines.line(DriverProtocol.Message.error(problem)))
             return (2, false)
         }
         if makeSubclass == nil, let op = request.scenario.operations.firstIndex(where: { $0.kind.isSubclass }) {
-            write(JSONCodec.line(DriverProtocol.Message.error("operation \(op) is an instance of the implementation's own subclass, and \(name) has none (OperationDriver(name:subclass:) makes a driver that has)")))
+            write(ProtocolLines.line(DriverProtocol.Message.error("operation \(op) is an instance of the implementation's own subclass, and \(name) has none (OperationDriver(name:subclass:) makes a driver that has)")))
             return (2, false)
         }
         let level = request.noise ?? 0
         guard TimingNoise.levels.contains(level) else {
-            write(JSONCodec.line(DriverProtocol.Message.error("the request's noise is \(level); the levels are 0 to \(TimingNoise.levels.upperBound)")))
+            write(ProtocolLines.line(DriverProtocol.Message.error("the request's noise is \(level); the levels are 0 to \(TimingNoise.levels.upperBound)")))
             return (2, false)
         }
         let session = request.protocol == DriverProtocol.sessionVersion
         // A case run with timing noise says so: `timingNoise` is informational (no rule needs
         // it), and it marks the trace as one recorded under noise.
         let declared = observations + (level > 0 && !plain ? [.timingNoise] : [])
-        write(JSONCodec.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
+        write(ProtocolLines.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
                                                           platform: platform)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
                                     noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
                                     queue: makeQueue, subclass: makeSubclass) { event in
-            write(JSONCodec.line(DriverProtocol.Message.event(event)))
+            write(ProtocolLines.line(DriverProtocol.Message.event(event)))
         }
-        context.patience = max(1, min(request.patience ?? 1, DriverLimits.patienceLevels.upperBound))
+        context.patience = max(1, min(request.patience ?? 1, DriverProtocol.patienceLevels.upperBound))
         watch.begin(context, write: write)
         let last = context.drive()
         guard context.recorder.close(with: last, onCallingThread: true) else {
@@ -192,7 +192,7 @@ public struct OperationDriver {
         // Protocol 3: the next case in this process only when this one is over in every way.
         let next = session && last == .end && context.leftovers() == nil
         watch.end(keeping: context)
-        write(JSONCodec.line(DriverProtocol.Message.done(next: next ? true : nil)))
+        write(ProtocolLines.line(DriverProtocol.Message.done(next: next ? true : nil)))
         return (0, next)
     }
 
@@ -256,7 +256,7 @@ public struct OperationDriver {
                     // The tested subclass's own word on whether it finished, for the verdict.
                     context.readSubclassStates(within: 0.2)
                     if context.recorder.close(with: .hang("\(call) never returned; \(why)"), onCallingThread: false) {
-                        write(JSONCodec.line(DriverProtocol.Message.done(next: nil)))
+                        write(ProtocolLines.line(DriverProtocol.Message.done(next: nil)))
                         _exit(0)
                     }
                     // The driving thread ended the trace first and is on its way out; `stalled` says
