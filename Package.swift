@@ -25,8 +25,8 @@ let package = Package(
         .target(name: "ReferenceEngine", dependencies: ["OperationSpec"], swiftSettings: strict),
         // The driver kit: a driver's host (`OperationDriver`), what it drives (`SubclassProbe`,
         // `QueueUnderTest`), the recorder, and the driver protocol's messages. A user's driver
-        // links this and what it needs (the rules' data types; the seeded PRNG of timing noise).
-        .target(name: "OperationDriverKit", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
+        // links this and the rules' data types (OperationSpec), nothing else.
+        .target(name: "OperationDriverKit", dependencies: ["OperationSpec"], swiftSettings: strict),
         // The harness: formats, generation, running and shrinking, adapters, reports, export.
         .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine", "OperationDriverKit"], swiftSettings: strict),
         // One-call conformance checks for a user's Swift Testing suite.

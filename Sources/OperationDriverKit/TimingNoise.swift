@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceEngine
+import OperationSpec
 
 /// Timing noise (Specs/driver-protocol.md, "Timing noise"): short random delays a driver
 /// makes at its instrumented points, so that interleavings a quiet run almost never shows
