@@ -29,6 +29,9 @@ struct DriverCheckTests {
             asked = json.loads(request)
         except ValueError:
             asked = None
+        if mode == "refuses-everything":
+            sys.stdout.write('{"error":{"_0":"refused by the wrapper"}}\n')
+            sys.exit(2)
         # A driver of protocol 2: it refuses a session, except in "one-case-session", which
         # relays the first request of one and exits after its done, though that said next.
         if isinstance(asked, dict) and asked.get("protocol") == 3 and mode != "one-case-session":
@@ -114,6 +117,10 @@ struct DriverCheckTests {
         Broken(mode: "protocol-1", fails: ["probe"], says: "the driver's hello says protocol 1; this harness speaks 2"),
         Broken(mode: "unknown-capability", fails: ["probe", "json-lines"], says: #"declares the capability "frobs", which the protocol does not know"#),
         Broken(mode: "never-refuses", fails: refusals, says: "given an empty request line, the driver wrote hello, 2 events, done and exited with status 0"),
+        // Refuses every request with a sentence and status 2: each refusal check passed for it
+        // before the control; now the probe and the smoke case fail, and every refusal says why.
+        // (A driver of protocol 2 may refuse a session: that check passes.)
+        Broken(mode: "refuses-everything", fails: ["probe"] + refusals + ["smoke", "streaming"], says: "refused by the wrapper"),
         Broken(mode: "skips-seq", fails: ["smoke"], says: "in the smoke trace, event 2 has seq 3; seq counts from 0 without gaps"),
         Broken(mode: "buffers", fails: ["streaming"], says: "the protocol requires it to write and flush every line as soon as it has it"),
         Broken(mode: "debug-line", fails: ["json-lines"], says: "in the probe run, line 2 of standard output is not a protocol message"),
@@ -130,6 +137,10 @@ struct DriverCheckTests {
         let failed = results.filter { !$0.passed }
         #expect(failed.map(\.check) == broken.fails, "\(failed.map(\.line))")
         #expect(failed.first?.failure?.contains(broken.says) == true, "\(failed.first?.line ?? "nothing failed")")
+        if broken.mode == "refuses-everything" {
+            let refusal = try #require(failed.first { $0.check == "refuse-empty-line" }?.failure)
+            #expect(refusal.contains("it refused a valid request too (the probe") && refusal.contains("so the refusal shows nothing"), "\(refusal)")
+        }
     }
 
     /// `cat` echoes the request: no message at all, but it exits. Needs no build of opconform.
@@ -141,7 +152,7 @@ struct DriverCheckTests {
         #expect(lines.count == DriverCheck.checks.count + 1)
         #expect(lines.filter { $0.hasPrefix("ok   ") } == ["ok   exits"])
         #expect(lines.last == "1 passed, \(DriverCheck.checks.count - 1) failed")
-        #expect(lines.contains("FAIL refuse-not-json: given a request line that is not JSON, the driver wrote no protocol message and exited with status 0; the protocol requires exactly one error line (no hello) and exit status 2"))
+        #expect(lines.contains("FAIL refuse-not-json: given a request line that is not JSON, the driver wrote no protocol message and exited with status 0; the protocol requires exactly one error line (no hello) and exit status 2 (Specs/driver-protocol.md, \"The messages\")"))
 
         let json = opconform("driver-check", "--json", "cat")
         #expect(json.status == 1)

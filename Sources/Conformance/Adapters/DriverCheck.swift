@@ -60,13 +60,15 @@ public struct DriverCheck: Sendable {
         // so that each refusal is asked for one reason only.
         let name = greeting.hello.flatMap { $0.impl }.flatMap { $0.isEmpty ? nil : $0 }
 
+        // The valid case first, judged in its place: a refusal proves something only from a
+        // driver that answers a valid request (one that refuses everything passes no refusal).
+        let smoke = start(JSONCodec.line(DriverProtocol.Request(impl: name, scenario: Self.smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000)))
+        let control = Self.refused(probe, "the probe") ?? Self.refused(smoke, "the smoke case")
         for refusal in Self.refusals {
             let run = start(refusal.request(name))
             runs.append((refusal.check, run))
-            judged(refusal.check, refusalFailure(run, asked: refusal.asked))
+            judged(refusal.check, refusalFailure(run, asked: refusal.asked, control: control))
         }
-
-        let smoke = start(JSONCodec.line(DriverProtocol.Request(impl: name, scenario: Self.smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000)))
         runs.append(("smoke", smoke))
         judged("smoke", smokeFailure(smoke))
 
@@ -310,17 +312,29 @@ public struct DriverCheck: Sendable {
         }
     }
 
-    private func refusalFailure(_ run: DriverRun, asked: String) -> String? {
+    private func refusalFailure(_ run: DriverRun, asked: String, control: (what: String, why: String)?) -> String? {
         if let failure = notStarted(run) { return failure }
         let said = Conversation(run).said
-        let required = "the protocol requires exactly one error line (no hello) and exit status 2"
+        let required = "the protocol requires exactly one error line (no hello) and exit status 2 (Specs/driver-protocol.md, \"The messages\")"
         if said.count == 1, case .error(let why) = said[0].what {
             if why.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 return "given \(asked), the driver wrote an error line with no sentence; the error must say why in one sentence"
             }
-            if !run.killed && run.signal == nil && run.status == 2 { return nil }
+            if !run.killed && run.signal == nil && run.status == 2 {
+                guard let control else { return nil }
+                return "the driver refused \(asked), but it refused a valid request too (\(control.what): "
+                    + "\(Conversation.quote(control.why))), so the refusal shows nothing; answer a valid request with hello, the trace, "
+                    + "then done (Specs/driver-protocol.md, \"The request\" and \"The messages\"), and refuse only what is wrong"
+            }
         }
         return "given \(asked), the driver wrote \(Conversation.summary(said)) and \(exitPhrase(run)); \(required)"
+    }
+
+    /// What a valid request's run says when the driver refused it: which request, and why.
+    private static func refused(_ run: DriverRun, _ what: String) -> (what: String, why: String)? {
+        let said = Conversation(run).said
+        guard let first = said.first, case .error(let why) = first.what else { return nil }
+        return (what, why)
     }
 
     private func smokeFailure(_ run: DriverRun) -> String? {
