@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import OperationSpec
 import ReferenceEngine
+import Synchronization
 
 /// What a run is asked to do.
 public struct RunConfiguration: Sendable {
@@ -389,16 +390,26 @@ public struct Runner: Sendable {
             hint.scenario.name = ""
             if !hints.contains(hint) { hints.append(hint) }
         }
+        // Each broken rule's first case (catalog order), then each death's.
+        var firsts: [(failing: FailingCase, target: ShrinkTarget)] = []
         for (n, failing) in first.enumerated() {
             guard let f = failing, c.stopRules?.contains(c.rules[n].rule.id) ?? true else { continue }
-            shrinking(c.rules[n].rule.id)
-            found(finding(for: f, rule: c.rules[n], hints: hints))
+            firsts.append((f, ShrinkTarget(c.rules[n])))
         }
         for (f, target) in zip(deaths, deathTargets) {
             // A run that waits for some rules only (a flaw probe) shrinks those only.
             guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
-            shrinking(target.id)
-            found(finding(for: f, target: target, hints: hints))
+            firsts.append((f, target))
+        }
+        let workers = Self.shrinkWorkers(c, findings: firsts.count)
+        if workers <= 1 {
+            for job in firsts {
+                shrinking(job.target.id)
+                found(finding(for: job.failing, target: job.target, hints: hints))
+            }
+        } else {
+            for job in firsts { shrinking(job.target.id) }
+            for finding in shrunk(firsts, workers: workers, hints: hints) { found(finding) }
         }
         // Then each rule's further causes, shrunk the same way, after every rule's first: a
         // run stopped early has its main findings first. A run that stops at its first failure
@@ -524,6 +535,56 @@ public struct Runner: Sendable {
 
     func finding(for f: FailingCase, rule: RuleCheck, hints: [Shrinker.Hint] = []) -> Finding {
         finding(for: f, target: ShrinkTarget(rule), hints: hints)
+    }
+
+    /// How many findings a run shrinks at once: one on a deterministic implementation, whose
+    /// minima then follow each other's hints in a fixed order (same seed, same bytes); on a real
+    /// one, where a shrink mostly waits for drivers (silence windows, deadlines, patience), up to
+    /// `parallelShrinks`, and no more than `--jobs`.
+    static func shrinkWorkers(_ c: RunConfiguration, findings: Int) -> Int {
+        c.impl.isDeterministic ? 1 : max(1, min(parallelShrinks, c.jobs, findings))
+    }
+
+    /// Shrinks of distinct findings that run side by side on a real implementation. Four on two
+    /// cores: a shrink candidate's driver spends 10-30 ms of CPU and then waits; more at once
+    /// would load the machine enough to make slow candidates look stuck.
+    public static let parallelShrinks = 4
+
+    /// The minima of `jobs`, in their order, shrunk `workers` at a time: each worker takes the
+    /// next job and starts from the minima finished so far (the hints a sequential run would
+    /// have had, as far as they are known).
+    func shrunk(_ jobs: [(failing: FailingCase, target: ShrinkTarget)], workers: Int, hints: [Shrinker.Hint]) -> [Finding] {
+        let results = Mutex<[Finding?]>(Array(repeating: nil, count: jobs.count))
+        let known = Mutex<[Shrinker.Hint]>(hints)
+        let next = Atomic<Int>(0)
+        let runner = self
+        // Threads of their own, not Dispatch's pool: on Linux that has about as many threads as
+        // cores, and a shrink blocks its thread for as long as its drivers run.
+        let finished = DispatchGroup()
+        for _ in 0..<workers {
+            finished.enter()
+            let thread = Thread {
+                defer { finished.leave() }
+                work()
+            }
+            thread.name = "opconform shrink job"
+            thread.start()
+        }
+        finished.wait()
+        return results.withLock { $0 }.compactMap { $0 }
+
+        @Sendable func work() {
+            while true {
+                let k = next.add(1, ordering: .relaxed).oldValue
+                guard k < jobs.count else { return }
+                let finding = runner.finding(for: jobs[k].failing, target: jobs[k].target, hints: known.withLock { $0 })
+                results.withLock { $0[k] = finding }
+                guard finding.shrinkSteps > 0, finding.reproduced > 0, finding.interrupted != true else { continue }
+                var hint = Shrinker.Hint(scenario: finding.scenario, scheduleSeed: finding.scheduleSeed)
+                hint.scenario.name = ""
+                known.withLock { if !$0.contains(hint) { $0.append(hint) } }
+            }
+        }
     }
 
     /// The shrinker the runner uses for `target`. A run that stalls costs the driver's stall
