@@ -96,13 +96,16 @@ enum RunCommand {
             for dir in created where (try? FileManager.default.contentsOfDirectory(atPath: dir))?.isEmpty == true {
                 try? FileManager.default.removeItem(atPath: dir)
             }
-            // A folder of its own (`outFolder`): gone too, and `latest` points back.
-            if args.options["--out"] == nil, (try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true {
-                try? FileManager.default.removeItem(atPath: out)
-                RunFolder.forget(out, under: PathText.parent(out))
-                let root = PathText.parent(out)
-                if (try? FileManager.default.contentsOfDirectory(atPath: root))?.isEmpty == true { try? FileManager.default.removeItem(atPath: root) }
-            }
+        }
+        // A folder of its own (`outFolder`) left empty (nothing found; the log, if any, asked
+        // for elsewhere): gone too, and `latest` points back.
+        // (A shard keeps it: its record goes there.)
+        if args.options["--out"] == nil, args.options["--shard"] == nil, !result.interrupted,
+           (try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true {
+            try? FileManager.default.removeItem(atPath: out)
+            let root = PathText.parent(out)
+            RunFolder.forget(out, under: root)
+            if (try? FileManager.default.contentsOfDirectory(atPath: root))?.isEmpty == true { try? FileManager.default.removeItem(atPath: root) }
         }
         return result
     }
