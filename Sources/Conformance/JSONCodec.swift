@@ -1,4 +1,5 @@
 import Foundation
+import OperationDriverKit
 import OperationSpec
 
 /// The one place JSON is written and read. Keys are sorted and output is pretty-printed, so the
@@ -15,11 +16,7 @@ public enum JSONCodec {
     }
 
     /// One line of JSON (sorted keys, no newlines inside): the unit of the driver protocol.
-    public static func line<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do { return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n" } catch { preconditionFailure("encoding \(T.self) failed: \(error)") }
-    }
+    public static func line<T: Encodable>(_ value: T) -> String { ProtocolLines.line(value) }
 
     public static func encodeString<T: Encodable>(_ value: T) -> String {
         String(decoding: encode(value), as: UTF8.self) + "\n"

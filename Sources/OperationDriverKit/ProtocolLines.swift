@@ -2,10 +2,11 @@ import Foundation
 import OperationSpec
 
 /// The driver protocol's lines as a driver reads and writes them: one JSON object per line, keys
-/// sorted. The kit's own small codec, so that a driver links none of the harness's file formats.
-enum ProtocolLines {
+/// sorted. The kit's own small codec, so that a driver links none of the harness's file formats;
+/// the harness writes its requests with it too (`JSONCodec.line`).
+public enum ProtocolLines {
     /// One message as a line, newline included.
-    static func line<T: Encodable>(_ value: T) -> String {
+    public static func line<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding the protocol's own Codable types cannot fail: no float is NaN, no custom throws.

@@ -12,7 +12,9 @@ final class CapturedConsole: Console {
     func err(_ text: String) { stderr += text }
 }
 
-func opconform(_ args: String...) -> (status: Int32, out: String, err: String) {
+func opconform(_ args: String...) -> (status: Int32, out: String, err: String) { opconform(args) }
+
+func opconform(_ args: [String]) -> (status: Int32, out: String, err: String) {
     let c = CapturedConsole()
     let status = CLI.main(args, console: c)
     return (status, c.stdout, c.stderr)

@@ -31,20 +31,11 @@ struct DocsCommandsTests {
         let commands = try Self.commands(in: "Docs/ci-shards.md", out: out)
         #expect(commands.count == 5)
         // As a user runs them: the built opconform, whose Foundation driver is itself.
-        let executable = try #require(DriverCheckTests.executable, "no opconform built beside the tests")
         var last = ""
         for args in commands {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = args
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            last = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "opconform \(args.joined(separator: " ")): exit \(process.terminationStatus)\n\(last)")
+            let (status, output) = try builtOpconform(args)
+            last = output
+            #expect(status == 0, "opconform \(args.joined(separator: " ")): exit \(status)\n\(output)")
         }
         #expect(last.contains("seed 1: shards 1, 2, 3, 4 of 4, 200 of 200 cases") && last.contains("gate passed"), "\(last)")
         for file in ["conformance.json", "conformance.xml", "conformance-html/index.html"] {

@@ -105,9 +105,3 @@ struct MergeTests {
         #expect(none.status == 2 && none.err.contains("not a folder"), "\(none.err)")
     }
 }
-
-func opconform(_ args: [String]) -> (status: Int32, out: String, err: String) {
-    let c = CapturedConsole()
-    let status = CLI.main(args, console: c)
-    return (status, c.stdout, c.stderr)
-}

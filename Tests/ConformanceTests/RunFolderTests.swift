@@ -6,18 +6,9 @@ import Testing
 /// writes into a folder of its own under `opconform-findings/`, and `latest` points at the newest.
 @Suite("One folder per run")
 struct RunFolderTests {
-    /// The built opconform, run in `folder` as a user runs it there.
+    /// The built opconform, run in `folder` as a user runs it there: its exit status.
     static func run(_ arguments: [String], in folder: String) throws -> Int32 {
-        let executable = try #require(DriverCheckTests.executable, "no opconform built beside the tests")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try builtOpconform(arguments, in: folder).status
     }
 
     @Test("two runs with findings keep two folders, latest is the second; a clean run leaves nothing and latest as it was")
@@ -49,4 +40,21 @@ struct RunFolderTests {
         #expect(RunFolder.name(seed: 7, date: date) == "20261127-214021-seed7")
         #expect(RunFolder.name(seed: 7, shard: Shard(index: 1, count: 4), date: date) == "20261127-214021-seed7-shard2of4")
     }
+}
+
+/// The built opconform run as a user runs it (in `folder`, or here): its exit status and what it
+/// printed, standard error after standard output. Foundation's driver is that same executable.
+func builtOpconform(_ arguments: [String], in folder: String? = nil) throws -> (status: Int32, output: String) {
+    let executable = try #require(DriverCheckTests.executable, "no opconform built beside the tests")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

@@ -385,10 +385,7 @@ public struct Runner: Sendable {
         var hints: [Shrinker.Hint] = []
         func found(_ finding: Finding) {
             findings.append(finding)
-            guard finding.shrinkSteps > 0, finding.reproduced > 0, finding.interrupted != true else { return }
-            var hint = Shrinker.Hint(scenario: finding.scenario, scheduleSeed: finding.scheduleSeed)
-            hint.scenario.name = ""
-            if !hints.contains(hint) { hints.append(hint) }
+            if let hint = Shrinker.Hint(minimumOf: finding), !hints.contains(hint) { hints.append(hint) }
         }
         // Each broken rule's first case (catalog order), then each death's.
         var firsts: [(failing: FailingCase, target: ShrinkTarget)] = []
@@ -579,9 +576,7 @@ public struct Runner: Sendable {
                 guard k < jobs.count else { return }
                 let finding = runner.finding(for: jobs[k].failing, target: jobs[k].target, hints: known.withLock { $0 })
                 results.withLock { $0[k] = finding }
-                guard finding.shrinkSteps > 0, finding.reproduced > 0, finding.interrupted != true else { continue }
-                var hint = Shrinker.Hint(scenario: finding.scenario, scheduleSeed: finding.scheduleSeed)
-                hint.scenario.name = ""
+                guard let hint = Shrinker.Hint(minimumOf: finding) else { continue }
                 known.withLock { if !$0.contains(hint) { $0.append(hint) } }
             }
         }
@@ -791,4 +786,15 @@ final class CasePipeline: @unchecked Sendable {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension Shrinker.Hint {
+    /// A finding's minimum as a starting point for the next shrink of the run: nil when it was
+    /// not shrunk, did not replay, or was cut short. Its name is set aside, so one minimum found
+    /// for two rules is one hint.
+    init?(minimumOf finding: Finding) {
+        guard finding.shrinkSteps > 0, finding.reproduced > 0, finding.interrupted != true else { return nil }
+        self.init(scenario: finding.scenario, scheduleSeed: finding.scheduleSeed)
+        scenario.name = ""
+    }
 }
