@@ -148,9 +148,10 @@ struct Surface2DriverTests {
     func signaled() throws {
         // Operation 1 is never queued: its long step only widens the driver's window of silence
         // (4 × the longest step, at least 0.25 s), after which a trigger counts as missed. A
-        // loaded CI machine once took longer than 0.25 s to start operation 0's worker.
+        // loaded CI machine once took longer than 0.25 s to start operation 0's worker, and on
+        // 2026-11-27 longer than 2 s (then 500 units): 1,500 units give it 6 s.
         let s = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([.work(3), .signal(1), .work(1)])),
-                                                               OperationConfig(kind: .main([.work(500)]))],
+                                                               OperationConfig(kind: .main([.work(1500)]))],
                          driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(after: .signaled(1), .readOperationCount(queue: 0)),
                                   DriverStep(after: .signaled(9), .waitUntilAllFinished(queue: 0))])
         let (events, _) = Self.run(s)
