@@ -5,7 +5,7 @@ import Foundation
 /// (below) and so does a queue of your own written with the same names:
 ///
 /// ```swift
-/// import Conformance
+/// import OperationDriverKit
 /// extension MyQueue: QueueUnderTest {}
 /// ```
 ///
