@@ -37,7 +37,7 @@ enum DriverCheckCommand {
                                  standard input is closed
 
       --driver-arg ARG   an argument for the driver (repeat for several)
-      --json             print {driver, checks:[{check, status, failure}], passed, failed}
+      --json             print {driver, checks:[{check, status, failure, fix, section}], passed, failed}
 
     Exit status 0 when every check passes, 1 when any fails, 2 for bad usage.
     Example: opconform driver-check --driver-arg driver .build/debug/opconform
@@ -72,7 +72,13 @@ enum DriverCheckCommand {
             var check: String
             var status: String
             var failure: String?
-            init(_ r: DriverCheck.Result) { check = r.check; status = r.passed ? "ok" : "fail"; failure = r.failure }
+            /// What to change, and the section of Specs/driver-protocol.md that says so.
+            var fix: String?
+            var section: String?
+            init(_ r: DriverCheck.Result) {
+                check = r.check; status = r.passed ? "ok" : "fail"; failure = r.failure
+                fix = r.guidance?.change; section = r.guidance?.section
+            }
         }
         var driver: [String]
         var checks: [Check]

@@ -62,7 +62,7 @@ enum Help {
                           a driver of protocol 3 serves up to N cases in one process (default 100)
                           before a fresh one is started; a case that may leave something behind
                           ends its process anyway. 1: a process for every case. Drivers of
-                          protocol 2 always get one per case (Specs/driver-protocol.md, Sessions)
+                          protocol 2 always get one per case (Specs/driver-protocol.md, "Drivers of protocol 2")
       --noise L           timing noise, 0 to 3 (default 0): the request asks the driver for short
                           random delays and yields at its instrumented points (before and after
                           logged calls, getters, state stores, block starts), drawn per thread

@@ -29,6 +29,31 @@ struct DriverCheckTests {
             asked = json.loads(request)
         except ValueError:
             asked = None
+        def bad_kind():
+            """Which refusal check's request this is, or None for a valid one."""
+            if request.strip() == "":
+                return "refuse-empty-line"
+            if asked is None:
+                return "refuse-not-json"
+            if "scenario" not in asked:
+                return "refuse-no-scenario"
+            if asked.get("protocol") in (1, 99):
+                return "refuse-protocol-%d" % asked["protocol"]
+            if str(asked.get("impl", "")).startswith("not-"):
+                return "refuse-other-impl"
+            scenario = asked["scenario"]
+            if any(d["on"] >= len(scenario["operations"]) for d in scenario["dependencies"]):
+                return "refuse-missing-operation"
+            if "frobnicate" in request:
+                return "refuse-unknown-step"
+            return None
+        # "accepts-CHECK": runs (as far as it says) the one kind of bad request that CHECK sends.
+        if mode.startswith("accepts-") and bad_kind() == mode[len("accepts-"):]:
+            for line in ['{"hello":{"capabilities":[],"impl":"foundation","protocol":2}}',
+                         '{"event":{"_0":{"kind":{"threadStarted":{"name":"main"}},"seq":0,"thread":0}}}',
+                         '{"event":{"_0":{"kind":{"end":{}},"seq":1,"thread":0}}}', '{"done":{}}']:
+                sys.stdout.write(line + "\n")
+            sys.exit(0)
         if mode == "refuses-everything":
             sys.stdout.write('{"error":{"_0":"refused by the wrapper"}}\n')
             sys.exit(2)
@@ -79,7 +104,7 @@ struct DriverCheckTests {
         for line in held:
             sys.stdout.write(line + "\n")
         sys.stdout.flush()
-        if mode == "lingers" and isinstance(asked, dict) and "impl" not in asked:
+        if mode == "lingers" and isinstance(asked, dict) and asked.get("scenario", {}).get("name") == "driver-check streaming":
             time.sleep(600)
         sys.exit(0 if refused else status)
         """#
@@ -114,8 +139,8 @@ struct DriverCheckTests {
     }
 
     static let broken = [
-        Broken(mode: "protocol-1", fails: ["probe"], says: "the driver's hello says protocol 1; this harness speaks 2"),
-        Broken(mode: "unknown-capability", fails: ["probe", "json-lines"], says: #"declares the capability "frobs", which the protocol does not know"#),
+        Broken(mode: "protocol-1", fails: ["probe"], says: "the driver's hello says protocol 1; driver-check asked for protocol 2"),
+        Broken(mode: "unknown-capability", fails: ["probe"], says: #"declares the capability "frobs", which the protocol does not know"#),
         Broken(mode: "never-refuses", fails: refusals, says: "given an empty request line, the driver wrote hello, 2 events, done and exited with status 0"),
         // Refuses every request with a sentence and status 2: each refusal check passed for it
         // before the control; now the probe and the smoke case fail, and every refusal says why.
@@ -125,9 +150,27 @@ struct DriverCheckTests {
         Broken(mode: "buffers", fails: ["streaming"], says: "the protocol requires it to write and flush every line as soon as it has it"),
         Broken(mode: "debug-line", fails: ["json-lines"], says: "in the probe run, line 2 of standard output is not a protocol message"),
         Broken(mode: "one-case-session", fails: ["session"], says: "got 1 answers; after `done` with `next: true` a driver reads its next request"),
-        // Hangs after answering the probe only, so that one run, not every one, waits out the limit.
-        Broken(mode: "lingers", fails: ["probe", "exits"], says: "still running 4 s after the probe", timeLimit: 4),
-    ]
+        // Hangs after answering the streaming case only, so that one run, not every one, waits
+        // out the limit, and no other check judges that run's exit.
+        Broken(mode: "lingers", fails: ["exits"], says: "in the streaming run the driver was still running 4 s", timeLimit: 4),
+    ] + refusals.map { check in
+        // Accepts the one kind of bad request its check sends, and refuses every other.
+        Broken(mode: "accepts-" + check, fails: [check], says: "the driver wrote hello, 2 events, done and exited with status 0")
+    }
+
+    @Test("every check has a broken driver that fails that check alone, and a fix with a section of the protocol")
+    func everyCheckHasItsMutant() throws {
+        for check in DriverCheck.checks {
+            #expect(Self.broken.contains { $0.fails == [check] }, "no broken driver fails \(check) alone")
+        }
+        let spec = try String(contentsOf: SpecsDriftTests.root.appendingPathComponent("Specs/driver-protocol.md"), encoding: .utf8)
+        let headings = Set(spec.components(separatedBy: "\n").filter { $0.hasPrefix("#") }
+            .map { $0.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces) })
+        for check in DriverCheck.checks {
+            let guidance = try #require(DriverCheckGuidance.forCheck(check), "\(check) has no fix")
+            #expect(headings.contains(guidance.section), "\(check)'s fix names \"\(guidance.section)\", not a heading of Specs/driver-protocol.md")
+        }
+    }
 
     @Test("a driver broken one way fails exactly the checks about it", .enabled(if: available, "build opconform first"), arguments: broken)
     func brokenDriver(_ broken: Broken) throws {
@@ -137,6 +180,9 @@ struct DriverCheckTests {
         let failed = results.filter { !$0.passed }
         #expect(failed.map(\.check) == broken.fails, "\(failed.map(\.line))")
         #expect(failed.first?.failure?.contains(broken.says) == true, "\(failed.first?.line ?? "nothing failed")")
+        for result in failed {
+            #expect(result.line.contains("\n     fix: ") && result.line.contains("(Specs/driver-protocol.md, \""), "\(result.line)")
+        }
         if broken.mode == "refuses-everything" {
             let refusal = try #require(failed.first { $0.check == "refuse-empty-line" }?.failure)
             #expect(refusal.contains("it refused a valid request too (the probe") && refusal.contains("so the refusal shows nothing"), "\(refusal)")
@@ -148,8 +194,12 @@ struct DriverCheckTests {
     func echo() throws {
         let text = opconform("driver-check", "exec:cat")
         #expect(text.status == 1)
-        let lines = text.out.split(separator: "\n").map(String.init)
+        let all = text.out.split(separator: "\n").map(String.init)
+        let lines = all.filter { !$0.hasPrefix("     fix: ") }
         #expect(lines.count == DriverCheck.checks.count + 1)
+        // Under each failing check, what to change and where the protocol says so.
+        #expect(all.count == lines.count + DriverCheck.checks.count - 1)
+        #expect(all.contains("     fix: write nothing on standard output but protocol messages, one JSON object a line (diagnostics go to standard error) (Specs/driver-protocol.md, \"Encoding\")"))
         #expect(lines.filter { $0.hasPrefix("ok   ") } == ["ok   exits"])
         #expect(lines.last == "1 passed, \(DriverCheck.checks.count - 1) failed")
         #expect(lines.contains("FAIL refuse-not-json: given a request line that is not JSON, the driver wrote no protocol message and exited with status 0; the protocol requires exactly one error line (no hello) and exit status 2 (Specs/driver-protocol.md, \"The messages\")"))
@@ -162,6 +212,8 @@ struct DriverCheckTests {
         #expect(checks.compactMap { $0["check"] as? String } == DriverCheck.checks)
         #expect(checks.last?["status"] as? String == "ok" && checks.first?["status"] as? String == "fail")
         #expect((checks.first?["failure"] as? String)?.contains("the probe") == true)
+        #expect(checks.first?["section"] as? String == "The probe" && (checks.first?["fix"] as? String)?.isEmpty == false)
+        #expect(checks.last?["fix"] == nil)
     }
 
     @Test("a trace's form: seq without gaps, threads in order and announced, calls ended, names that exist")

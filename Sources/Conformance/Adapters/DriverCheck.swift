@@ -22,8 +22,14 @@ public struct DriverCheck: Sendable {
             self.failure = failure
         }
         public var passed: Bool { failure == nil }
-        /// The line `driver-check` prints: `ok   NAME` or `FAIL NAME: sentence`.
-        public var line: String { failure.map { "FAIL \(check): \($0)" } ?? "ok   \(check)" }
+        /// What to change, for a failed check; nil when it passed.
+        public var guidance: DriverCheckGuidance? { passed ? nil : DriverCheckGuidance.forCheck(check) }
+        /// The line `driver-check` prints: `ok   NAME`, or `FAIL NAME: sentence` and under it what
+        /// to change with the protocol's section to read.
+        public var line: String {
+            guard let failure else { return "ok   \(check)" }
+            return "FAIL \(check): \(failure)" + (guidance.map { "\n" + $0.line } ?? "")
+        }
     }
 
     /// Every check, in the order they run and are reported. `json-lines` and `exits` come last
@@ -296,7 +302,7 @@ public struct DriverCheck: Sendable {
         shapeFailure(run, c, for: "the probe (an empty scenario, no impl)") { hello in
             guard let version = hello.protocol else { return "the driver's hello gives no protocol version; the hello must say protocol \(DriverProtocol.oneCaseVersion)" }
             guard version == DriverProtocol.oneCaseVersion else {
-                return "the driver's hello says protocol \(version); this harness speaks \(DriverProtocol.oneCaseVersion), and the hello must say so"
+                return "the driver's hello says protocol \(version); driver-check asked for protocol \(DriverProtocol.oneCaseVersion), and a hello must say the protocol its request asked for"
             }
             guard let impl = hello.impl, !impl.trimmingCharacters(in: .whitespaces).isEmpty else {
                 return "the driver's hello gives no implementation name; the hello must name the implementation it runs (impl)"
@@ -508,7 +514,12 @@ public struct DriverCheck: Sendable {
                     problem = "is empty"
                 } else if let object = try? JSONSerialization.jsonObject(with: Data(line.bytes), options: .fragmentsAllowed) {
                     if object is [String: Any] {
-                        do { _ = try decoder.decode(DriverProtocol.Message.self, from: Data(line.bytes)); problem = nil } catch {
+                        do { _ = try decoder.decode(DriverProtocol.Message.self, from: Data(line.bytes)); problem = nil }
+                        catch where (try? decoder.decode(Conversation.HelloLine.self, from: Data(line.bytes))) != nil {
+                            // A hello this build cannot read strictly (a capability it does not
+                            // know): the probe check says what is wrong with it.
+                            problem = nil
+                        } catch {
                             // The decoder's own sentence, without its "source: " lead.
                             let detail = InputError.decoding(error, source: "").message.drop { $0 == ":" || $0 == " " }
                             problem = "is not a protocol message \(shown) (\(detail))"
@@ -544,7 +555,7 @@ struct Conversation {
         var impl: String?
         var capabilities: [String]?
     }
-    private struct HelloLine: Decodable { var hello: Hello }
+    fileprivate struct HelloLine: Decodable { var hello: Hello }
 
     enum Said: CustomStringConvertible {
         case hello(Hello), event(TraceEvent), done, error(String)
