@@ -73,8 +73,11 @@ public enum DriverProtocol {
         /// when the driver runs one: the harness then generates `subclass` operations for it.
         /// `platform`: what the driver builds on, when it runs some of the model on a platform's
         /// classes (`Platform`): the harness then tells that platform's known divergences
-        /// apart from the tested code's failures.
-        case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil, platform: Platform? = nil)
+        /// apart from the tested code's failures. `harness`: the release of OperationDriverKit
+        /// the driver was built with (`HarnessVersion.current`), so that a run can say when the
+        /// driver and the harness are of different releases; optional.
+        case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil, platform: Platform? = nil,
+                   harness: String? = nil)
         case event(TraceEvent)
         case done(next: Bool? = nil)
         case error(String)

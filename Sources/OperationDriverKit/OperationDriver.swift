@@ -176,7 +176,7 @@ public struct OperationDriver {
         // it), and it marks the trace as one recorded under noise.
         let declared = observations + (level > 0 && !plain ? [.timingNoise] : [])
         write(ProtocolLines.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
-                                                          platform: platform)))
+                                                          platform: platform, harness: HarnessVersion.current)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
                                     noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
                                     queue: makeQueue, subclass: makeSubclass) { event in

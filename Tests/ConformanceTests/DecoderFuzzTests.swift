@@ -76,7 +76,7 @@ struct DecoderFuzzTests {
         let surface2Events: [EventKind] = [.suspended(queue: 0, true), .currentQueue(op: 1, queue: 0), .currentQueue(op: 2, queue: nil),
                                            .call(.addBlock(0, queue: 0)), .returned(.addBlock(0, queue: 0)), .read(op: 1, .executionBlocks, .int(2))]
         for (k, kind) in surface2Events.enumerated() { messages.append(.event(TraceEvent(seq: k, thread: k % 2, kind))) }
-        messages.append(.hello(protocol: 3, impl: "surface2-driver", capabilities: [.kvo, .apiSurface2]))
+        messages.append(.hello(protocol: 3, impl: "surface2-driver", capabilities: [.kvo, .apiSurface2], harness: "0.9.0"))
         for m in messages { out.append((messageKind, Array(JSONCodec.line(m).utf8))) }
         out.append((requestKind, Array(JSONCodec.line(DriverProtocol.Request(impl: "reference", scenario: scenario, scheduleSeed: 7, unitMicroseconds: 1000)).utf8)))
         out.append((requestKind, Array(JSONCodec.line(DriverProtocol.Request(impl: "reference", scenario: Surface2FormatTests.scenario, scheduleSeed: 7,

@@ -94,6 +94,28 @@ struct DriverSessionTests {
         #expect(impl.pool.started == 3)
     }
 
+    /// A kit-built driver says which release built it; one of another release is told to rebuild.
+    @Test("a driver's hello says the kit's release, and a run of a driver of another release says to rebuild it")
+    func driverRelease() throws {
+        let foundation = try #require(try Implementations.external(command: [FoundationIsolationTests.driver, "driver"])
+            as? ChildProcessImplementation)
+        #expect(foundation.driverRelease == HarnessVersion.current)
+        let older = try #require(try Implementations.external(command: [ExternalDriverTests.script(#"""
+        while read -r line; do
+          echo '{"hello":{"capabilities":[],"harness":"0.1.0","impl":"older","protocol":3}}'
+          echo '{"event":{"_0":{"kind":{"threadStarted":{"name":"sh"}},"seq":0,"thread":0}}}'
+          echo '{"event":{"_0":{"kind":{"end":{}},"seq":1,"thread":0}}}'
+          echo '{"done":{"next":true}}'
+        done
+        """#)]) as? ChildProcessImplementation)
+        #expect(older.driverRelease == "0.1.0")
+        let empty = GeneratorOptions(size: 1, misuseRate: 0)
+        let text = ConsoleReport.text(Runner(RunConfiguration(impl: older, seed: 1, count: 2, generator: empty, shrink: false)).run(), files: [:])
+        #expect(text.contains("the driver was built with OperationDriverKit 0.1.0, and this is opconform \(HarnessVersion.current): rebuild"), "\(text)")
+        let same = ConsoleReport.text(Runner(RunConfiguration(impl: foundation, seed: 1, count: 1, generator: empty, shrink: false)).run(), files: [:])
+        #expect(!same.contains("OperationDriverKit"), "\(same)")
+    }
+
     /// A session driver in a few lines of shell: answers every request, says next; `after` is
     /// written after `done`, and `second` replaces the answer to a process's second request.
     static func sessionDriver(after: String = "", second: String? = nil) -> String {

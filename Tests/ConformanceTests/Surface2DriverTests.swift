@@ -77,7 +77,7 @@ struct Surface2DriverTests {
         #expect(FoundationDriver.serve(requestLine: JSONCodec.line(probe), write: lines.append) == 0)
         let hello = try #require(lines.all.first)
         let message = try JSONCodec.decode(DriverProtocol.Message.self, from: Data(hello.utf8), source: "hello")
-        guard case .hello(_, let impl, let capabilities, _, _) = message else { Issue.record("first line is not a hello: \(hello)"); return }
+        guard case .hello(_, let impl, let capabilities, _, _, _) = message else { Issue.record("first line is not a hello: \(hello)"); return }
         #expect(impl == "foundation" && capabilities.contains(.apiSurface2), "\(capabilities)")
     }
 

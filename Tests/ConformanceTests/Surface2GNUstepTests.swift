@@ -30,7 +30,7 @@ struct Surface2GNUstepTests {
         let (lines, status) = try GNUstepDriverTests.raw(probe.trimmingCharacters(in: .newlines))
         #expect(status == 0)
         let hello = try JSONCodec.decode(DriverProtocol.Message.self, from: Data(try #require(lines.first).utf8), source: "hello")
-        guard case .hello(_, "gnustep", let capabilities, _, _) = hello else { Issue.record("\(hello)"); return }
+        guard case .hello(_, "gnustep", let capabilities, _, _, _) = hello else { Issue.record("\(hello)"); return }
         #expect(Set(capabilities) == Set(GNUstepDriver.capabilities), "\(capabilities)")
     }
 

@@ -189,7 +189,7 @@ struct TimingNoiseTests {
         }
         func hello(_ lines: [String]) throws -> [Observation]? {
             let first = try #require(lines.first)
-            guard case .hello(_, _, let capabilities, _, _) = try JSONCodec.decode(DriverProtocol.Message.self, from: Data(first.utf8), source: "hello") else { return nil }
+            guard case .hello(_, _, let capabilities, _, _, _) = try JSONCodec.decode(DriverProtocol.Message.self, from: Data(first.utf8), source: "hello") else { return nil }
             return capabilities
         }
         let quiet = try raw(command, line(noise: 0))

@@ -17,6 +17,9 @@ public struct ChildProcessImplementation: Implementation {
     public var limits: DriverLimits
     /// The driver's own subclass, from its hello (`DriverProtocol.Message.hello`).
     public var subclass: String?
+    /// The release of OperationDriverKit the driver says it was built with (its hello's
+    /// `harness`); nil for a driver that does not say (one not built with the kit).
+    public var driverRelease: String?
     /// What the tested code provides and what it builds on, from the hello's `platform`.
     public var setting = Attribution.Setting.ownEverything
     /// The protocol the driver speaks: 3 serves case after case in one process while each
@@ -113,7 +116,7 @@ public struct ChildProcessImplementation: Implementation {
             throw InputError("\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
         }
         switch message {
-        case .hello(let said, let impl, let capabilities, let subclass, let platform):
+        case .hello(let said, let impl, let capabilities, let subclass, let platform, let release):
             // A driver of protocol 2 that answers a probe of 3 with its own hello is one of 2.
             guard said == version || said == DriverProtocol.oneCaseVersion else {
                 throw InputError("\(who) says hello in protocol \(said) to a probe of protocol \(version); this harness speaks "
@@ -123,6 +126,7 @@ public struct ChildProcessImplementation: Implementation {
             var found = ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, limits: limits, launch: launch,
                                                    protocolVersion: said)
             found.subclass = subclass
+            found.driverRelease = release
             if let platform {
                 guard !platform.name.isEmpty, platform.owns.allSatisfy(DriverProtocol.Platform.parts.contains) else {
                     throw InputError("\(who)'s hello names the platform \(JSONDiagnosis.quoted(platform.name)) owning "

@@ -167,7 +167,7 @@ public struct DriverCheck: Sendable {
         }
         for (n, answer) in cases.enumerated() {
             let which = ["the probe", "the first smoke case", "the second smoke case"][n]
-            guard case .hello(let version, _, _, _, _) = answer[0], version == DriverProtocol.sessionVersion else {
+            guard case .hello(let version, _, _, _, _, _) = answer[0], version == DriverProtocol.sessionVersion else {
                 return "in a session, the hello for \(which) does not say protocol 3"
             }
             let events = answer.compactMap { if case .event(let e) = $0 { return e }; return nil }
@@ -577,7 +577,7 @@ struct Conversation {
             let data = Data(line.bytes)
             if let message = try? decoder.decode(DriverProtocol.Message.self, from: data) {
                 switch message {
-                case .hello(let p, let impl, let caps, _, _): said.append((n, .hello(Hello(protocol: p, impl: impl, capabilities: caps.map(\.rawValue)))))
+                case .hello(let p, let impl, let caps, _, _, _): said.append((n, .hello(Hello(protocol: p, impl: impl, capabilities: caps.map(\.rawValue)))))
                 case .event(let e): said.append((n, .event(e)))
                 case .done: said.append((n, .done))
                 case .error(let why): said.append((n, .error(why)))

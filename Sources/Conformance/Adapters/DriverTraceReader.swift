@@ -74,7 +74,7 @@ final class DriverTraceReader: @unchecked Sendable {
             return false
         }
         switch message {
-        case .hello(let version, let impl, let declared, _, _):
+        case .hello(let version, let impl, let declared, _, _, _):
             guard !hello else { problem = "the driver said hello twice in one case"; return false }
             guard version == self.version, impl == name else {
                 problem = "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol \(self.version)"

@@ -18,6 +18,10 @@ public enum ConsoleReport {
                 + (c.impl.setting.platform.map { ", the platform \(c.impl.name) builds on (\($0))" } ?? "")
                 + " (excused only where their cause shows; --expectations none reports them as failures)\n"
         }
+        if let driver = c.impl as? ChildProcessImplementation, let release = driver.driverRelease, release != HarnessVersion.current {
+            out += "  the driver was built with OperationDriverKit \(release), and this is opconform \(HarnessVersion.current): "
+                + "rebuild the driver against this release (CHANGELOG.md says what changed between them)\n"
+        }
         out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.unconfirmed)) unconfirmed, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         for f in r.failures + r.warnings {
