@@ -22,8 +22,10 @@ let package = Package(
         .executableTarget(name: "altqueue-buggy-driver",
                           dependencies: ["AltQueue", .product(name: "OperationDriverKit", package: "OperationConformance")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The tests: the conformance test, and (while check.sh runs) a reproducer exported from
+        // a finding, which builds AltQueue itself.
         .testTarget(name: "AltQueueTests",
-                    dependencies: [.product(name: "ConformanceTesting", package: "OperationConformance")],
+                    dependencies: ["AltQueue", .product(name: "ConformanceTesting", package: "OperationConformance")],
                     swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

@@ -3,12 +3,14 @@
 #   bash Examples/alternative-queue/check.sh /path/to/opconform
 # Builds the example with warnings as errors, runs its tests (the queue conforms but for
 # Foundation's known divergences; the planted width bug is caught), then replays the planted
-# bug's finding from this folder, as a user would paste it, and requires it to break again.
+# bug's finding from this folder, as a user would paste it, and requires it to break again;
+# then exports it as a test of this package's own queue (fails on the buggy one, passes on AltQueue()).
 set -euo pipefail
 opconform="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 cd "$(dirname "$0")"
 findings="$(mktemp -d)"
-trap 'rm -rf "$findings"' EXIT
+exported=Tests/AltQueueTests/ExportedReproducer.swift
+trap 'rm -rf "$findings" "$exported"' EXIT
 
 echo "-- build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -42,6 +44,29 @@ replay_breaks() {  # FILE: whether the finding breaks again in ten replays, or t
   done
   return 1
 }
+# The finding exported as a Swift Testing test that builds this package's queue, as the buggy
+# driver's factory does (issue 32): it must fail on the buggy queue and pass on the correct one,
+# so the reproducer tests AltQueue, not OperationQueue. Exporting it without --queue is refused.
+exported_tests_your_queue() {  # FILE
+  local file=$1 status
+  if "$opconform" export "$file" --as swift-testing > "$findings/refused.txt" 2>&1; then
+    echo "check: exporting a finding of this package's queue without --queue should be refused" >&2; exit 1
+  fi
+  grep -q "the finding is of your own queue" "$findings/refused.txt" || { cat "$findings/refused.txt"; exit 1; }
+  "$opconform" export "$file" --as swift-testing --queue 'AltQueue(bug: .widthOffByOne)' --import AltQueue --out "$exported"
+  set +e
+  REPRO_RUNS=50 swift test --filter queueMaxConcurrentCase > "$findings/exported.txt" 2>&1
+  status=$?
+  set -e
+  grep -q '✘ Test "queue 0 (maxConcurrentOperationCount' "$findings/exported.txt" && [ "$status" -ne 0 ] \
+    || { tail -n 40 "$findings/exported.txt"; echo "check: the exported reproducer did not fail on the buggy queue (exit $status)" >&2; exit 1; }
+  echo "check: the exported reproducer fails on AltQueue(bug: .widthOffByOne)"
+  "$opconform" export "$file" --as swift-testing --queue 'AltQueue()' --import AltQueue --out "$exported"
+  swift test --filter queueMaxConcurrentCase > "$findings/exported.txt" 2>&1 \
+    || { tail -n 40 "$findings/exported.txt"; echo "check: the exported reproducer failed on the correct AltQueue()" >&2; exit 1; }
+  echo "check: the exported reproducer passes on AltQueue()"
+  rm -f "$exported"
+}
 for seed in 1 2 3; do
   set +e
   "$opconform" run --impl exec:.build/debug/altqueue-buggy-driver --count 60 --seed "$seed" --rules QUEUE-MAX-CONCURRENT \
@@ -53,7 +78,7 @@ for seed in 1 2 3; do
   file="$(ls "$findings"/cli-"$seed"/QUEUE-MAX-CONCURRENT-*.json | head -1)"
   grep -q "replay: .*opconform replay $file" "$findings/run.txt" \
     || { echo "check: the run printed no replay line for $file" >&2; exit 1; }
-  replay_breaks "$file" && exit 0
+  if replay_breaks "$file"; then exported_tests_your_queue "$file"; exit 0; fi
   cat "$findings/replay.txt"
   echo "check: $file (run seed $seed) did not break QUEUE-MAX-CONCURRENT again in ten replays of the minimised case and ten of the original"
 done

@@ -109,7 +109,7 @@ public enum CLI {
                                 "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds"]
                                 + Arguments.implementationOptions),
         CommandSyntax("faults", flags: ["--json"], options: ["--write-fixtures"]),
-        CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs"]),
+        CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs", "--queue", "--import"]),
         CommandSyntax("flaws", flags: ["--json", "--probe", "--corpus"],
                       options: ["--impl", "--count", "--seed", "--size", "--flaws", "--driver", "--jobs", "--profile",
                                 "--expectations", "--classes"] + Arguments.implementationOptions),

@@ -2,11 +2,12 @@ import Conformance
 import Foundation
 import OperationSpec
 
-/// `opconform export FINDING --as swift-testing|xctest|objc [--out FILE] [--runs N]`: a finding
+/// `opconform export FINDING --as swift-testing|xctest|objc [--out FILE] [--runs N] [--queue INIT --import MODULE]`: a finding
 /// as a reproducer the implementation's maintainers can run without this tool (`Reproducer`).
 enum ExportCommand {
     static let help = """
     opconform export FINDING --as swift-testing|xctest|objc [--out FILE] [--runs N]
+                     [--queue INIT --import MODULE[,MODULE]]
 
     Writes a minimised finding as a standalone reproducer for the implementation it was found on,
     needing nothing of OperationConformance: the finding's operations, queues, dependencies and
@@ -22,6 +23,13 @@ enum ExportCommand {
       --out FILE          write it there (default: standard output)
       --runs N            how many times it runs the scenario (default: from the finding's measured
                           replay rate, enough to show a bug of that rate with probability 99.9%)
+      --queue INIT        your own queue, built as your driver's factory builds it, in place of
+                          OperationQueue(): e.g. --queue 'MyQueue()' or --queue 'MyQueue(width: 4)'
+                          (a type and simple arguments). A finding whose driver said the queue is
+                          yours (OperationDriver(name:queue:)) is refused without it: a test of
+                          OperationQueue() would test the platform, not your queue
+      --import MODULE     the module(s) that define it, comma-separated; put the test in a target
+                          that depends on them
 
     The top of the file says the rule, its citations, what the harness saw, what is asserted and
     the harness's replay line. Key-value rules cannot be exported for Foundation on Linux (it sends
@@ -56,8 +64,17 @@ enum ExportCommand {
         guard let finding = try ReplayCommand.loadFinding(path) else {
             throw InputError("\(path) is a scenario, not a finding: export needs a finding (it says which rule to assert, and about which objects)")
         }
+        var queue: Reproducer.UserQueue?
+        if let factory = args.options["--queue"] {
+            let modules = (args.options["--import"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            do { queue = try Reproducer.UserQueue(factory: factory, modules: modules.filter { !$0.isEmpty }) } catch {
+                throw InputError("export: \(error.description)")
+            }
+        } else if args.options["--import"] != nil {
+            throw InputError("export: --import goes with --queue INIT (the modules your queue needs)")
+        }
         let export: Reproducer.Export
-        do { export = try Reproducer.export(finding, as: style, runs: runs, file: path) } catch {
+        do { export = try Reproducer.export(finding, as: style, runs: runs, file: path, queue: queue) } catch {
             throw InputError("\(path): cannot export \(finding.rule) --as \(style.rawValue): \(error.description)")
         }
         if let out = args.options["--out"] {

@@ -80,7 +80,7 @@ struct ReproducerExportTests {
     func faultReproducersAreCurrent() throws {
         let folder = Self.root.appendingPathComponent("Fixtures/reproducers/faults")
         let findings = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
-        #expect(findings.count == 7)
+        #expect(findings.count == 8)
         for name in findings {
             let stem = String(name.dropLast(5))
             let (fresh, committed) = try Self.committed("Fixtures/reproducers/faults/\(name)", as: .swiftTesting, to: "Fixtures/reproducers/faults/\(stem).swift")
@@ -142,6 +142,33 @@ struct ReproducerExportTests {
         do { _ = try Reproducer.export(own, as: .objc); Issue.record("exported a subclass operation") } catch {
             #expect(error.description.contains("your driver"))
         }
+    }
+
+    @Test("a finding of the user's own queue is exported to build that queue, and refused without it")
+    func usersQueue() throws {
+        var finding = try Self.finding("Fixtures/reproducers/faults/QUEUE-MAX-CONCURRENT-5206558337466748783-one-too-many.json")
+        // Without a platform that the driver says it builds on, the platform's queue is the one tested.
+        let platform = try Reproducer.export(finding, as: .swiftTesting).text
+        #expect(platform.contains("run.queues.append(OperationQueue())") && !platform.contains("ReproducerQueue"))
+        #expect(platform.contains("run.atMostRunning([0, 1], 1)"), "\(platform)")
+        finding.platform = DriverProtocol.Platform(name: "foundation-linux", owns: ["queue"])
+        do { _ = try Reproducer.export(finding, as: .swiftTesting); Issue.record("exported a user's queue as OperationQueue()") } catch {
+            #expect(error.description.contains("the finding is of your own queue") && error.description.contains("--queue"), "\(error)")
+        }
+        let queue = try Reproducer.UserQueue(factory: "AltQueue(bug: .widthOffByOne)", modules: ["AltQueue"])
+        let text = try Reproducer.export(finding, as: .swiftTesting, queue: queue).text
+        #expect(text.contains("\nimport AltQueue\n") && text.contains("extension AltQueue: ReproducerQueue {}"))
+        #expect(text.contains("run.queues.append(AltQueue(bug: .widthOffByOne))") && !text.contains("run.queues.append(OperationQueue())"))
+        #expect(text.contains("    var queues: [any ReproducerQueue] = []") && !text.contains("    var queues: [OperationQueue] = []"))
+        #expect(text.contains("// Builds your queue as your driver does, with AltQueue(bug: .widthOffByOne)"))
+        #expect(throws: Reproducer.Refusal.self) { try Reproducer.export(finding, as: .objc, queue: queue) }
+        // What reaches the file as code is held to a grammar that cannot hold a string, comment or statement.
+        for bad in ["AltQueue", "AltQueue(); exit(1)", "AltQueue(\"x\")", "AltQueue() // x", "AltQueue({ })", "Alt Queue()", "AltQueue()\nexit(1)"] {
+            #expect(throws: Reproducer.Refusal.self, "\(bad)") { try Reproducer.UserQueue(factory: bad, modules: ["AltQueue"]) }
+        }
+        #expect(throws: Reproducer.Refusal.self) { try Reproducer.UserQueue(factory: "AltQueue()", modules: ["Alt;Queue"]) }
+        #expect(throws: Reproducer.Refusal.self) { try Reproducer.UserQueue(factory: "AltQueue()", modules: []) }
+        #expect(try Reproducer.UserQueue(factory: "Queues.Fast(width: 4, bug: .none)", modules: ["Queues"]).typeName == "Queues.Fast")
     }
 
     @Test("PRIORITY-ORDER is exported only where a faithful serial queue must start the higher priority first")

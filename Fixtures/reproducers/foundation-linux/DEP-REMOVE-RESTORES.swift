@@ -154,6 +154,22 @@ fileprivate final class Run: @unchecked Sendable {
         }
         return nil
     }
+    func atMostRunning(_ ops: [Int], _ width: Int) -> String? {
+        let all = snapshot()
+        var spans: [(op: Int, from: Int, to: Int)] = []
+        for op in ops {
+            guard let began = all.firstIndex(where: { e in e.op == op && (e.kind == .start || e.kind == .mainBegan || e.kind == .blockBegan) }),
+                  let ended = all.lastIndex(where: { e in e.op == op && (e.kind == .mainEnded || e.kind == .blockEnded) }), ended > began else { continue }
+            spans.append((op, began, ended))
+        }
+        for s in spans {
+            let running = spans.filter { $0.from <= s.from && $0.to > s.from }
+            if running.count > width {
+                return "\(running.count) ran at once (" + running.map { "op \($0.op)" }.joined(separator: ", ") + "), the last starting at " + describe(s.from)
+            }
+        }
+        return nil
+    }
     func threadPrefix(_ op: Int, _ prefix: String) -> String? {
         snapshot().indices.first { i in let e = snapshot()[i]; return e.kind == .thread && e.op == op && !(e.text ?? "").hasPrefix(prefix) }.map(describe)
     }

@@ -297,6 +297,38 @@ static NSString *startAnnounces(int op)
     return [NSString stringWithFormat: @"no did-change isFinished YES after %@", describe(ended)];
   return nil;
 }
+static NSString *atMostRunning(int *ops, int count, int width)
+{
+  int from[64], to[64], which[64], spans = 0, i, j, k;
+
+  for (k = 0; k < count && spans < 64; k++)
+    {
+      int began = -1, ended = -1;
+      for (i = 0; i < eventCount; i++)
+        {
+          Event e = events[i];
+          if (e.op != ops[k]) continue;
+          if (began < 0 && (e.kind == EV_START || e.kind == EV_MAIN_BEGAN || e.kind == EV_BLOCK_BEGAN)) began = i;
+          if (e.kind == EV_MAIN_ENDED || e.kind == EV_BLOCK_ENDED) ended = i;
+        }
+      if (began < 0 || ended <= began) continue;
+      from[spans] = began; to[spans] = ended; which[spans] = ops[k]; spans++;
+    }
+  for (i = 0; i < spans; i++)
+    {
+      int running = 0;
+      NSMutableString *names = [NSMutableString string];
+      for (j = 0; j < spans; j++)
+        if (from[j] <= from[i] && to[j] > from[i])
+          {
+            running++;
+            [names appendFormat: @"%@op %d", running > 1 ? @", " : @"", which[j]];
+          }
+      if (running > width)
+        return [NSString stringWithFormat: @"%d ran at once (%@), the last starting at %@", running, names, describe(from[i])];
+    }
+  return nil;
+}
 static NSString *threadPrefix(int op, NSString *prefix)
 {
   int i = -1;

@@ -46,6 +46,11 @@ struct Claim: Sendable, Equatable {
         case startAnnounces(op: Int)
         /// Every thread the operation's task began on has a name beginning with the prefix.
         case threadPrefix(op: Int, prefix: String)
+        /// At no moment are more than `width` of the operations running: an operation runs from
+        /// its first `start` (or, with none, its task's first beginning) to its task's last end
+        /// (QUEUE-MAX-CONCURRENT). One whose task never began counts for no time at all, so the
+        /// check never sees more running than there were.
+        case atMostRunning(ops: [Int], width: Int)
 
         /// Whether the check needs key-value notifications, which not every implementation has.
         var needsKVO: Bool {
@@ -55,7 +60,7 @@ struct Claim: Sendable, Equatable {
                 return p.kind == .will || p.kind == .did
             case .before(let p, let q), .valuesAfter(let p, let q, _), .implies(let p, let q), .notDuring(let p, let q, _):
                 return [p.kind, q.kind].contains(.will) || [p.kind, q.kind].contains(.did)
-            case .exclusive, .threadPrefix: return false
+            case .exclusive, .threadPrefix, .atMostRunning: return false
             }
         }
     }

@@ -50,6 +50,8 @@ struct ObjCReproducer {
         case .exclusive(let op): return "exclusive(\(op))"
         case .startAnnounces(let op): return "startAnnounces(\(op))"
         case .threadPrefix(let op, let prefix): return "threadPrefix(\(op), \(ObjCSource.string(prefix)))"
+        case .atMostRunning(let ops, let width):
+            return "atMostRunning((int[]){\(ops.map(String.init).joined(separator: ", "))}, \(ops.count), \(width))"
         }
     }
 

@@ -28,6 +28,41 @@ public enum Reproducer {
         public var description: String
     }
 
+    /// A queue of the user's own, built by the reproducer as the user's driver builds it, in
+    /// place of `OperationQueue()`: the expression of the driver's factory, and the modules it
+    /// needs.
+    ///
+    /// The expression is the user's, typed on the command line, and reaches the file as code;
+    /// so it is held to a small grammar (a type's name, dotted, and one argument list of names,
+    /// numbers, dots, colons and commas) that cannot hold a string, a comment, a closure or a
+    /// second statement. A module is an identifier. The type, the factory's name without its
+    /// arguments, is the one the reproducer declares to have `OperationQueue`'s members.
+    public struct UserQueue: Sendable, Equatable {
+        public let factory: String
+        public let modules: [String]
+
+        public init(factory: String, modules: [String]) throws(Refusal) {
+            let name = "[A-Za-z_][A-Za-z0-9_]*"
+            let argument = "[A-Za-z0-9_.:, -]*"
+            guard factory.wholeMatch(of: try! Regex("\(name)(\\.\(name))*\\(\(argument)\\)")) != nil else {
+                throw Refusal(description: "--queue \(JSONDiagnosis.quoted(String(factory.prefix(80)))) is not a queue factory this export can write; "
+                              + "give the initializer your driver's queue factory calls, a type with simple arguments, e.g. "
+                              + "--queue 'MyQueue()' or --queue 'MyQueue(width: 4, bug: .none)' (no strings, closures or comments)")
+            }
+            guard !modules.isEmpty else {
+                throw Refusal(description: "--queue needs --import MODULE: the module that defines your queue (as your driver imports it)")
+            }
+            for module in modules where module.wholeMatch(of: try! Regex(name)) == nil {
+                throw Refusal(description: "--import \(JSONDiagnosis.quoted(String(module.prefix(80)))) is not a module name (an identifier)")
+            }
+            self.factory = factory
+            self.modules = modules
+        }
+
+        /// The queue's type: the factory without its arguments.
+        public var typeName: String { String(factory.prefix { $0 != "(" }) }
+    }
+
     /// How many times a reproducer runs the scenario: enough that a bug showing at the finding's
     /// measured rate shows at least once with probability 99.9%. The rate is taken as
     /// reproduced / (attempts + 1), never 1, because a handful of replays measures it loosely.
@@ -46,7 +81,10 @@ public enum Reproducer {
     /// Writes the reproducer of a finding, or says why it cannot.
     /// - Parameter runs: how many runs it makes; nil for `runs(reproduced:attempts:)`.
     /// - Parameter file: the finding's file as the user named it, for the replay line.
-    public static func export(_ finding: Finding, as style: Style, runs given: Int? = nil, file: String? = nil) throws(Refusal) -> Export {
+    /// - Parameter queue: the user's own queue, built in place of `OperationQueue()`; a finding
+    ///   whose driver said the queue was the tested code's needs one (Swift reproducers only).
+    public static func export(_ finding: Finding, as style: Style, runs given: Int? = nil, file: String? = nil,
+                              queue: UserQueue? = nil) throws(Refusal) -> Export {
         // What replay would refuse (`Implementations.make`): an impl this build does not have,
         // in a finding that names no driver to start instead.
         if finding.driver == nil ? !Implementations.names.contains(finding.impl) : finding.impl.isEmpty {
@@ -56,6 +94,15 @@ public enum Reproducer {
                           + " nor the name of a driver the finding names, so replay could not run it either")
         }
         let s = finding.scenario
+        if let queue, style == .objc {
+            throw Refusal(description: "--queue \(queue.factory) builds a Swift queue, and --as objc writes an Objective-C program for GNUstep; export it --as swift-testing or --as xctest")
+        }
+        if queue == nil, let platform = finding.platform, platform.owns.contains("queue") {
+            let driver = finding.driver.map { " (" + $0.command.joined(separator: " ") + ")" } ?? ""
+            throw Refusal(description: "the finding is of your own queue: its driver\(driver) said the queue is the tested code's, running on \(platform.name)'s operations. "
+                          + "A reproducer of OperationQueue() would test the platform, not your queue: give the expression your driver's "
+                          + "queue factory returns and its module, e.g. --queue 'MyQueue()' --import MyQueue, and the test builds your queue as the driver does")
+        }
         if let op = s.operations.indices.first(where: { s.operations[$0].kind.isSubclass }) {
             throw Refusal(description: "op \(op) is the implementation's own asynchronous subclass (a `subclass` operation): its code is yours, not the scenario's, so a standalone reproducer cannot rebuild it; replay the finding with your driver instead")
         }
@@ -76,14 +123,19 @@ public enum Reproducer {
         }
         let runs = given ?? Self.runs(reproduced: finding.reproduced, attempts: finding.attempts)
         let bound = 2.0 + Double(s.totalWork) * 0.001
-        let header = header(finding, claims: claims, style: style, runs: runs, given: given != nil, file: file)
+        var header = header(finding, claims: claims, style: style, runs: runs, given: given != nil, file: file)
+        if let queue {
+            header.insert("Builds your queue as your driver does, with \(queue.factory), in place of OperationQueue(): "
+                          + "it needs \(queue.modules.joined(separator: ", ")) (put it in a test target that depends on "
+                          + (queue.modules.count == 1 ? "it" : "them") + ").", at: header.firstIndex(of: "") ?? 0)
+        }
         switch style {
         case .objc:
             var writer = ObjCReproducer(scenario: s, claims: claims, header: header, runs: runs, bound: bound)
             return Export(text: writer.text(), runs: runs, claims: claims.map(\.sentence))
         case .swiftTesting, .xctest:
             var writer = SwiftReproducer(scenario: s, claims: claims, header: header, runs: runs, bound: bound,
-                                         name: identifier(finding), xctest: style == .xctest)
+                                         name: identifier(finding), xctest: style == .xctest, queue: queue)
             return Export(text: writer.text(), runs: runs, claims: claims.map(\.sentence))
         }
     }

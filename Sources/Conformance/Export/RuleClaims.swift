@@ -14,7 +14,7 @@ enum RuleClaims {
         "BLOCK-ALL-BEFORE-FINISH", "BLOCK-CONCURRENT", "CANCEL-BEFORE-START-FINISHES", "CANCEL-NOT-STOP",
         "COMPLETION-AFTER-FINISH", "COMPLETION-LATE-THROWS", "COMPLETION-ONCE", "DEP-ACROSS-QUEUES", "DEP-ORDER",
         "DEP-REMOVE-RESTORES", "INVOCATION-CANCELLED-RESULT", "KVO-BALANCED", "KVO-COMPLETION-BLOCK",
-        "KVO-COMPLETION-ORDER", "KVO-FINISH-ALWAYS", "KVO-SET-BRACKETED", "PRIORITY-ORDER", "QUEUE-PROGRESS",
+        "KVO-COMPLETION-ORDER", "KVO-FINISH-ALWAYS", "KVO-SET-BRACKETED", "PRIORITY-ORDER", "QUEUE-MAX-CONCURRENT", "QUEUE-PROGRESS",
         "QUEUE-READY-ONLY", "QUEUE-THREAD-NAME", "QUEUE-THREAD-NAME-SET", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP",
         "READY-EXECUTING-FINISHED", "READY-OVERRIDE", "RUN-HANG", "START-KVO", "STATE-EXCLUSIVE",
         "STATE-FINISHED-AFTER-TASK",
@@ -147,6 +147,31 @@ enum RuleClaims {
         case "START-KVO":
             let op = try need("op ")
             return [Claim(sentence: "the default start of op \(op) sends did-change isExecuting YES before main and did-change isFinished YES after it", check: .startAnnounces(op: op))]
+        case "QUEUE-MAX-CONCURRENT":
+            let q = try need("queue "), width = try need("(max ")
+            // The reproducer sees an operation run from its start to its task's end, as the
+            // checker does; so every operation the queue was given must have been given to it
+            // alone, once, and started by nothing else, and the width must stay as it was.
+            if scenario.driver.contains(where: { if case .setMaxConcurrent(let w, _) = $0.action { return w == q }; return false }) {
+                throw Unsupported(description: "the scenario changes queue \(q)'s width, and a reproducer's claim holds one width; shrink or write the scenario without setMaxConcurrent")
+            }
+            var given: [Int] = []
+            for step in scenario.driver {
+                switch step.action {
+                case .add(let op, let to) where to == q: given.append(op)
+                case .addBatch(let ops, let to, _) where to == q: given += ops
+                case .addBlock(let op, let to) where to == q: given.append(op)
+                default: break
+                }
+            }
+            let alone = Set(queuedOnly(scenario).filter { $0.queue == q }.map(\.op))
+            let blockAdded = Set(given.filter { ReproducerScenario.isBlockAdded(scenario, $0) })
+            if let shared = given.first(where: { !alone.contains($0) && !blockAdded.contains($0) }) {
+                throw Unsupported(description: "op \(shared) is given to queue \(q) and also started or queued elsewhere, so the reproducer could not tell the queue's runs from the others")
+            }
+            let ops = Array(Set(given)).sorted()
+            return [Claim(sentence: "queue \(q) (maxConcurrentOperationCount \(width)) never has more than \(width) of its operations (\(ops.map { "op \($0)" }.joined(separator: ", "))) running at once",
+                          check: .atMostRunning(ops: ops, width: width))]
         case "STATE-EXCLUSIVE":
             let op = try need("op ")
             return [Claim(sentence: "op \(op) never reports isExecuting and isFinished both YES", check: .exclusive(op: op))]

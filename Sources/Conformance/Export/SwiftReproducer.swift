@@ -14,10 +14,14 @@ struct SwiftReproducer {
     let bound: Double
     let name: String
     let xctest: Bool
+    /// The user's own queue, built in place of `OperationQueue()`.
+    let queue: Reproducer.UserQueue?
 
     private var functions: [String] = []
 
-    init(scenario: Scenario, claims: [Claim], header: [String], runs: Int, bound: Double, name: String, xctest: Bool) {
+    init(scenario: Scenario, claims: [Claim], header: [String], runs: Int, bound: Double, name: String, xctest: Bool,
+         queue: Reproducer.UserQueue? = nil) {
+        self.queue = queue
         self.scenario = scenario
         self.claims = claims
         self.header = header
@@ -42,6 +46,7 @@ struct SwiftReproducer {
         case .notDuring(let p, let f, let t): return "run.notDuring(\(pattern(p)), \(pattern(f)), \(pattern(t)))"
         case .exclusive(let op): return "run.exclusive(\(op))"
         case .threadPrefix(let op, let prefix): return "run.threadPrefix(\(op), \(SwiftSource.stringLiteral(prefix)))"
+        case .atMostRunning(let ops, let width): return "run.atMostRunning(\(ops), \(width))"
         case .balanced, .bracketed, .finishOrder, .startAnnounces:
             preconditionFailure("key-value claims are refused for Foundation before a reproducer is written")
         }
@@ -49,7 +54,10 @@ struct SwiftReproducer {
 
     mutating func text() -> String {
         var lines = header.map { SwiftSource.comment($0) }
-        lines += ["", "import Foundation", xctest ? "import XCTest" : "import Testing", "", SwiftRuntime.text, "// MARK: - The scenario's operations", ""]
+        lines += ["", "import Foundation", xctest ? "import XCTest" : "import Testing"] + (queue?.modules.map { "import \($0)" } ?? [])
+        lines += ["", queue == nil ? SwiftRuntime.text : SwiftRuntime.text.replacingOccurrences(of: SwiftRuntime.queuesLine, with: SwiftRuntime.userQueuesLine)]
+        if let queue { lines += SwiftRuntime.userQueue(queue) }
+        lines += ["// MARK: - The scenario's operations", ""]
         var classes: [String] = []
         for (i, o) in scenario.operations.enumerated() where !ReproducerScenario.isBlockAdded(scenario, i) { classes += operationClass(i, o) }
         let run = runOnce()
@@ -198,7 +206,7 @@ struct SwiftReproducer {
         func hand(_ op: Int) { if !handed.contains(op) { handed.append(op) } }
         body.append("    // The queues and operations of the scenario, configured as it says.")
         for (q, c) in scenario.queues.enumerated() {
-            body.append("    run.queues.append(OperationQueue())")
+            body.append("    run.queues.append(\(queue?.factory ?? "OperationQueue()"))")
             if let name = c.name { body.append("    run.queues[\(q)].name = \(SwiftSource.stringLiteral(name))") }
             if c.maxConcurrent != QueueConfig.defaultMax { body.append("    run.queues[\(q)].maxConcurrentOperationCount = \(c.maxConcurrent)") }
             if c.suspended { body.append("    run.queues[\(q)].isSuspended = true") }

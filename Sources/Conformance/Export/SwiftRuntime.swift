@@ -2,6 +2,37 @@
 /// tokens, bounded calls and the checks, all `fileprivate`, so several reproducers can share a
 /// test target. Written out in full in each reproducer: it needs nothing but Foundation.
 enum SwiftRuntime {
+    /// The runtime's queues, when they are Foundation's.
+    static let queuesLine = "    var queues: [OperationQueue] = []"
+    /// The runtime's queues, when a queue of the user's own takes their place.
+    static let userQueuesLine = "    var queues: [any ReproducerQueue] = []"
+
+    /// What a queue of the user's own must have: `OperationQueue`'s members under their names,
+    /// as the driver kit's `QueueUnderTest` asks (written here again: the reproducer needs
+    /// nothing of OperationConformance).
+    static func userQueue(_ queue: Reproducer.UserQueue) -> [String] {
+        ["// MARK: - Your queue, in OperationQueue's place",
+         "",
+         "/// The part of OperationQueue's API the scenario uses, which your queue has under the same names.",
+         "fileprivate protocol ReproducerQueue: AnyObject {",
+         "    func addOperation(_ op: Operation)",
+         "    func addOperation(_ block: @escaping @Sendable () -> Void)",
+         "    func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool)",
+         "    func cancelAllOperations()",
+         "    var isSuspended: Bool { get set }",
+         "    var maxConcurrentOperationCount: Int { get set }",
+         "    func waitUntilAllOperationsAreFinished()",
+         "    var operationCount: Int { get }",
+         "    var name: String? { get set }",
+         "}",
+         "extension ReproducerQueue {",
+         "    /// As OperationQueue's: the block in a BlockOperation (004, \"Adding Operations to an Operation Queue\").",
+         "    func addOperation(_ block: @escaping @Sendable () -> Void) { addOperation(BlockOperation(block: block)) }",
+         "}",
+         "extension \(queue.typeName): ReproducerQueue {}",
+         ""]
+    }
+
     static let text = #"""
 // MARK: - What every reproducer of this kind shares (scenario-independent)
 
@@ -137,6 +168,22 @@ fileprivate final class Run: @unchecked Sendable {
         for (i, e) in snapshot().enumerated() where e.op == op && (e.kind == .read || e.kind == .did) && e.b >= 0 {
             if e.a == Key.isExecuting.rawValue { executing = e.b } else if e.a == Key.isFinished.rawValue { finished = e.b } else { continue }
             if executing == 1 && finished == 1 { return "isExecuting YES and isFinished YES, the second at " + describe(i) }
+        }
+        return nil
+    }
+    func atMostRunning(_ ops: [Int], _ width: Int) -> String? {
+        let all = snapshot()
+        var spans: [(op: Int, from: Int, to: Int)] = []
+        for op in ops {
+            guard let began = all.firstIndex(where: { e in e.op == op && (e.kind == .start || e.kind == .mainBegan || e.kind == .blockBegan) }),
+                  let ended = all.lastIndex(where: { e in e.op == op && (e.kind == .mainEnded || e.kind == .blockEnded) }), ended > began else { continue }
+            spans.append((op, began, ended))
+        }
+        for s in spans {
+            let running = spans.filter { $0.from <= s.from && $0.to > s.from }
+            if running.count > width {
+                return "\(running.count) ran at once (" + running.map { "op \($0.op)" }.joined(separator: ", ") + "), the last starting at " + describe(s.from)
+            }
         }
         return nil
     }

@@ -80,6 +80,12 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// The release of the harness that wrote the finding (`HarnessVersion`); absent in files
     /// written before 0.9.0, which keep their bytes.
     public var harness: String?
+    /// The platform the tested code built on, and which of its parts were the tested code's:
+    /// the driver's `hello` said so (`{"name": "foundation-linux", "owns": ["queue"]}`). Absent
+    /// when the implementation is all one party's (a platform itself, or a driver's own model),
+    /// so those findings keep their bytes. `export` reads it: a finding of a user's queue is
+    /// exported to build that queue, not the platform's.
+    public var platform: DriverProtocol.Platform?
     /// Accepted shrink steps given up because the smallest case replayed less often than the
     /// original (`Shrinker.Result.walkedBack`): 0 when the minimum held up. A measurement of the
     /// run that wrote the finding, like `shrinkMilliseconds`, so not part of the file.
@@ -87,7 +93,7 @@ public struct Finding: Sendable, Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
-        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted, noise, harness
+        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted, noise, harness, platform
     }
 
     /// "replays 4 of 5 (the original: 5 of 5)": how often the finding's scenario breaks the rule
@@ -137,6 +143,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         try c.encodeIfPresent(interrupted, forKey: .interrupted)
         try c.encodeIfPresent(noise, forKey: .noise)
         try c.encodeIfPresent(harness, forKey: .harness)
+        try c.encodeIfPresent(platform, forKey: .platform)
     }
 
     /// The bytes of this finding's file: format 3, in the style of scenario files (sorted keys,

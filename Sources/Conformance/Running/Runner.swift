@@ -681,6 +681,9 @@ public struct Runner: Sendable {
         finding.originalReproduced = result.originalReproduced
         if c.impl.noise > 0 { finding.noise = c.impl.noise }
         finding.harness = HarnessVersion.current
+        if let platform = c.impl.setting.platform {
+            finding.platform = DriverProtocol.Platform(name: platform, owns: c.impl.setting.owns)
+        }
         finding.shrinkWalkedBack = result.walkedBack
         return finding
     }

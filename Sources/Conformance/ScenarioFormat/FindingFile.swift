@@ -99,6 +99,7 @@ public enum FindingFile {
                               interrupted: interrupted, originalReproduced: originalReproduced)
             finding.noise = noise
             finding.harness = try c.decodeIfPresent(String.self, forKey: .harness)
+            finding.platform = try c.decodeIfPresent(DriverProtocol.Platform.self, forKey: .platform)
         }
 
         /// Written again to compare keys with: the scenario in the form the file holds it,

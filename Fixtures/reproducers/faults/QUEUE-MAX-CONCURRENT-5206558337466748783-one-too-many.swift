@@ -1,0 +1,309 @@
+// QUEUE-MAX-CONCURRENT on reference: A queue never has more operations running than its maxConcurrentOperationCount; with 1 it runs one at a time, with 0 none.
+// Documents: 004 2.9.1; 003 setMaxConcurrentOperationCount: (000-004 are the five seed documents of OperationConformance's Specs/rules.md)
+//
+// What the harness saw: queue 0 (max 1) started the block of op 1 while 1 of its operations were still running; required: at most 1 at once
+// What this program asserts:
+//   - queue 0 (maxConcurrentOperationCount 1) never has more than 1 of its operations (op 0, op 1) running at once
+//
+// Found by OperationConformance (case 1 of seed 1, minimised to 2 operations from 8); the harness replays it with:
+//   opconform replay Fixtures/reproducers/faults/QUEUE-MAX-CONCURRENT-5206558337466748783-one-too-many.json
+//
+// A Swift Testing test that needs only Foundation: put it in a test target and run `swift test`.
+// Runs the scenario 10 times and fails at the first run that breaks the claim: the finding reproduced 1 of 1 times when it was found; 10 runs show a bug of that rate with probability 99.9%.
+// REPRO_RUNS=N in the environment sets the number of runs.
+// Waits and triggers are bounded: a call that does not return is recorded as stuck and the rest of the run is skipped.
+// Written by `opconform export`; nothing of OperationConformance is needed to build or run it.
+
+import Foundation
+import Testing
+
+// MARK: - What every reproducer of this kind shares (scenario-independent)
+
+fileprivate enum Ev: Int {
+    case start, mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded, will, did, set, read,
+         signal, awaited, call, returned, threw, stuck, thread
+    // Patterns only: matched by the events that show them.
+    case finished, finishing, active, taskBegan, taskEnded
+}
+fileprivate enum Key: Int, CaseIterable {
+    case isCancelled, isConcurrent, isExecuting, isFinished, isReady, dependencies, queuePriority, completionBlock, threadPriority, executionBlocks
+}
+fileprivate enum Call: Int {
+    case cancel, add, addBatch, setCompletionBlock, addExecutionBlock, result, waitUntilFinished, waitUntilAllFinished, addDependency, removeDependency, start
+}
+fileprivate struct Event {
+    var kind: Ev, op: Int, a: Int, b: Int, thread: ObjectIdentifier, text: String?
+}
+fileprivate struct P {
+    var kind: Ev, op: Int, a: Int, b: Int
+    init(_ kind: Ev, _ op: Int, _ a: Int, _ b: Int) { (self.kind, self.op, self.a, self.b) = (kind, op, a, b) }
+    func matches(_ e: Event) -> Bool {
+        if op >= 0 && e.op != op { return false }
+        let fin = Key.isFinished.rawValue, exe = Key.isExecuting.rawValue
+        switch kind {
+        case .finished: return (e.kind == .did || e.kind == .read) && e.a == fin && e.b == 1
+        case .finishing: return ((e.kind == .will || e.kind == .did) && e.a == fin) || (e.kind == .read && e.a == fin && e.b == 1) || e.kind == .completionBegan
+        case .active: return e.kind == .mainBegan || e.kind == .blockBegan || ((e.kind == .did || e.kind == .read) && (e.a == fin || e.a == exe) && e.b == 1)
+        case .taskBegan: return e.kind == .mainBegan || e.kind == .blockBegan
+        case .taskEnded: return e.kind == .mainEnded || e.kind == .blockEnded
+        default: return e.kind == kind && (a < 0 || e.a == a) && (b < 0 || e.b == b)
+        }
+    }
+}
+
+/// One run of the scenario: its operations and queues, and what it recorded.
+/// `@unchecked Sendable` is sound: `events` and `signalled` are only touched under `lock`
+/// (a leaf lock: nothing is called while it is held); `ops` and `queues` are filled before any
+/// operation runs and only read after; `abandoned` is the driving thread's alone.
+fileprivate final class Run: @unchecked Sendable {
+    let lock = NSCondition()
+    var events: [Event] = []
+    var signalled: [Int] = []
+    var ops: [Operation] = []
+    var queues: [OperationQueue] = []
+    var abandoned = false
+    let bound: TimeInterval
+    init(bound: TimeInterval) { self.bound = bound }
+
+    static var quiet: Bool {
+        get { Thread.current.threadDictionary["repro.quiet"] != nil }
+        set { Thread.current.threadDictionary["repro.quiet"] = newValue ? true : nil }
+    }
+    func record(_ kind: Ev, _ op: Int, _ a: Int = -1, _ b: Int = -1, text: String? = nil) {
+        let e = Event(kind: kind, op: op, a: a, b: b, thread: ObjectIdentifier(Thread.current), text: text)
+        lock.withLock { events.append(e) }
+    }
+    func logged(_ op: Int, _ key: Key, _ value: Bool) -> Bool {
+        if !Run.quiet { record(.read, op, key.rawValue, value ? 1 : 0) }
+        return value
+    }
+    func taskThread(_ op: Int) { record(.thread, op, text: Thread.current.name ?? "") }
+    func snapshot() -> [Event] { lock.withLock { events } }
+    func find(_ p: P, from: Int = 0) -> Int? {
+        let all = snapshot()
+        guard from < all.count else { return nil }
+        return (from..<all.count).first { p.matches(all[$0]) }
+    }
+    func describe(_ i: Int) -> String {
+        let e = snapshot()[i]
+        var s = "#\(i) thread \(e.thread.hashValue & 0xffff) "
+        switch e.kind {
+        case .signal, .awaited: s += "\(e.kind) token \(e.a)" + (e.kind == .awaited ? (e.b == 1 ? " received" : " timed out") : "")
+        case .call, .returned, .threw, .stuck: s += "\(e.kind == .stuck ? "did not return" : "\(e.kind)") \(Call(rawValue: e.a).map { "\($0)" } ?? "?") \(e.op)"
+        case .will, .did, .set, .read: s += "op \(e.op) \(e.kind) \(Key(rawValue: e.a).map { "\($0)" } ?? "?")" + (e.b < 0 ? "" : e.b == 1 ? " YES" : " NO")
+        case .blockBegan, .blockEnded: s += "op \(e.op) \(e.kind) \(e.a)"
+        default: s += "op \(e.op) \(e.kind)" + (e.text.map { " \"\($0)\"" } ?? "")
+        }
+        return s
+    }
+
+    // MARK: the checks: nil when the claim holds, or what was seen instead
+
+    func occurs(_ p: P) -> String? { find(p) == nil ? "it never happened" : nil }
+    func never(_ p: P) -> String? { find(p).map { "it happened: " + describe($0) } }
+    func before(_ first: P, _ then: P) -> String? {
+        guard let t = find(then) else { return nil }
+        if let f = find(first), f < t { return nil }
+        return describe(t) + (find(first).map { " came before " + describe($0) } ?? ", and what must come before it never came")
+    }
+    func countIs(_ p: P, _ n: Int) -> String? {
+        let count = snapshot().filter(p.matches).count
+        return count == n ? nil : "it happened \(count) times"
+    }
+    func valuesAfter(_ anchor: P, _ p: P, _ value: Int) -> String? {
+        guard let a = find(anchor) else { return nil }
+        let all = snapshot()
+        return (a + 1 ..< max(a + 1, all.count)).first { p.matches(all[$0]) && all[$0].b != value }.map(describe)
+    }
+    func callsAfterThrow(_ call: Call, _ op: Int, _ anchor: P) -> String? {
+        guard let a = find(anchor) else { return nil }
+        var i = a
+        while let c = find(P(.call, op, call.rawValue, -1), from: i + 1) {
+            let r = find(P(.returned, op, call.rawValue, -1), from: c + 1), t = find(P(.threw, op, call.rawValue, -1), from: c + 1)
+            if let r, t.map({ r < $0 }) ?? true { return describe(r) + " (after " + describe(a) + ")" }
+            i = c
+        }
+        return nil
+    }
+    func duringCall(_ call: Call, _ op: Int, _ p: P) -> String? {
+        var i = -1
+        while let c = find(P(.call, op, call.rawValue, -1), from: i + 1) {
+            if let r = find(P(.returned, op, call.rawValue, -1), from: c + 1), find(p, from: c + 1).map({ $0 > r }) ?? true {
+                return "nothing between " + describe(c) + " and " + describe(r)
+            }
+            i = c
+        }
+        return nil
+    }
+    func implies(_ p: P, _ q: P) -> String? {
+        guard let i = find(p), find(q) == nil else { return nil }
+        return describe(i) + ", and then nothing"
+    }
+    func notDuring(_ p: P, _ from: P, _ to: P) -> String? {
+        var open = 0
+        for (i, e) in snapshot().enumerated() {
+            if from.matches(e) { open += 1 } else if to.matches(e) && open > 0 { open -= 1 } else if p.matches(e) && open > 0 { return describe(i) + " while the span was open" }
+        }
+        return nil
+    }
+    func exclusive(_ op: Int) -> String? {
+        var executing = 0, finished = 0
+        for (i, e) in snapshot().enumerated() where e.op == op && (e.kind == .read || e.kind == .did) && e.b >= 0 {
+            if e.a == Key.isExecuting.rawValue { executing = e.b } else if e.a == Key.isFinished.rawValue { finished = e.b } else { continue }
+            if executing == 1 && finished == 1 { return "isExecuting YES and isFinished YES, the second at " + describe(i) }
+        }
+        return nil
+    }
+    func atMostRunning(_ ops: [Int], _ width: Int) -> String? {
+        let all = snapshot()
+        var spans: [(op: Int, from: Int, to: Int)] = []
+        for op in ops {
+            guard let began = all.firstIndex(where: { e in e.op == op && (e.kind == .start || e.kind == .mainBegan || e.kind == .blockBegan) }),
+                  let ended = all.lastIndex(where: { e in e.op == op && (e.kind == .mainEnded || e.kind == .blockEnded) }), ended > began else { continue }
+            spans.append((op, began, ended))
+        }
+        for s in spans {
+            let running = spans.filter { $0.from <= s.from && $0.to > s.from }
+            if running.count > width {
+                return "\(running.count) ran at once (" + running.map { "op \($0.op)" }.joined(separator: ", ") + "), the last starting at " + describe(s.from)
+            }
+        }
+        return nil
+    }
+    func threadPrefix(_ op: Int, _ prefix: String) -> String? {
+        snapshot().indices.first { i in let e = snapshot()[i]; return e.kind == .thread && e.op == op && !(e.text ?? "").hasPrefix(prefix) }.map(describe)
+    }
+
+    // MARK: what operations and the program do
+
+    func signal(_ t: Int) {
+        record(.signal, -1, t)
+        lock.withLock { signalled.append(t); lock.broadcast() }
+    }
+    func isSignalled(_ t: Int) -> Bool { lock.withLock { signalled.contains(t) } }
+    func await(_ t: Int, _ units: Int) {
+        let deadline = Date(timeIntervalSinceNow: Double(units) * 0.001)
+        let got: Bool = lock.withLock {
+            while !signalled.contains(t) && lock.wait(until: deadline) {}
+            return signalled.contains(t)
+        }
+        record(.awaited, -1, t, got ? 1 : 0)
+    }
+    func readKey(_ op: Int, _ key: Key) {
+        let o = ops[op]
+        switch key {
+        case .isCancelled: _ = o.isCancelled     // the getter overrides record these
+        case .isExecuting: _ = o.isExecuting
+        case .isFinished: _ = o.isFinished
+        case .isReady: _ = o.isReady
+        case .isConcurrent: record(.read, op, key.rawValue, o.isAsynchronous ? 1 : 0)
+        case .completionBlock: record(.read, op, key.rawValue, o.completionBlock != nil ? 1 : 0)
+        case .queuePriority: record(.read, op, key.rawValue, o.queuePriority.rawValue)
+        case .dependencies: record(.read, op, key.rawValue, o.dependencies.count)
+        case .executionBlocks: record(.read, op, key.rawValue, (o as? BlockOperation)?.executionBlocks.count ?? 0)
+        case .threadPriority: break            // swift-corelibs-foundation's Operation has no threadPriority
+        }
+    }
+    func called(_ call: Call, _ target: Int, _ body: () -> Void) {
+        record(.call, target, call.rawValue)
+        body()
+        record(.returned, target, call.rawValue)
+    }
+    /// A call that may never return runs on a thread of its own; the driver waits for it at most
+    /// `bound` seconds, then records it as stuck and skips the rest of the run.
+    func bounded(_ call: Call, _ target: Int, _ body: @escaping @Sendable () -> Void) {
+        record(.call, target, call.rawValue)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { body(); done.signal() }
+        if done.wait(timeout: .now() + bound) == .success { record(.returned, target, call.rawValue) } else { record(.stuck, target, call.rawValue); abandoned = true }
+    }
+    /// A driver step's trigger: waits (at most `bound`) until the condition holds.
+    func after(_ condition: () -> Bool) {
+        let deadline = Date(timeIntervalSinceNow: bound)
+        while !condition() && Date() < deadline { usleep(500) }
+    }
+    func quietlyFinished(_ op: Int) -> Bool {
+        Run.quiet = true
+        defer { Run.quiet = false }
+        return ops[op].isFinished
+    }
+    /// Waits (at most `bound`) until every operation handed to a queue or started has finished,
+    /// then until nothing has been recorded for 0.2 s: completion blocks run after the finish.
+    func settle(_ handed: [Int]) {
+        let deadline = Date(timeIntervalSinceNow: bound)
+        for op in handed { while !quietlyFinished(op) && Date() < deadline { usleep(500) } }
+        var seen = -1
+        while seen != snapshot().count && Date() < deadline {
+            seen = snapshot().count
+            usleep(200_000)
+        }
+    }
+}
+
+fileprivate func work(_ units: Int) { Thread.sleep(forTimeInterval: Double(units) * 0.001) }
+// MARK: - The scenario's operations
+
+/// `@unchecked Sendable` is sound: its stored properties are `let`.
+fileprivate final class Op0: Operation, @unchecked Sendable {
+    unowned let run: Run
+    init(_ run: Run) { self.run = run; super.init() }
+    override func cancel() { run.called(.cancel, 0) { super.cancel() } }
+    override var isReady: Bool { run.logged(0, .isReady, super.isReady) }
+    override var isCancelled: Bool { run.logged(0, .isCancelled, super.isCancelled) }
+    override func start() { run.record(.start, 0); super.start() }
+    override var isExecuting: Bool { run.logged(0, .isExecuting, super.isExecuting) }
+    override var isFinished: Bool { run.logged(0, .isFinished, super.isFinished) }
+    override func main() { run.record(.mainBegan, 0); run.taskThread(0); steps(); run.record(.mainEnded, 0) }
+    func steps() {
+    }
+}
+
+fileprivate func queueBlock_1(_ run: Run) {
+}
+
+// MARK: - One run of the scenario, and the claims about it
+
+fileprivate func runOnce() -> [String] {
+    let run = Run(bound: 2.0)
+    // The queues and operations of the scenario, configured as it says.
+    run.queues.append(OperationQueue())
+    run.queues[0].maxConcurrentOperationCount = 1
+    run.ops.append(Op0(run))
+    run.ops.append(Operation())   // a place holder: op 1's block goes to addOperation(_:) with a closure
+
+    func drive() {
+
+        // driver step 0: {"action": {"add": {"op": 0, "queue": 0}}}
+        if run.abandoned { return }
+        run.called(.add, 0) { run.queues[0].addOperation(run.ops[0]) }
+
+        // driver step 1: {"action": {"addBlock": {"op": 1, "queue": 0}}}
+        if run.abandoned { return }
+        run.queues[0].addOperation { [run] in run.record(.blockBegan, 1, 0); run.taskThread(1); queueBlock_1(run); run.record(.blockEnded, 1, 0) }
+    }
+    drive()
+
+    // Everything handed over has time to finish; then each operation's isFinished is read.
+    run.settle([0])
+    run.readKey(0, .isFinished)
+
+    var failures: [String] = []
+    // queue 0 (maxConcurrentOperationCount 1) never has more than 1 of its operations (op 0, op 1) running at once
+    if let seen = run.atMostRunning([0, 1], 1) { failures.append("queue 0 (maxConcurrentOperationCount 1) never has more than 1 of its operations (op 0, op 1) running at once: instead, " + seen) }
+    if !failures.isEmpty { failures.append("the events of that run:\n" + run.snapshot().indices.map { "  " + run.describe($0) }.joined(separator: "\n")) }
+    return failures
+}
+
+// MARK: - The test
+
+@Test("queue 0 (maxConcurrentOperationCount 1) never has more than 1 of its operations (op 0, op 1) running at once")
+func queueMaxConcurrentCase1() {
+    let runs = ProcessInfo.processInfo.environment["REPRO_RUNS"].flatMap { Int($0) } ?? 10
+    for run in 1...max(1, runs) {
+        let failures = runOnce()
+        if !failures.isEmpty {
+            Issue.record(Comment(rawValue: "failed on run \(run) of \(runs):\n" + failures.joined(separator: "\n")))
+            return
+        }
+    }
+}
