@@ -91,6 +91,45 @@ struct ExternalDriverTests {
         #expect(impl.replayArguments == ["--impl", "exec:" + path, "--case-deadline", "1"])
     }
 
+    /// A poller whose reads repeat is recognised from the trace: nothing progressed for the
+    /// silence timeout, so the case is a hang then, not at the case deadline a minute later
+    /// (issue 31: a hanging shrink candidate of such a driver waited out the whole deadline).
+    /// Reads that change keep it going, to the deadline.
+    @Test("a driver that writes only repeated reads hangs after the silence timeout; changing reads run to the deadline")
+    func livelockFromTheTrace() throws {
+        /// `value`: shell code that sets `v` to the read's value in the i-th line.
+        func poller(_ value: String) -> String {
+            Self.script(#"""
+            cat > /dev/null
+            printf '%s\n' '{"hello":{"capabilities":[],"impl":"poller","protocol":2}}'
+            printf '%s\n' '{"event":{"_0":{"kind":{"threadStarted":{"name":"main"}},"seq":0,"thread":0}}}'
+            i=1
+            while :; do
+              \#(value)
+              printf '{"event":{"_0":{"kind":{"read":{"_1":"isReady","_2":{"bool":{"_0":%s}},"op":0}},"seq":%d,"thread":0}}}\n' $v $i
+              i=$((i+1))
+              sleep 0.002
+            done
+            """#)
+        }
+        let scenario = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([]))],
+                                driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+        let started = ContinuousClock.now
+        let repeated = try Implementations.external(command: [poller("v=false")], timeout: 1, caseDeadline: 30)
+        let trace = repeated.run(scenario, scheduleSeed: 1)
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        guard case .hang(let what)? = trace.events.last?.kind else { Issue.record("\(trace.events.suffix(3))"); return }
+        #expect(what.hasPrefix("nothing progressed for 1.0 s: the driver wrote only reads that repeated earlier ones (op 0 isReady)"), "\(what)")
+        #expect(seconds < 20, "the poller was cut after \(seconds) s, not at the silence timeout")
+        // Reads whose value alternates are not a poll of a state that no longer changes: the
+        // case deadline ends it.
+        let changing = try Implementations.external(command: [poller("if [ $((i % 2)) -eq 0 ]; then v=true; else v=false; fi")],
+                                                    timeout: 1, caseDeadline: 3)
+        guard case .hang(let why)? = changing.run(scenario, scheduleSeed: 1).events.last?.kind else { Issue.record("no hang"); return }
+        #expect(why.hasPrefix("the case ran past its deadline of 3 s while the driver was still writing"), "\(why)")
+    }
+
     /// The whole route from the command line, on the Foundation driver started by path: the
     /// finding names the driver, the printed lines name it again, and both replay it.
     @Test("run --impl exec:PATH records the driver in its findings and prints lines that replay them")

@@ -159,6 +159,15 @@ public struct ChildProcessImplementation: Implementation {
     /// operation starts. Measured in Specs/sanitizers.md.
     static let sanitizerSettle: TimeInterval = 0.05
 
+    /// How long a case may go on writing only repeated reads before it is a hang
+    /// (`DriverTraceReader`): the silence timeout, or four times all the scenario's work when
+    /// that is longer (a poller may read for as long as a dependency works), times the patience
+    /// a confirmation asks for. A correct case is never held this long by reads alone.
+    static func livelockWindow(_ scenario: Scenario, limits: DriverLimits) -> TimeInterval {
+        let work = Double(scenario.totalWork) * Double(limits.unitMicroseconds) / 1_000_000
+        return max(limits.timeout, 4 * work) * Double(max(1, limits.patience))
+    }
+
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         let line = JSONCodec.line(DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
                                                          protocol: protocolVersion, noise: limits.noise, patience: limits.patience))
@@ -169,7 +178,8 @@ public struct ChildProcessImplementation: Implementation {
         let session = protocolVersion == DriverProtocol.sessionVersion && (limits.casesPerDriver > 1 || sanitized)
         var retried = false
         while true {
-            let reader = DriverTraceReader(name: name, capabilities: capabilities, maxEvents: limits.maxEvents, version: protocolVersion, session: session)
+            let reader = DriverTraceReader(name: name, capabilities: capabilities, maxEvents: limits.maxEvents, version: protocolVersion, session: session,
+                                           livelock: Self.livelockWindow(scenario, limits: limits))
             let reused = session ? pool.take() : nil
             let process: DriverProcess
             if let reused {

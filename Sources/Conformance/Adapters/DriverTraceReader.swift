@@ -29,13 +29,41 @@ final class DriverTraceReader: @unchecked Sendable {
     private let session: Bool
     /// `done` said `next: true` right after the trace's last event.
     private var takesNext = false
+    /// How long a driver may write nothing but reads it wrote before (the same getter of the same
+    /// operation giving the same value) before the case is a hang; nil: never.
+    private let livelock: TimeInterval?
+    /// When something last progressed: any event but a read that repeats the previous read of
+    /// its getter. Set at the hello.
+    private var lastProgress: ContinuousClock.Instant?
+    /// The last value each operation's getter gave, to tell a repeated read from a change.
+    private var lastRead: [ReadSite: Value] = [:]
+    /// The repeated reads since the last progress, for the hang's message (the first few).
+    private var polled: [ReadSite] = []
 
-    init(name: String, capabilities: [Observation], maxEvents: Int, version: Int = DriverProtocol.oneCaseVersion, session: Bool = false) {
+    private struct ReadSite: Hashable { let op: Int; let key: StateKey }
+
+    init(name: String, capabilities: [Observation], maxEvents: Int, version: Int = DriverProtocol.oneCaseVersion, session: Bool = false,
+         livelock: TimeInterval? = nil) {
         self.name = name
         self.capabilities = capabilities
         self.maxEvents = maxEvents
         self.version = version
         self.session = session
+        self.livelock = livelock
+    }
+
+    /// Whether the event moves the case on: false for a read that gives what the previous read
+    /// of the same getter gave. A queue that polls an operation's `isReady` every few
+    /// milliseconds keeps writing, so silence never comes; when for `livelock` seconds nothing
+    /// but such reads came, the state it polls can no longer change (no step, task, call or
+    /// notification is under way), and the case hangs. Called with `lock` held.
+    private func progressed(_ kind: EventKind) -> Bool {
+        guard case .read(let op, let key, let value) = kind else { return true }
+        let site = ReadSite(op: op, key: key)
+        defer { lastRead[site] = value }
+        guard lastRead[site] == value else { return true }
+        if polled.count < 3 && !polled.contains(site) { polled.append(site) }
+        return false
     }
 
     /// Whether the case ended with `done` saying `next`: the process waits for its next request.
@@ -103,6 +131,17 @@ final class DriverTraceReader: @unchecked Sendable {
             }
             if e.thread == threads { threads += 1 }
             events.append(e)
+            if let livelock {
+                let now = ContinuousClock.now
+                if progressed(e.kind) || lastProgress == nil {
+                    lastProgress = now; polled = []
+                } else if let since = lastProgress, (now - since).seconds > livelock {
+                    let reads = polled.map { "op \($0.op) \($0.key)" }.joined(separator: ", ")
+                    runaway = "nothing progressed for \(String(format: "%.1f", livelock)) s: the driver wrote only reads that "
+                        + "repeated earlier ones (\(reads)), as a wait or a queue does that polls a state that no longer changes"
+                    return false
+                }
+            }
             if e.kind.endsTrace { return session }
         case .done:
             problem = hello ? "the driver wrote done before the trace's last event (end, hang or crash)" : "the driver wrote done before its hello"
