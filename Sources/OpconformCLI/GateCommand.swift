@@ -50,6 +50,7 @@ enum GateCommand {
         }
         configuration.known = known
         configuration.knownSource = source
+        configuration.earlierMinima = RunCommand.earlierMinima(args, configuration)
         let out = try RunCommand.outFolder(args, configuration)
         let result = try RunCommand.execute(configuration, args, console, out: out)
         let files = try RunCommand.writeFindings(result, to: out)

@@ -36,6 +36,7 @@ enum RunCommand {
                 configuration.profileReason = "the profile of \(known.impl)'s known divergences, which the tested code builds on; --profile sets another"
             }
         }
+        configuration.earlierMinima = earlierMinima(args, configuration)
         let out = try outFolder(args, configuration)
         let result = try execute(configuration, args, console, out: out)
 
@@ -47,6 +48,30 @@ enum RunCommand {
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
         if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, to: dir))\n") }
         return result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
+    }
+
+    /// The minima of earlier runs on the same implementation, read before this run writes
+    /// anything: the findings in `--out DIR` (or in `opconform-findings/latest`, the last run's
+    /// folder) and those an `--expectations FILE` names. Only on a nondeterministic
+    /// implementation, when the run shrinks. A file that cannot be read, or that is of another
+    /// implementation, is left out: these are only hints, each confirmed by a run before use.
+    static func earlierMinima(_ args: Arguments, _ configuration: RunConfiguration) -> [Shrinker.Hint] {
+        guard configuration.shrink, !configuration.impl.isDeterministic else { return [] }
+        var files: [String] = []
+        let folder = args.options["--out"] ?? PathText.join(RunFolder.defaultRoot, RunFolder.latestName)
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder) {
+            files += names.sorted().filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }.map { PathText.join(folder, $0) }
+        }
+        if let file = args.options["--expectations"], file != "none", let known = configuration.known {
+            files += known.expected.map { known.findingPath($0, relativeTo: file) }
+        }
+        var hints: [Shrinker.Hint] = []
+        for path in files {
+            guard let finding = try? ReplayCommand.loadFinding(path), finding.impl == configuration.impl.name,
+                  let hint = Shrinker.Hint(minimumOf: finding), !hints.contains(hint) else { continue }
+            hints.append(hint)
+        }
+        return hints
     }
 
     /// Where a run writes: the folder `--out` names, or a new folder of its own under

@@ -210,3 +210,38 @@ struct ShrinkReplayRateTests {
         #expect(again.findings.map(\.fileData) == result.findings.map(\.fileData))
     }
 }
+
+/// A failure found again starts from the minimum an earlier run found (issue 31: "a finding
+/// already in the output folder or expectations is not shrunk again").
+@Suite("Minima of earlier runs")
+struct EarlierMinimaTests {
+    @Test("a failure found again starts from its earlier minimum, in one step; another cause's is not taken; the reference engine ignores the offer")
+    func earlierMinimumIsTheStart() throws {
+        let rule = try #require(RuleBook.check(id: "QUEUE-MAX-CONCURRENT"))
+        func run(seed: UInt64, earlier: [Shrinker.Hint]) -> Finding? {
+            var c = RunConfiguration(impl: FlakyImplementation(fault: .oneTooMany, seed: seed) { _ in 1 }, seed: seed, count: 60,
+                                     rules: [rule])
+            c.jobs = 1
+            c.earlierMinima = earlier
+            return Runner(c).run().findings.first
+        }
+        // The same failure found again (the run done twice, as CI does): its minimum is the start.
+        let fresh = try #require(run(seed: 2, earlier: []))
+        let hint = try #require(Shrinker.Hint(minimumOf: fresh))
+        let helped = try #require(run(seed: 2, earlier: [hint]))
+        #expect(fresh.shrinkSteps > 3 && helped.shrinkSteps == 1, "\(helped.shrinkSteps) steps with the earlier minimum, \(fresh.shrinkSteps) without")
+        #expect(helped.scenario.operations == fresh.scenario.operations && helped.scenario.driver == fresh.scenario.driver)
+        // A minimum of another cause is not taken for this one (seed 1's is a block's).
+        let seedOne = try #require(run(seed: 1, earlier: []))
+        let other = try #require(Shrinker.Hint(minimumOf: seedOne))
+        let unhelped = try #require(run(seed: 2, earlier: [other]))
+        #expect(unhelped.shrinkSteps == fresh.shrinkSteps)
+        // Deterministic: the same seed makes the same finding, whatever earlier runs left.
+        var reference = RunConfiguration(impl: ReferenceImplementation(options: EngineOptions(faults: [.oneTooMany])), seed: 2, count: 60,
+                                         rules: [rule])
+        let alone = try #require(Runner(reference).run().findings.first)
+        reference.earlierMinima = [hint]
+        let offered = try #require(Runner(reference).run().findings.first)
+        #expect(FindingFile.encode(alone) == FindingFile.encode(offered))
+    }
+}

@@ -62,6 +62,12 @@ public struct RunConfiguration: Sendable {
     public var knownSource: String?
     /// Why the run follows `profile`, when it was not asked for (the report's header says it).
     public var profileReason: String?
+    /// Minima found by earlier runs on this implementation (the last run's folder, an
+    /// expectations file's findings), offered to the shrinker after this run's own: a failure
+    /// found again starts from its old minimum instead of shrinking from scratch (issue 31).
+    /// Used on a nondeterministic implementation only, whose minima vary from run to run anyway;
+    /// the reference engine's findings stay the same bytes for the same seed.
+    public var earlierMinima: [Shrinker.Hint] = []
 
     public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
                 generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
@@ -382,10 +388,13 @@ public struct Runner: Sendable {
         // The minima found so far, in finding order (catalog order, then the pseudo-rules):
         // one case often breaks several rules for one cause, and a sibling's minimum is a
         // shorter way down when it shows the next rule's failure too.
-        var hints: [Shrinker.Hint] = []
+        var minima: [Shrinker.Hint] = []
+        // This run's minima first (finding order), then earlier runs' (`earlierMinima`).
+        let earlier = c.impl.isDeterministic ? [] : c.earlierMinima
+        var hints: [Shrinker.Hint] { minima + earlier.filter { !minima.contains($0) } }
         func found(_ finding: Finding) {
             findings.append(finding)
-            if let hint = Shrinker.Hint(minimumOf: finding), !hints.contains(hint) { hints.append(hint) }
+            if let hint = Shrinker.Hint(minimumOf: finding), !minima.contains(hint) { minima.append(hint) }
         }
         // Each broken rule's first case (catalog order), then each death's.
         var firsts: [(failing: FailingCase, target: ShrinkTarget)] = []
@@ -795,7 +804,7 @@ extension Shrinker.Hint {
     /// A finding's minimum as a starting point for the next shrink of the run: nil when it was
     /// not shrunk, did not replay, or was cut short. Its name is set aside, so one minimum found
     /// for two rules is one hint.
-    init?(minimumOf finding: Finding) {
+    public init?(minimumOf finding: Finding) {
         guard finding.shrinkSteps > 0, finding.reproduced > 0, finding.interrupted != true else { return nil }
         self.init(scenario: finding.scenario, scheduleSeed: finding.scheduleSeed)
         scenario.name = ""
