@@ -11,6 +11,7 @@ enum BenchCommand {
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
         if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
         let quick = args.flags.contains("--quick")
+        if args.flags.contains("--detect") { return try detect(args, console, quick: quick) }
         var options = Benchmark.Options()
         options.cases = try args.int("--cases", default: quick ? 200 : 2000, range: 1...1_000_000)
         options.realCases = try args.int("--real", default: quick ? 5 : 40, range: 0...10_000)
@@ -74,6 +75,80 @@ enum BenchCommand {
         console.out(BenchReport.table(rows))
         if let path = args.options["--json"] { try RunCommand.write(BenchReport.json(rows), to: path) }
         return 0
+    }
+
+    /// `bench --detect`: the time from `run` to a minimised finding of each planted defect
+    /// (`TimeToFinding`): the subclass flaws on Foundation, the python example's bug, and the
+    /// planted bugs of the Swift examples when they are built.
+    static func detect(_ args: Arguments, _ console: Console, quick: Bool) throws -> Int32 {
+        let seed = try args.seed("--detect-seed", default: 1)
+        let cap = try args.int("--detect-cap", default: quick ? 100 : 300, range: 1...1_000_000)
+        let wanted = args.options["--defects"].map { $0.split(separator: ",").map(String.init) }
+        if let path = args.options["--json"] { try RunCommand.writable(file: path) }
+        var rows: [TimeToFinding.Row] = []
+        for defect in try plantedDefects(seed: seed, cap: cap)
+        where wanted.map({ list in list.contains { defect.name.contains($0) } }) ?? true {
+            console.err(console.interactive ? "\u{1B}[2K\r\(defect.name)..." : "bench: \(defect.name)\n")
+            rows.append(TimeToFinding.measure(defect))
+        }
+        if console.interactive { console.err("\u{1B}[2K\r") }
+        console.out(TimeToFinding.table(rows))
+        if let path = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(rows), to: path) }
+        return 0
+    }
+
+    /// The planted defects `bench --detect` times, each with the run that looks for it.
+    static func plantedDefects(seed: UInt64, cap: Int) throws -> [TimeToFinding.Defect] {
+        var defects: [TimeToFinding.Defect] = []
+        // A driver built on Foundation, or Foundation itself: its known divergences are excused,
+        // as run and gate excuse them, so that no platform hang is shrunk on the way.
+        func knowing(_ c: inout RunConfiguration) throws {
+            if let (known, source) = try KnownDivergenceOption.resolve(nil, for: c.impl) {
+                c.known = known; c.knownSource = source
+            } else if c.impl.name == "foundation", let path = OwnExecutable.packageFile("Fixtures/expectations/foundation-linux.json") {
+                c.known = try Expectations.load(path); c.knownSource = path
+            }
+        }
+        func ruleRun(_ impl: any Implementation, _ rule: String, profile: Profile) throws -> RunConfiguration {
+            var c = RunConfiguration(impl: impl, profile: profile, seed: seed, count: cap, rules: RuleBook.all.filter { $0.rule.id == rule })
+            c.stopRules = [rule]
+            c.replayProgram = CLI.replayProgram
+            try knowing(&c)
+            return c
+        }
+        do {
+            let foundation = try Implementations.make("foundation", profile: .guide, faults: [], driver: CLI.driverCommand)
+            for flaw in SubclassFlaw.allCases {
+                var c = FlawProbe.configuration(flaw, impl: foundation, count: cap, seed: seed)
+                c.replayProgram = CLI.replayProgram
+                try knowing(&c)
+                defects.append(TimeToFinding.Defect(name: "flaw \(flaw.rawValue)", configuration: c))
+            }
+        } catch {
+            defects.append(.unavailable("the flaw catalog", why: "foundation cannot run here: \((error as? InputError)?.message ?? "\(error)")"))
+        }
+        let drivers: [(name: String, path: String, arguments: [String], rule: String, profile: Profile)] = [
+            ("python --bug add-ignores-suspension", "Examples/python-driver/driver.py", ["--bug", "add-ignores-suspension"],
+             "QUEUE-SUSPENDED", .guide),
+            ("alternative-queue, width off by one", "Examples/alternative-queue/.build/debug/altqueue-buggy-driver", [],
+             "QUEUE-MAX-CONCURRENT", .classReference),
+            ("async-operation, the blog post's class", "Examples/async-operation/.build/debug/blog-operation-driver", [],
+             "CANCEL-BEFORE-START-FINISHES", .classReference),
+        ]
+        for d in drivers {
+            guard let path = OwnExecutable.packageFile(d.path) else {
+                let example = d.path.split(separator: "/").prefix(2).joined(separator: "/")
+                defects.append(.unavailable(d.name, why: "\(d.path) is not here (bash \(example)/check.sh builds it)"))
+                continue
+            }
+            do {
+                let impl = try Implementations.external(DriverLaunch.resolve("exec:" + path, arguments: d.arguments))
+                defects.append(TimeToFinding.Defect(name: d.name, configuration: try ruleRun(impl, d.rule, profile: d.profile)))
+            } catch {
+                defects.append(.unavailable(d.name, why: (error as? InputError)?.message ?? "\(error)"))
+            }
+        }
+        return defects
     }
 
     /// The expectations file the time-to-detect rows read for each built-in implementation.

@@ -104,9 +104,9 @@ public enum CLI {
                       options: ["--impls", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
                                 "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",
                                 "--html"] + Arguments.implementationOptions),
-        CommandSyntax("bench", flags: ["--quick", "--no-shrink", "--no-detect"],
+        CommandSyntax("bench", flags: ["--quick", "--no-shrink", "--no-detect", "--detect"],
                       options: ["--cases", "--real", "--scale", "--shapes", "--steps", "--impls", "--json", "--jobs-list",
-                                "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds"]
+                                "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds", "--detect-seed", "--defects"]
                                 + Arguments.implementationOptions),
         CommandSyntax("faults", flags: ["--json"], options: ["--write-fixtures"]),
         CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs", "--queue", "--import"]),

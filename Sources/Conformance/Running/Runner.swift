@@ -593,10 +593,38 @@ public struct Runner: Sendable {
 
     /// The shrinker the runner uses for `target`. A run that stalls costs the driver's stall
     /// window (half a second or more): a death is shrunk on a smaller budget than a rule.
+    /// The failing case shrunk on the reference engine, when the engine shows the same failure:
+    /// the first hint of a real implementation's shrink (issue 31). A failure that is the
+    /// scenario's own (a flawed subclass: the bug is in the operation code the case runs) shows
+    /// on the engine too, which shrinks it in milliseconds; the real shrink then confirms that
+    /// minimum in a few runs and searches on from it, instead of taking every step with runs of
+    /// real threads (43 s for a flawed subclass on Foundation, 8 operations to 1). A failure of
+    /// the implementation's own does not show on the engine, and nothing changes.
+    func modelMinimum(of f: FailingCase, target: ShrinkTarget) -> Shrinker.Hint? {
+        let c = configuration
+        guard Finding.pseudoEnding(target.id) == nil else { return nil }
+        let engine = ReferenceImplementation(options: EngineOptions(profile: c.profile))
+        var model = Shrinker(impl: engine, profile: c.profile, target: unexcused(target))
+        model.stop = c.stop
+        let signature = Shrinker.signature(f.violation)
+        // The engine's interleaving under the case's schedule seed, or under one of a few others.
+        let seeds = [f.identity.scheduleSeed] + (1..<8).map { SplitMix64.derive(f.identity.scheduleSeed, UInt64($0)) }
+        guard let seed = seeds.first(where: { model.run(f.scenario, scheduleSeed: $0, signature: signature).0 != nil }) else { return nil }
+        let minimum = model.shrink(f.scenario, scheduleSeed: seed)
+        guard minimum.accepted > 0, Shrinker.signature(minimum.violation) == signature else { return nil }
+        return Shrinker.Hint(scenario: minimum.scenario, scheduleSeed: f.identity.scheduleSeed)
+    }
+
     public func shrinker(for target: ShrinkTarget) -> Shrinker {
         let c = configuration
         var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: unexcused(target), attempts: c.attempts)
         shrinker.stop = c.stop
+        // No more trials side by side than the run's own cases: a driver named by path gets a
+        // job per core, since its cases cost CPU (a Python driver's 38 to 110 ms), and trials
+        // beyond that only compete for it.
+        if shrinker.parallelism > 1 && c.jobs < shrinker.parallelism {
+            shrinker.parallelism = max(1, c.jobs)
+        }
         if Finding.pseudoEnding(target.id) != nil { shrinker.budget = min(shrinker.budget, 120) }
         return shrinker
     }
@@ -667,7 +695,8 @@ public struct Runner: Sendable {
         let shrinks = c.shrink && target.id != Finding.protocolRule
         var interrupted = c.stop?.isRequested == true
         if shrinks && !interrupted {
-            result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed, hints: hints)
+            let model = c.impl.isDeterministic ? [] : modelMinimum(of: f, target: target).map { [$0] } ?? []
+            result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed, hints: model + hints)
             interrupted = result.interrupted
             if result.reproduced == 0 && !interrupted {
                 // The minimum did not hold up: report the original case, measured the same way.
