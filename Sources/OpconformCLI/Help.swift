@@ -359,6 +359,7 @@ enum Help {
     opconform bench [--quick] [--cases N] [--real N] [--scale N,N,...] [--shapes S,...] [--steps N] [--impls NAME,...]
                     [--no-shrink] [--jobs-list N,N,...] [--jobs-cases N] [--no-detect] [--detect-seeds N]
                     [--detect-cap N] [--detect-seconds S] [--json FILE]
+    opconform bench --detect [--defects NAME,...] [--detect-seed S] [--detect-cap N] [--quick] [--json FILE]
 
     Measures, in one run and on the same generated scenarios: the reference engine end to end
     and generation, simulation and checking alone (scenarios, operations and trace events per
@@ -400,6 +401,17 @@ enum Help {
     A seed that did not see an entry counts as later than any that did, so an entry seen in half
     the seeds or fewer has no median ('-'): not seen within the cap. It says how many cases a
     gate needs to see what it expects.
+
+    TIME TO A FINDING (bench --detect, alone): how long a user waits from 'run' to a minimised,
+    confirmed finding of each planted defect: the subclass flaws on foundation (each run's
+    subclasses carry one flaw; not-observable where Linux cannot show its rules), the python
+    example's --bug add-ignores-suspension, and the planted bugs of Examples/alternative-queue and
+    Examples/async-operation once their check.sh has built them. Each run stops at the first case
+    that breaks the defect's rule (seed --detect-seed, default 1; at most --detect-cap cases,
+    default 300, --quick 100) and shrinks it. A row per defect: the cases to the first sighting,
+    seconds to it and to the finding, the shrink's share, operations before and after, and how
+    often the minimum replayed; then the median and the worst. --defects picks defects whose
+    names contain the words given. Specs/performance.md has the figures and what changed them.
 
     No figure is asserted: compare ratios measured in one run.
     """
