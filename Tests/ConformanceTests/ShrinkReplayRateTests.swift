@@ -275,3 +275,21 @@ struct ModelFirstShrinkTests {
         #expect(own.shrinkSteps > 3)
     }
 }
+
+@Suite("The shrink's time limit on a real implementation")
+struct ShrinkTimeLimitTests {
+    @Test("a search past its time limit keeps the smallest case so far and says a smaller may exist; the engine has no limit")
+    func timeLimit() throws {
+        let (scenario, seed) = try ShrinkReplayRateTests.original()
+        let rule = try #require(RuleBook.check(id: ShrinkReplayRateTests.rule))
+        // A race the implementation wins most of the time: most trials fail, and the search
+        // would go on to its budget of runs.
+        var shrinker = Shrinker(impl: FlakyImplementation(fault: .oneTooMany, seed: 3) { _ in 0.3 }, profile: .guide, rule: rule)
+        #expect(shrinker.timeLimit == Shrinker.realTimeLimit)
+        shrinker.timeLimit = .milliseconds(1)
+        let result = shrinker.shrink(scenario, scheduleSeed: seed)
+        #expect(result.exhausted && !result.interrupted)
+        #expect(result.runs < shrinker.budget, "\(result.runs) runs")
+        #expect(Shrinker(impl: ReferenceImplementation(), profile: .guide, rule: rule).timeLimit == nil)
+    }
+}

@@ -95,6 +95,14 @@ public struct Shrinker: Sendable {
     /// the others' runs are spent for speed. 1 on the deterministic reference engine, whose
     /// findings stay the same bytes.
     public var parallelism = 1
+    /// The longest the search may take on a real implementation before it keeps the smallest
+    /// case found so far (`Result.exhausted`, "a smaller case may exist"): a failure that shows
+    /// in one run of three keeps almost every candidate's trial failing, and the search would
+    /// spend its whole budget of runs (164 s for Listing 2-6's race on Foundation). nil: no limit
+    /// (the reference engine, whose search is decided by runs alone, and same seed, same bytes).
+    public var timeLimit: Duration?
+    /// The limit on a real implementation: the time from `run` to a finding stays under a minute.
+    public static let realTimeLimit = Duration.seconds(30)
     /// The runs the search may spend: `budget`, and half as much again per further trial side
     /// by side, since those spend runs on candidates after the one taken, each costing a
     /// fraction of the wall time.
@@ -127,6 +135,7 @@ public struct Shrinker: Sendable {
             schedulesPerCandidate = 1
             parallelism = Self.realParallelism
             budget = 300
+            timeLimit = Self.realTimeLimit
         }
         self.oracle = ReferenceEngine(options: EngineOptions(profile: profile))
     }
@@ -264,6 +273,7 @@ public struct Shrinker: Sendable {
         if witness != nil && !impl.isDeterministic && stop?.isRequested != true { originalRate = rate(scenario, scheduleSeed) }
 
         var position = 0, exhausted = false
+        func overTime() -> Bool { timeLimit.map { clock.now - start > $0 } ?? false }
         let mustComplete = completesOnCorrectRuntime(scenario, seeds: seeds)
         if witness != nil && stop?.isRequested != true {
             // Another finding's minimum, when it is smaller and shows this failure too, is a
@@ -290,7 +300,7 @@ public struct Shrinker: Sendable {
                     var k = 0
                     while k < candidates.count {
                         if stop?.isRequested == true { break search }
-                        if runs >= searchBudget { exhausted = true; break search }
+                        if runs >= searchBudget || overTime() { exhausted = true; break search }
                         let batch = (k..<min(k + parallelism, candidates.count)).map { (position + $0) % candidates.count }
                             .filter { candidates[$0] != best && candidates[$0].problems().isEmpty }
                         k += parallelism
@@ -319,7 +329,7 @@ public struct Shrinker: Sendable {
                 }
                 for k in 0..<candidates.count {
                     if stop?.isRequested == true { break search }
-                    if runs >= searchBudget { exhausted = true; break search }
+                    if runs >= searchBudget || overTime() { exhausted = true; break search }
                     let index = (position + k) % candidates.count
                     let candidate = candidates[index]
                     guard candidate != best, candidate.problems().isEmpty, let (s, v) = fails(candidate),
