@@ -74,6 +74,9 @@ enum RunCommand {
         return hints
     }
 
+    /// How many rules' first sightings a run shows on a terminal before its summary.
+    static let sightingsShown = 5
+
     /// Where a run writes: the folder `--out` names, or a new folder of its own under
     /// `opconform-findings/`, named by time and seed, which `opconform-findings/latest` then
     /// points at (`RunFolder`), so that separate runs never overwrite each other's findings.
@@ -106,11 +109,23 @@ enum RunCommand {
         configuration.stop = stop
         let interrupts = Interrupts(stop: stop, console: console)
         defer { interrupts.uninstall() }
+        // On a terminal, each rule's first broken case is shown as soon as it is decided, with
+        // the line that replays it, before the run ends and shrinks it (issue 31: a user sees
+        // the first finding in seconds, not after every case and every shrink).
+        var sighted: [String] = []
+        func sight(_ record: CaseRecord) {
+            guard console.interactive else { return }
+            for rule in record.broken where !sighted.contains(rule) && sighted.count < Self.sightingsShown {
+                sighted.append(rule)
+                console.err("\r\u{1B}[2Kseen \(rule) in case \(record.index)" + (record.message.map { ": " + $0 } ?? "") + "\n"
+                            + (record.replay.map { "  replays before shrinking: \($0)\n" } ?? ""))
+            }
+        }
         let result = Runner(configuration).run(progress: { done, total, broken in
             guard console.interactive, done == total || clock.now - last > .milliseconds(200) else { return }
             last = clock.now
             console.err("\r\(done)/\(total) cases, \(broken) with violations" + (done == total ? "\n" : ""))
-        }, record: log.append, shrinking: { rule in
+        }, record: { record in log.append(record); sight(record) }, shrinking: { rule in
             if console.interactive { console.err("shrinking the first case that broke \(rule)...\n") }
         })
         // The log keeps a run that dies; a run that finished and found nothing leaves nothing

@@ -7,7 +7,8 @@ import Testing
 /// Captures what a command prints.
 final class CapturedConsole: Console {
     var stdout = "", stderr = ""
-    var interactive: Bool { false }
+    /// A terminal, for the lines only a person watching is shown (progress, first sightings).
+    var interactive = false
     func out(_ text: String) { stdout += text }
     func err(_ text: String) { stderr += text }
 }
@@ -46,6 +47,26 @@ func temporaryFile(_ contents: String) -> String {
 
 @Suite("The command line")
 struct CommandLineTests {
+    /// On a terminal a rule's first broken case is shown when it is decided, before the shrink
+    /// (issue 31); elsewhere (CI logs, pipes) the case log has it, and standard error stays quiet.
+    @Test("on a terminal, each rule's first broken case is shown with its replay line as soon as it is decided")
+    func firstSightingShown() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("opconform-sighting-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let terminal = CapturedConsole()
+        terminal.interactive = true
+        let args = ["run", "--impl", "reference", "--fault", "priority-ignored", "--count", "200", "--out", out]
+        #expect(CLI.main(args, console: terminal) == 1)
+        #expect(terminal.stderr.contains("seen PRIORITY-ORDER in case 14: serial queue 0 started op "), "\(terminal.stderr)")
+        #expect(terminal.stderr.contains("  replays before shrinking: ") && terminal.stderr.contains("--seed 7476170335452785435"))
+        // The sighting comes before the shrink starts.
+        let seen = try #require(terminal.stderr.range(of: "seen PRIORITY-ORDER"))
+        let shrinking = try #require(terminal.stderr.range(of: "shrinking the first case that broke PRIORITY-ORDER"))
+        #expect(seen.lowerBound < shrinking.lowerBound)
+        let pipe = opconform(args)
+        #expect(pipe.status == 1 && !pipe.err.contains("seen PRIORITY-ORDER"))
+    }
+
     @Test("rules --json lists every rule with id, statement, citations and strength")
     func rulesJSON() throws {
         let r = opconform("rules", "--json")
