@@ -23,6 +23,11 @@ public struct DriverCheckGuidance: Sendable, Equatable {
             + "and nothing else (no hello), and exit with status 2",
         section: "The request (harness to driver)")
 
+    static let protocolRefusal = DriverCheckGuidance(
+        change: "compare the request's protocol with the versions you serve (3, and 2 if you keep it) and refuse "
+            + "any other with one error line and exit 2",
+        section: "The request (harness to driver)")
+
     /// One entry per check, in `DriverCheck.checks` order.
     static let table: [(check: String, guidance: DriverCheckGuidance)] = [
         ("probe", DriverCheckGuidance(
@@ -34,14 +39,8 @@ public struct DriverCheckGuidance: Sendable, Equatable {
         ("refuse-no-scenario", DriverCheckGuidance(
             change: "decode the request strictly: a request without its scenario is refused with one error line and exit 2",
             section: "The request (harness to driver)")),
-        ("refuse-protocol-1", DriverCheckGuidance(
-            change: "compare the request's protocol with the versions you serve (3, and 2 if you keep it) and refuse "
-                + "any other with one error line and exit 2",
-            section: "The request (harness to driver)")),
-        ("refuse-protocol-99", DriverCheckGuidance(
-            change: "compare the request's protocol with the versions you serve (3, and 2 if you keep it) and refuse "
-                + "any other with one error line and exit 2",
-            section: "The request (harness to driver)")),
+        ("refuse-protocol-1", protocolRefusal),
+        ("refuse-protocol-99", protocolRefusal),
         ("refuse-other-impl", DriverCheckGuidance(
             change: "when the request names an impl, compare it with the name your hello gives and refuse another "
                 + "with one error line and exit 2 (a request without impl is the probe: answer it)",

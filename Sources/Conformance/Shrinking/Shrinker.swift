@@ -164,17 +164,22 @@ public struct Shrinker: Sendable {
     }
 
     /// Whether the candidate shows the failure (`keepAfter` of `attempts` runs under one of
-    /// `seeds`, tried in order), and the runs it took: `fails` without the search's state, so
-    /// that several candidates can be tried side by side.
-    func trial(_ candidate: Scenario, seeds: [UInt64], signature: String?, ending: Trace.Ending) -> (found: (UInt64, Violation)?, runs: Int) {
+    /// `seeds`, tried in order), and the runs it took, at most `maxRuns`. It touches no search
+    /// state, so that several candidates can be tried side by side; the search's `fails` is
+    /// this with its seeds and what is left of its budget.
+    func trial(_ candidate: Scenario, seeds: [UInt64], signature: String?, ending: Trace.Ending,
+               maxRuns: Int = .max) -> (found: (UInt64, Violation)?, runs: Int) {
         var used = 0
         for s in seeds {
             var shown = 0, witnessed: Violation?
             for attempt in 0..<attempts {
+                // Stop as soon as the rest of the attempts could not reach `keepAfter`.
                 if shown + (attempts - attempt) < keepAfter { break }
-                if stop?.isRequested == true { return (nil, used) }
+                if stop?.isRequested == true || used >= maxRuns { return (nil, used) }
                 used += 1
                 let (v, end) = run(candidate, scheduleSeed: s, signature: signature)
+                // A run after a stop is not trusted: the stop killed the implementation's driver.
+                if stop?.isRequested == true { return (nil, used) }
                 // No worse ending than the original: a new hang or crash is a different failure.
                 if let v, end == ending || end == .complete {
                     shown += 1
@@ -247,24 +252,9 @@ public struct Shrinker: Sendable {
             var order: [UInt64] = []
             let tried = preferred.map { impl.isDeterministic ? [$0, seed] + seeds : [$0] } ?? [seed] + seeds
             for s in tried where !order.contains(s) { order.append(s) }
-            for s in order {
-                var shown = 0, witnessed: Violation?
-                for attempt in 0..<attempts {
-                    // Stop as soon as the rest of the attempts could not reach `keepAfter`.
-                    if shown + (attempts - attempt) < keepAfter { break }
-                    guard runs < searchBudget else { return nil }
-                    runs += 1
-                    let (v, end) = run(candidate, scheduleSeed: s, signature: signature)
-                    if stop?.isRequested == true { return nil }
-                    // No worse ending than the original: a new hang or crash is a different failure.
-                    if let v, end == ending || end == .complete {
-                        shown += 1
-                        witnessed = witnessed ?? v
-                        if shown >= keepAfter { return (s, witnessed!) }
-                    }
-                }
-            }
-            return nil
+            let t = trial(candidate, seeds: order, signature: signature, ending: ending, maxRuns: max(0, searchBudget - runs))
+            runs += t.runs
+            return t.found
         }
 
         // The original's replay rate, before anything is taken from it (a real implementation
