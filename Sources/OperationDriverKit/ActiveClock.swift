@@ -9,17 +9,23 @@ import Foundation
 /// `slack` means the process was not being run, and the time beyond `slack` is not counted, nor
 /// is time past an overdue beat. The clock is continuous and never goes back.
 ///
+/// One clock serves the whole process (`shared`): its heartbeat thread runs for the process's
+/// life. (Until 0.10.0 each case's recorder made a clock of its own, so a session driver left
+/// one more heartbeat thread, waking 100 times a second, behind every case it served.)
+///
 /// `@unchecked Sendable` is sound: `lost` and `lastBeat` are read and written only under `lock`.
 final class ActiveClock: @unchecked Sendable {
     static let beat: TimeInterval = 0.01
     static let slack: TimeInterval = 0.03
+    /// The process's clock, started at its first use.
+    static let shared = ActiveClock()
 
     private let lock = NSLock()
     private let origin = Date()
     private var lost: TimeInterval = 0
     private var lastBeat: Date
 
-    init() {
+    private init() {
         lastBeat = origin
         let thread = Thread { [self] in
             while true {

@@ -17,7 +17,7 @@ final class DriverRecorder: @unchecked Sendable {
     private var tokens: Set<Int> = []
     /// Active time (`clock`) of the last event: silences are measured on a clock that stops
     /// while the process is not being run, so a stalled machine is not a stalled implementation.
-    private let clock = ActiveClock()
+    private let clock = ActiveClock.shared
     private var lastEventTime: TimeInterval = 0
     /// The driver call in progress, if any: what a stall is blamed on.
     private var pendingCall: String?
@@ -53,6 +53,10 @@ final class DriverRecorder: @unchecked Sendable {
         self.noise = recording ? noise : nil
         self.sink = sink
         self.queueOfCurrentThread = queueOfCurrentThread
+        // The clock is the process's, running since its first case: silences and waits of this
+        // case count from now.
+        lastEventTime = clock.now
+        pendingSince = lastEventTime
     }
 
     /// Records an event. With timing noise, the calling thread makes its noise for this
@@ -215,7 +219,7 @@ final class DriverRecorder: @unchecked Sendable {
         return clock.now - lastEventTime
     }
 
-    /// Active seconds since the recorder was made (see `ActiveClock`).
+    /// Active seconds on the process's clock (see `ActiveClock`): differences of it are durations.
     var activeTime: TimeInterval { clock.now }
 
     /// Marks a driver call as in progress (`nil`: none is).

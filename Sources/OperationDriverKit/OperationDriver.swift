@@ -180,7 +180,7 @@ public struct OperationDriver {
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
                                     noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
                                     queue: makeQueue, subclass: makeSubclass) { event in
-            write(ProtocolLines.line(DriverProtocol.Message.event(event)))
+            write(EventLineWriter.line(event))
         }
         context.patience = max(1, min(request.patience ?? 1, DriverProtocol.patienceLevels.upperBound))
         watch.begin(context, write: write)

@@ -90,7 +90,10 @@ final class DriverTraceReader: @unchecked Sendable {
             if case .done(let next)? = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) { takesNext = next == true }
             return false
         }
-        guard let message = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) else {
+        // Event lines, nearly every line, take the fast reader; whatever it is not sure of, the
+        // strict decoder reads (EventLine).
+        let fast = EventLine.event(line).map(DriverProtocol.Message.event)
+        guard let message = fast ?? (try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8))) else {
             // What is wrong with it, as the strict reader says it (asked only on this path: a
             // breach ends the case, so its cost is paid once).
             var why = ""
