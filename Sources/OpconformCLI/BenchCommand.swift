@@ -56,16 +56,18 @@ enum BenchCommand {
             }
         }
         if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
-        if !args.flags.contains("--no-detect") {
-            for impl in options.implementations where impl.launch == nil {
-                guard let file = expectationsFile[impl.name] else { continue }
-                guard let path = OwnExecutable.packageFile("Fixtures/expectations/" + file) else {
-                    console.err("bench: no time to detect on \(impl.name): Fixtures/expectations/\(file) is not found from here (run from the package)\n")
-                    continue
-                }
-                options.detect.append(try Expectations.load(path))
+        // The built-in implementations' known divergences: their jobs scaling runs as their
+        // gate does, and the time to detect measures them (unless --no-detect).
+        for impl in options.implementations where impl.launch == nil {
+            guard let file = expectationsFile[impl.name] else { continue }
+            guard let path = OwnExecutable.packageFile("Fixtures/expectations/" + file) else {
+                console.err("bench: \(impl.name) runs without its known divergences: Fixtures/expectations/\(file) is not found "
+                    + "from here (run from the package)\n")
+                continue
             }
+            options.gates.append(try Expectations.load(path))
         }
+        if !args.flags.contains("--no-detect") { options.detect = options.gates }
         if let path = args.options["--json"] { try RunCommand.writable(file: path) }
         let rows = Benchmark(options: options).run { step in
             // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.

@@ -379,15 +379,16 @@ enum Help {
     An exec:PATH in --impls is measured like the real implementations.
 
     JOBS SCALING (each real implementation): the first --jobs-cases generated cases (default 64;
-    --quick 16; 0 leaves the section out) run as 'run --no-shrink' runs them, at each jobs of
-    --jobs-list (default 1,2,4,8,16), then once more at the jobs 'run' takes when --jobs is left
-    out (16 a core for foundation and gnustep). A row per run: seconds and cases/s (scen/s) for
-    the cases, run and checked; xK, the speed-up over the smallest jobs (its seconds over this
-    row's); and CPU per case, user plus system time: the harness's own (this process: reading
-    the drivers' output, checking) and its drivers' (its child processes, reaped or still
-    waiting for a case), then how the cases ended. Speed-up grows while cases mostly wait (work
-    units, stall windows) and stops once the cores are busy: CPU per case times cases/s near the
-    core count says the machine is full.
+    --quick 16; 0 leaves the section out) run as 'gate --no-shrink' runs them (foundation and
+    gnustep with their expectations files, as below; any other as 'run --no-shrink'), at each
+    jobs of --jobs-list (default 1,2,4,8,16), then once more at the jobs 'run' takes when --jobs
+    is left out (16 a core for foundation and gnustep). A row per run: seconds and cases/s
+    (scen/s) for the cases, run and checked; xK, the speed-up over the smallest jobs (its
+    seconds over this row's); and CPU per case, user plus system time: the harness's own (this
+    process: reading the drivers' output, checking) and its drivers' (its child processes,
+    reaped or still waiting for a case), then how the cases ended. Speed-up grows while cases
+    mostly wait (work units, stall windows) and stops once the cores are busy: CPU per case
+    times cases/s near the core count says the machine is full.
 
     TIME TO DETECT (foundation with Fixtures/expectations/foundation-linux.json, gnustep with
     gnustep.json; --no-detect leaves it out): for each seed 1..N (--detect-seeds, default 3),

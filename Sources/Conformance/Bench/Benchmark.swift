@@ -34,6 +34,9 @@ public struct Benchmark {
         /// Time to detect: for each expectations file, its implementation (one of
         /// `implementations`, by name) is run until every entry's rule broke, or a cap.
         public var detect: [Expectations] = []
+        /// Known divergences by implementation (`Expectations.impl`): with them, jobs scaling
+        /// runs an implementation as its gate does.
+        public var gates: [Expectations] = []
         public var detectOptions = TimeToDetect.Options()
         public init() {}
     }
@@ -143,7 +146,11 @@ public struct Benchmark {
     /// The same cases through the runner at each jobs of `jobsList`, then at the default jobs:
     /// wall clock, cases per second, speed-up over the smallest jobs, and CPU per case (the
     /// harness's process and its drivers'). Shows where adding jobs stops paying on this machine.
+    /// An implementation with an expectations file (`gates`) runs as its gate does, with its
+    /// known divergences and their profile: without them every case of a known bug that hangs
+    /// would be run again with patience, and the rows would time confirmation, not cases.
     func jobsScalingRows(_ impl: any Implementation, progress: (String) -> Void) -> [Row] {
+        let known = options.gates.first { $0.impl == impl.name }
         let n = options.jobsCases
         let generator = RunConfiguration(impl: impl, count: n).generator
         let operations = (0..<n).reduce(0) { $0 + CaseIdentity.of(run: 1, index: $1, options: generator).scenario().operations.count }
@@ -154,8 +161,9 @@ public struct Benchmark {
         var base: (jobs: Int, seconds: Double)?
         for (jobs, isDefault) in runs {
             progress("\(impl.name): \(n) cases at jobs \(jobs)" + (isDefault ? " (the default)" : ""))
-            var configuration = RunConfiguration(impl: impl, profile: .guide, seed: 1, count: n, shrink: false)
+            var configuration = RunConfiguration(impl: impl, profile: known?.profile ?? .guide, seed: 1, count: n, shrink: false)
             configuration.jobs = jobs
+            configuration.known = known
             let result = Runner(configuration).run()
             if base == nil { base = (jobs, result.seconds) }
             let speedUp = base.map { result.seconds > 0 ? $0.seconds / result.seconds : 0 }
@@ -164,7 +172,8 @@ public struct Benchmark {
                 return "CPU \(ms.total) ms a case (harness \(ms.harness), drivers \(ms.drivers))"
             } ?? ""
             let endings = result.endings.keys.sorted().map { "\($0) \(result.endings[$0]!)" }.joined(separator: ", ")
-            rows.append(Row(name: "\(impl.name): jobs \(jobs)" + (isDefault ? ", the default" : "") + " (runner, checks, no shrink)",
+            let how = known == nil ? "runner, checks, no shrink" : "as its gate: known divergences, no shrink"
+            rows.append(Row(name: "\(impl.name): jobs \(jobs)" + (isDefault ? ", the default" : "") + " (\(how))",
                             seconds: result.seconds, scenarios: result.cases, operations: operations, events: 0,
                             note: String(format: "x%.2f on jobs %d; ", speedUp ?? 0, base?.jobs ?? jobs) + cpu + "; " + endings,
                             jobs: jobs, speedUp: speedUp, cpu: result.cpu))
