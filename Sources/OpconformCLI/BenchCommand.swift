@@ -61,8 +61,8 @@ enum BenchCommand {
         for impl in options.implementations where impl.launch == nil {
             guard let file = expectationsFile[impl.name] else { continue }
             guard let path = OwnExecutable.packageFile("Fixtures/expectations/" + file) else {
-                console.err("bench: \(impl.name) runs without its known divergences: Fixtures/expectations/\(file) is not found "
-                    + "from here (run from the package)\n")
+                console.err("bench: \(impl.name) runs without its known divergences: "
+                    + "Fixtures/expectations/\(file) is not found from here (run from the package)\n")
                 continue
             }
             options.gates.append(try Expectations.load(path))

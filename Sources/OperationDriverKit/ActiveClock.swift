@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Seconds that pass only while this process is being run: the clock of the driver's "nothing
 /// happened for so long" windows.
@@ -10,8 +11,8 @@ import Foundation
 /// is time past an overdue beat. The clock is continuous and never goes back.
 ///
 /// One clock serves the whole process (`shared`): its heartbeat thread runs for the process's
-/// life. (Until 0.10.0 each case's recorder made a clock of its own, so a session driver left
-/// one more heartbeat thread, waking 100 times a second, behind every case it served.)
+/// life. (Up to release 0.10.0 each case's recorder made a clock of its own, so a session driver
+/// left one more heartbeat thread, waking 100 times a second, behind every case it served.)
 ///
 /// `@unchecked Sendable` is sound: `lost` and `lastBeat` are read and written only under `lock`.
 final class ActiveClock: @unchecked Sendable {
@@ -19,6 +20,9 @@ final class ActiveClock: @unchecked Sendable {
     static let slack: TimeInterval = 0.03
     /// The process's clock, started at its first use.
     static let shared = ActiveClock()
+    /// How many clocks, each with its heartbeat thread, this process has made: one at most
+    /// (`ActiveClockTests` holds the kit to it).
+    static let made = Atomic<Int>(0)
 
     private let lock = NSLock()
     private let origin = Date()
@@ -26,6 +30,7 @@ final class ActiveClock: @unchecked Sendable {
     private var lastBeat: Date
 
     private init() {
+        Self.made.add(1, ordering: .relaxed)
         lastBeat = origin
         let thread = Thread { [self] in
             while true {

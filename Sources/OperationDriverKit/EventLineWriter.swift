@@ -6,7 +6,8 @@ import OperationSpec
 /// Foundation driver's CPU (perf, 1,000 cases; Specs/performance.md). This writer knows the
 /// event types' synthesized `Codable` shape and sorts each object's keys as `.sortedKeys`
 /// does. A number it cannot be sure to write as `JSONEncoder` would (a `Double` whose shortest
-/// form has an exponent) sends the event to `ProtocolLines.line` instead. `EventLineWriterTests` holds every kind to the same bytes.
+/// form has an exponent) sends the event to `ProtocolLines.line` instead. `EventLineWriterTests`
+/// holds every kind to the same bytes.
 enum EventLineWriter {
     /// The event's line, newline included.
     static func line(_ event: TraceEvent) -> String {

@@ -154,4 +154,21 @@ struct AttributionTests {
             #expect(verdict.passes(strict: false) == passes, "\(rate): \(shown) of 100, \(verdict.exceeded.map(\.bound))")
         }
     }
+
+    /// One of the GNUstep gate's entries with a cause (2026-11-28): CANCEL-SETS-FLAG after an
+    /// operation let into two queues was finished by the refused second start's -_finish. It
+    /// excuses the committed finding, and not the same violation in a case that adds each
+    /// operation once: GNUstep's own -cancel failing on a running operation would still fail.
+    @Test("GNUstep's CANCEL-SETS-FLAG is excused only where an operation was added twice")
+    func gnustepCancelAfterDoubleAdd() throws {
+        let root = SpecsDriftTests.root
+        let known = try Expectations.load(root.appendingPathComponent("Fixtures/expectations/gnustep.json").path)
+        let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/expectations/gnustep/CANCEL-SETS-FLAG.json"))
+        let finding = try JSONCodec.decode(Finding.self, from: data, source: "the finding")
+        #expect(Attribution.ingredients(finding.scenario).contains("addedTwice"))
+        let v = Self.violation("CANCEL-SETS-FLAG", "op 0 reported isCancelled NO after cancel returned", ops: [0])
+        #expect(Attribution.excuse(v, in: finding.scenario, known: known, setting: .ownEverything)?.rule == "CANCEL-SETS-FLAG")
+        let once = Self.scenario([.main([.work(3)])], [.add(op: 0, queue: 0), .cancel(0)])
+        #expect(Attribution.excuse(v, in: once, known: known, setting: .ownEverything) == nil)
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 @testable import OperationDriverKit
 import OperationSpec
 import ReferenceEngine
+import Synchronization
 import Testing
 
 /// Issue 31, item 4: the harness reads event lines with its own reader (`EventLine`) instead of
@@ -16,14 +17,16 @@ struct EventLineTests {
     static let everyKind: [EventKind] = {
         let calls: [Call] = [
             .start(1, by: .driver), .start(2, by: .queue), .start(0, by: .program), .superStart(3), .cancel(4),
-            .addOperation(1, queue: 0), .addOperations([1, 2, 3], queue: 1, wait: true), .addOperations([], queue: 0, wait: false),
+            .addOperation(1, queue: 0), .addOperations([1, 2, 3], queue: 1, wait: true),
+            .addOperations([], queue: 0, wait: false),
             .addDependency(1, on: 2), .removeDependency(2, on: 1), .setCompletionBlock(5), .addExecutionBlock(6),
             .setQueuePriority(1, -8), .setThreadPriority(1, 0.25), .setThreadPriority(2, 1), .cancelAll(queue: 2),
             .setSuspended(queue: 0, true), .setMaxConcurrent(queue: 1, -1), .waitUntilFinished(7),
             .waitUntilAllFinished(queue: 3), .result(8), .addBlock(9, queue: 0),
         ]
         var kinds: [EventKind] = [
-            .threadStarted(name: "opconform", queue: nil), .threadStarted(name: "NSOperationQueue 0x1 (QOS: UTILITY)", queue: 2),
+            .threadStarted(name: "opconform", queue: nil),
+            .threadStarted(name: "NSOperationQueue 0x1 (QOS: UTILITY)", queue: 2),
             .threadStarted(name: "ünïcode ⌘ name", queue: 0),
             .stepIssued(0), .stepDone(12), .triggerMissed(3),
             .mainBegan(op: 1, threadPriority: 0.5), .mainBegan(op: 2, threadPriority: 1), .mainEnded(op: 1),
@@ -34,19 +37,24 @@ struct EventLineTests {
             .read(op: 3, .dependencies, .ops([0, 1])), .read(op: 3, .dependencies, .ops([])),
             .read(op: 4, .executionBlocks, .int(2)), .set(op: 1, .isExecuting, true),
             .operationCount(queue: 0, 3), .suspended(queue: 1, false), .currentQueue(op: 1, queue: nil),
-            .currentQueue(op: 1, queue: 0), .work(op: 1, units: 4), .signal(token: 2), .awaited(token: 2, satisfied: true),
+            .currentQueue(op: 1, queue: 0), .work(op: 1, units: 4), .signal(token: 2),
+            .awaited(token: 2, satisfied: true),
             .invocationResult(op: 5), .crash(signal: 4, message: "Fatal error: receiver is not yet ready"),
-            .crash(signal: 11, message: "a \"quoted\" word\nand a second line"), .hang("waitUntilFinished(1) never returned"),
+            .crash(signal: 11, message: "a \"quoted\" word\nand a second line"),
+            .hang("waitUntilFinished(1) never returned"),
             .unsupported("no addBarrierBlock"), .cut("step budget"), .breach("a line that is not a message"), .end,
             .threw(.start(1, by: .driver), .notReady, "not ready"),
         ]
         for call in calls { kinds += [.call(call), .returned(call)] }
-        for misuse in MisuseKind.allCases { kinds.append(.threw(.addDependency(1, on: 1), misuse, "refused: \(misuse)")) }
+        for misuse in MisuseKind.allCases {
+            kinds.append(.threw(.addDependency(1, on: 1), misuse, "refused: \(misuse)"))
+        }
         for key in StateKey.allCases { kinds.append(.read(op: 0, key, .bool(true))) }
         // Every case named, so that a new one cannot be left out of the list above.
         for kind in kinds {
             switch kind {
-            case .threadStarted, .stepIssued, .stepDone, .triggerMissed, .call, .returned, .threw, .mainBegan, .mainEnded,
+            case .threadStarted, .stepIssued, .stepDone, .triggerMissed, .call, .returned, .threw, .mainBegan,
+                 .mainEnded,
                  .blockBegan, .blockEnded, .completionBegan, .completionEnded, .willChange, .didChange, .read, .set,
                  .operationCount, .suspended, .currentQueue, .work, .signal, .awaited, .invocationResult, .crash, .hang,
                  .unsupported, .cut, .breach, .end:
@@ -74,7 +82,8 @@ struct EventLineTests {
     }
 
     static func slow(_ line: String) -> TraceEvent? {
-        guard case .event(let e)? = try? JSONDecoder().decode(DriverProtocol.Message.self, from: Data(line.utf8)) else { return nil }
+        let message = try? JSONDecoder().decode(DriverProtocol.Message.self, from: Data(line.utf8))
+        guard case .event(let e)? = message else { return nil }
         return e
     }
 
@@ -91,7 +100,8 @@ struct EventLineTests {
 
     @Test("keys in another order and spaces between tokens read the same; what it is unsure of, it leaves")
     func otherSpellings() {
-        let reordered = #"{ "event" : { "_0" : { "thread" : 1, "seq" : 4, "kind" : { "read" : { "_2" : { "bool" : { "_0" : true } }, "_1" : "isReady", "op" : 2 } } } } }"#
+        let reordered = #"{ "event" : { "_0" : { "thread" : 1, "seq" : 4, "kind" : { "read" : "#
+            + #"{ "_2" : { "bool" : { "_0" : true } }, "_1" : "isReady", "op" : 2 } } } } }"#
         #expect(EventLine.event(reordered[...]) == TraceEvent(seq: 4, thread: 1, .read(op: 2, .isReady, .bool(true))))
         #expect(EventLine.event(reordered[...]) == Self.slow(reordered))
         let nullQueue = #"{"event":{"_0":{"kind":{"threadStarted":{"name":"w","queue":null}},"seq":0,"thread":0}}}"#
@@ -158,19 +168,25 @@ struct EventLineWriterTests {
         strings += ["\u{7F}", "a/b\\c\"d", "é ⌘ 😀 \u{2028}\u{2029}", "", "</script>", "\u{FEFF}bom"]
         return strings
     }()
-    static let awkwardDoubles: [Double] = [0, -0.0, 1, -1, 0.5, 0.25, 0.123456789, 1e-7, 1e21, 123456.789, -3.5, 0.1 + 0.2,
-                                           9_007_199_254_740_992, 4_503_599_627_370_497.5, 1e300, .leastNonzeroMagnitude, 0.001, 1e16]
+    static let awkwardDoubles: [Double] = [
+        0, -0.0, 1, -1, 0.5, 0.25, 0.123456789, 1e-7, 1e21, 123456.789, -3.5, 0.1 + 0.2,
+        9_007_199_254_740_992, 4_503_599_627_370_497.5, 1e300, .leastNonzeroMagnitude, 0.001, 1e16,
+    ]
 
     static func events() -> [TraceEvent] {
         var kinds = EventLineTests.everyKind
-        for s in awkwardStrings { kinds += [.threadStarted(name: s, queue: nil), .hang(s), .crash(signal: 1, message: s)] }
+        for s in awkwardStrings {
+            kinds += [.threadStarted(name: s, queue: nil), .hang(s), .crash(signal: 1, message: s)]
+        }
         for d in awkwardDoubles {
-            kinds += [.mainBegan(op: 0, threadPriority: d), .read(op: 0, .threadPriority, .double(d)), .call(.setThreadPriority(0, d))]
+            kinds += [.mainBegan(op: 0, threadPriority: d), .read(op: 0, .threadPriority, .double(d)),
+                      .call(.setThreadPriority(0, d))]
         }
         kinds += [.operationCount(queue: Int.max, Int.min), .read(op: -1, .queuePriority, .int(-8))]
         var events = kinds.enumerated().map { TraceEvent(seq: $0.offset, thread: $0.offset % 5, $0.element) }
         let engine = ReferenceEngine()
-        let generator = ScenarioGenerator(options: GeneratorOptions(size: 8, misuseRate: 40, flawRate: 30, surface2: true))
+        let options = GeneratorOptions(size: 8, misuseRate: 40, flawRate: 30, surface2: true)
+        let generator = ScenarioGenerator(options: options)
         for seed: UInt64 in 0..<24 { events += engine.run(generator.generate(seed: seed), scheduleSeed: seed).events }
         return events
     }
@@ -193,5 +209,17 @@ struct EventLineWriterTests {
         // Only the five doubles whose shortest form has an exponent (1e-07, 1e+21, 1e+300,
         // 5e-324, 1e+16), in three events each, go to JSONEncoder.
         #expect(unsure == 15)
+    }
+}
+
+/// Issue 31: each case's recorder used to start a heartbeat clock whose thread never ended, so a
+/// session driver gained a thread per case. The process has one clock now, however many cases.
+@Suite("The kit's clock")
+struct ActiveClockTests {
+    @Test("ten cases' recorders share one clock, and so one heartbeat thread")
+    func oneClockPerProcess() {
+        var recorders: [DriverRecorder] = []
+        for _ in 0..<10 { recorders.append(DriverRecorder(sink: { _ in }, queueOfCurrentThread: { nil })) }
+        #expect(ActiveClock.made.load(ordering: .relaxed) == 1, "\(recorders.count) recorders")
     }
 }

@@ -75,7 +75,12 @@ private struct Parser {
     }
 
     private mutating func skipSpace() {
-        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x09 { at += 1 }
+        while at < bytes.count {
+            switch bytes[at] {
+            case 0x20, 0x0A, 0x0D, 0x09: at += 1
+            default: return
+            }
+        }
     }
 
     private mutating func value(depth: Int) -> Node? {
@@ -181,7 +186,8 @@ private struct Parser {
             case UInt8(ascii: "u"):
                 guard var scalar = hex4() else { return nil }
                 if (0xD800...0xDBFF).contains(scalar) {
-                    guard at + 1 < bytes.count, bytes[at] == UInt8(ascii: "\\"), bytes[at + 1] == UInt8(ascii: "u") else { return nil }
+                    guard at + 1 < bytes.count, bytes[at] == UInt8(ascii: "\\"),
+                          bytes[at + 1] == UInt8(ascii: "u") else { return nil }
                     at += 2
                     guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
@@ -218,7 +224,9 @@ private struct Parser {
     /// A number as RFC 8259 writes it: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func number() -> Node? {
         let start = at
-        func digit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") }
+        func digit(_ i: Int) -> Bool {
+            i < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i])
+        }
         if at < bytes.count, bytes[at] == UInt8(ascii: "-") { at += 1 }
         guard digit(at) else { return nil }
         if bytes[at] == UInt8(ascii: "0") { at += 1 } else { while digit(at) { at += 1 } }
@@ -280,7 +288,8 @@ private enum Reading {
 
     /// `fields` with one more key that may be absent or null (an `Optional` value, which the
     /// synthesized decoder reads with `decodeIfPresent`): its value last, nil when absent or null.
-    static func fields(_ node: Node, _ keys: [StaticString], optional: StaticString) -> (values: [Node], optional: Node?)? {
+    static func fields(_ node: Node, _ keys: [StaticString],
+                       optional: StaticString) -> (values: [Node], optional: Node?)? {
         guard case .object(let members) = node else { return nil }
         let present = members.contains { equal($0.key, optional) }
         guard let values = fields(node, present ? keys + [optional] : keys) else { return nil }
@@ -324,14 +333,16 @@ private enum Reading {
                   let m = f[1].string.flatMap(MisuseKind.init(rawValue:)), let s = f[2].string else { return nil }
             return .threw(c, m, s)
         case "mainBegan":
-            guard let f = fields(body, ["op", "threadPriority"]), let o = f[0].int, let p = f[1].double else { return nil }
+            guard let f = fields(body, ["op", "threadPriority"]), let o = f[0].int,
+                  let p = f[1].double else { return nil }
             return .mainBegan(op: o, threadPriority: p)
         case "mainEnded": return opOnly(body).map { .mainEnded(op: $0) }
         case "blockBegan", "blockEnded":
             guard let f = fields(body, ["op", "block"]), let o = f[0].int, let b = f[1].int else { return nil }
             return name == "blockBegan" ? .blockBegan(op: o, block: b) : .blockEnded(op: o, block: b)
         case "completionBegan":
-            guard let f = fields(body, ["op", "threadPriority"]), let o = f[0].int, let p = f[1].double else { return nil }
+            guard let f = fields(body, ["op", "threadPriority"]), let o = f[0].int,
+                  let p = f[1].double else { return nil }
             return .completionBegan(op: o, threadPriority: p)
         case "completionEnded": return opOnly(body).map { .completionEnded(op: $0) }
         case "willChange", "didChange", "read":

@@ -161,7 +161,8 @@ public struct Benchmark {
         var base: (jobs: Int, seconds: Double)?
         for (jobs, isDefault) in runs {
             progress("\(impl.name): \(n) cases at jobs \(jobs)" + (isDefault ? " (the default)" : ""))
-            var configuration = RunConfiguration(impl: impl, profile: known?.profile ?? .guide, seed: 1, count: n, shrink: false)
+            var configuration = RunConfiguration(impl: impl, profile: known?.profile ?? .guide, seed: 1, count: n,
+                                                 shrink: false)
             configuration.jobs = jobs
             configuration.known = known
             let result = Runner(configuration).run()
