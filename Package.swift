@@ -26,7 +26,11 @@ let package = Package(
         // The driver kit: a driver's host (`OperationDriver`), what it drives (`SubclassProbe`,
         // `QueueUnderTest`), the recorder, and the driver protocol's messages. A user's driver
         // links this and the rules' data types (OperationSpec), nothing else.
-        .target(name: "OperationDriverKit", dependencies: ["OperationSpec"], swiftSettings: strict),
+        .target(name: "OperationDriverKit", dependencies: ["OperationSpec", "DidChangeHook"], swiftSettings: strict),
+        // The kit's ear on Linux: stands in for Foundation's `Operation.didChangeValue` so that
+        // the kit hears what a tested subclass announces (Sources/DidChangeHook/DidChangeHook.c).
+        // C, built by the toolchain's own clang: no dependency.
+        .target(name: "DidChangeHook"),
         // The harness: formats, generation, running and shrinking, adapters, reports, export.
         .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine", "OperationDriverKit"], swiftSettings: strict),
         // One-call conformance checks for a user's Swift Testing suite.

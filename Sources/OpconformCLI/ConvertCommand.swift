@@ -75,7 +75,8 @@ enum ConvertCommand {
         if TraceFormat.looksLikeTrace(data) {
             let file = try TraceFormat.decode(data, source: path)
             let format = TraceFormat.declaredFormat(data) ?? TraceFormat.newest
-            return Converted(path: path, what: "trace", format: format, newest: TraceFormat.newest, data: TraceFormat.encode(file))
+            return Converted(path: path, what: "trace", format: format, newest: TraceFormat.format(of: file.trace),
+                             data: TraceFormat.encode(file))
         }
         if let finding = try ReplayCommand.loadFinding(path) {
             return Converted(path: path, what: "finding", format: finding.format, newest: Finding.newestFormat, data: finding.fileData)

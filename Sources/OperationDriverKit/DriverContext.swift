@@ -70,7 +70,10 @@ final class DriverContext: @unchecked Sendable {
             case .subclass(let work):
                 // `OperationDriver.serve` refuses a scenario with these when it has no subclass.
                 guard let make = makeSubclass else { preconditionFailure("a subclass operation reached a driver without a subclass") }
-                return make(SubclassProbe(index: i, work: work, context: self))
+                let probe = SubclassProbe(index: i, work: work, context: self)
+                let operation = make(probe)
+                Announcements.watch(operation, op: i, probe: probe, context: self)
+                return operation
             }
         })
     }

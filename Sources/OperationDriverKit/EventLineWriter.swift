@@ -62,6 +62,20 @@ enum EventLineWriter {
             out.key("op", first: true); out.int(op)
             if let queue { out.key("queue"); out.int(queue) }
             out.close()
+        case .announced(let op, let key, let affects):
+            out.open("announced")
+            if let affects {
+                out.key("affects", first: true)
+                out.raw("[")
+                for (n, k) in affects.enumerated() {
+                    if n > 0 { out.raw(",") }
+                    out.string(k.rawValue)
+                }
+                out.raw("]")
+            }
+            out.key("key", first: affects == nil); out.string(key)
+            out.key("op"); out.int(op)
+            out.close()
         case .work(let op, let units):
             out.open("work")
             out.key("op", first: true); out.int(op)

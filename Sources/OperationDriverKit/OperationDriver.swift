@@ -103,6 +103,7 @@ public struct OperationDriver {
     /// plus `apiSurface2` when it declares it (`surface2`).
     var observations: [Observation] {
         (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart }) + (surface2 ? [.apiSurface2] : [])
+            + (makeSubclass != nil && Announcements.active ? [.announcements] : [])
     }
 
     /// Serves the requests on standard input and exits with the protocol's status (0, or 2

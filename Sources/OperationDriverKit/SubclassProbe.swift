@@ -22,14 +22,15 @@ import OperationSpec
 /// OperationDriver(name: "my-async-operation", subclass: { Probed($0) }).main()
 /// ```
 ///
-/// Your class's stores into its state and its KVO calls are not seen (Foundation on Linux has no
-/// KVO, and `willChangeValue` cannot be overridden there): the rules judge it by what its getters
-/// return, when, and to whom, and by its calls. Foundation's queue reads `isFinished` when told
+/// Your class's stores into its state are not seen: the rules judge it by what its getters
+/// return, when, and to whom, by its calls, and by the keys it announces (on Linux the kit hears
+/// every `didChangeValue(forKey:)` your class sends, `Announcements`). Foundation's queue reads `isFinished` when told
 /// the operation finished (its did-change handling), so every move to finished that the queue
 /// can act on is in the trace.
 ///
-/// `@unchecked Sendable` is sound: the stored properties are `let` (the lock guards nothing but
-/// the order of a read and its record; see `read`).
+/// `@unchecked Sendable` is sound: the stored properties are `let` but `declarations`, which is
+/// read and written only under `declarationLock` (`readLock` guards nothing but the order of a
+/// read and its record; see `read`).
 public final class SubclassProbe: @unchecked Sendable {
     let index: Int
     let work: [Step]
@@ -40,6 +41,11 @@ public final class SubclassProbe: @unchecked Sendable {
     /// harness reported the probe's own deadlock as the class's hang (the corpus's
     /// `ready-writes` class).
     private let readLock = QuietLock(recursive: true)
+    /// Guards `declarations`, for `declare` and its look-ups only.
+    private let declarationLock = QuietLock()
+    /// Keys the class declares as affecting each state key (`declare`). Sound under the class's
+    /// `@unchecked Sendable`: read and written only under `declarationLock`.
+    private var declarations: [StateKey: [String]] = [:]
 
     init(index: Int, work: [Step], context: DriverContext) {
         self.index = index
@@ -73,6 +79,26 @@ public final class SubclassProbe: @unchecked Sendable {
     public func start(_ body: () -> Void) { call(.start(index, by: ThreadRole.current), body) }
     /// Wrap your `cancel` override's call to `super.cancel()`.
     public func cancel(_ body: () -> Void) { call(.cancel(index), body) }
+
+    /// Says which keys your class declares as affecting `key`: one line in your test
+    /// subclass's initializer, mirroring your class's `keyPathsForValuesAffecting<Key>`, such as
+    /// `probe.declare(Self.keyPathsForValuesAffectingIsFinished(), affecting: .isFinished)`.
+    ///
+    /// Foundation on Linux has no dependent keys: a class that announces its finish only as a
+    /// change of such a key (correct on Darwin) is never heard by the queue there. The harness
+    /// excuses that as the platform's limit only for a key you declare here, seen announced
+    /// when the operation turned finished; a class that declares nothing is left unconfirmed,
+    /// and one that announces an undeclared key, or none, fails SUBCLASS-FINISH-ANNOUNCED.
+    public func declare(_ keys: Set<String>, affecting key: StateKey) {
+        declarationLock.withLock { declarations[key] = keys.sorted() }
+    }
+
+    /// The state keys `announced` is declared to affect; nil when nothing was declared.
+    func declaredAffecting(_ announced: String) -> [StateKey]? {
+        declarationLock.withLock {
+            declarations.isEmpty ? nil : StateKey.allCases.filter { declarations[$0]?.contains(announced) == true }
+        }
+    }
 
     public func isReady(_ value: () -> Bool) -> Bool { read(.isReady, value) }
     public func isExecuting(_ value: () -> Bool) -> Bool { read(.isExecuting, value) }

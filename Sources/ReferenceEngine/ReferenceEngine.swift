@@ -8,7 +8,11 @@ public struct ReferenceEngine: Sendable {
 
     /// Everything it can observe: every capability but `timingNoise`, which marks a driver's
     /// trace recorded under timing noise (the engine has its own seeded scheduler, and no noise).
-    public static let capabilities: [Observation] = Observation.allCases.filter { $0 != .timingNoise }
+    public static let capabilities: [Observation] = Observation.allCases.filter {
+        // `announcements` follows from `kvo` (RuleBook.verdict); not written, so that the
+        // engine's traces keep trace format 2.
+        $0 != .timingNoise && $0 != .announcements
+    }
 
     /// Runs the scenario under one schedule seed. The scenario must be valid
     /// (`Scenario.validate()` returns no problem); the same scenario and seed give the same trace.

@@ -44,6 +44,8 @@ struct EventLineTests {
             .hang("waitUntilFinished(1) never returned"),
             .unsupported("no addBarrierBlock"), .cut("step budget"), .breach("a line that is not a message"), .end,
             .threw(.start(1, by: .driver), .notReady, "not ready"),
+            .announced(op: 1, key: "state", affects: [.isFinished, .isExecuting]),
+            .announced(op: 2, key: "isis\"Finished\u{1}", affects: nil), .announced(op: 0, key: "isFinished", affects: []),
         ]
         for call in calls { kinds += [.call(call), .returned(call)] }
         for misuse in MisuseKind.allCases {
@@ -57,7 +59,7 @@ struct EventLineTests {
                  .mainEnded,
                  .blockBegan, .blockEnded, .completionBegan, .completionEnded, .willChange, .didChange, .read, .set,
                  .operationCount, .suspended, .currentQueue, .work, .signal, .awaited, .invocationResult, .crash, .hang,
-                 .unsupported, .cut, .breach, .end:
+                 .unsupported, .cut, .breach, .announced, .end:
                 break
             }
         }

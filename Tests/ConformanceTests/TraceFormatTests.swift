@@ -131,7 +131,7 @@ struct TraceFormatTests {
         (#""read": {"key""#, #""raed": {"key""#, #"did you mean "read"?"#),
         (#""seq": 3,"#, #""seq": 3, "time": 1,"#, "the keys of an event are: kind, seq, thread"),
         (#""key": "isFinished", "op": 0, "value": false"#, #""key": "isFinished", "op": 0, "value": 0"#, "must be true or false: the value of isFinished"),
-        (#""format": 2"#, #""format": 3"#, "this build reads trace format 2"),
+        (#""format": 2"#, #""format": 4"#, "this build reads trace formats 2 and 3"),
         (#""misuse": "selfDependency""#, #""misuse": "selfDependancy""#, #"did you mean "selfDependency"?"#),
         (#""by": "driver""#, #""by": "main""#, "which is not a caller"),
         (#""isFinished", "op": 0, "value": false"#, #""isFinished", "op": 9, "value": false"#, "names operation 9, but the scenario has 3"),

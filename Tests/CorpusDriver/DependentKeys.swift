@@ -48,8 +48,30 @@ class DependentKeysOperation: Operation, @unchecked Sendable {
     func finish() { state = .finished }
 }
 
-/// The class as the harness sees it. `@unchecked Sendable` is sound: `probe` is a `let`.
+/// The class as the harness sees it, its dependent keys declared to the probe (the line the
+/// harness needs to excuse Linux's missing dependent keys). `@unchecked Sendable` is sound:
+/// `probe` is a `let`.
 final class ProbedDependentKeys: DependentKeysOperation, @unchecked Sendable {
+    let probe: SubclassProbe
+    init(_ probe: SubclassProbe) {
+        self.probe = probe
+        super.init()
+        probe.declare(Self.keyPathsForValuesAffectingIsFinished(), affecting: .isFinished)
+        probe.declare(Self.keyPathsForValuesAffectingIsExecuting(), affecting: .isExecuting)
+    }
+    override func execute() { probe.work(then: finish) }
+    override func start() { probe.start { super.start() } }
+    override func cancel() { probe.cancel { super.cancel() } }
+    override var isReady: Bool { probe.isReady { super.isReady } }
+    override var isExecuting: Bool { probe.isExecuting { super.isExecuting } }
+    override var isFinished: Bool { probe.isFinished { super.isFinished } }
+    override var isCancelled: Bool { probe.isCancelled { super.isCancelled } }
+}
+
+/// The same class without the declaration: what the harness cannot prove (the finish is
+/// announced as `state`, and nothing says `state` affects isFinished) is left unconfirmed.
+/// `@unchecked Sendable` is sound: `probe` is a `let`.
+final class ProbedUndeclaredKeys: DependentKeysOperation, @unchecked Sendable {
     let probe: SubclassProbe
     init(_ probe: SubclassProbe) { self.probe = probe; super.init() }
     override func execute() { probe.work(then: finish) }

@@ -22,6 +22,9 @@ guard let at = arguments.firstIndex(of: "--class"), at + 1 < arguments.count els
 switch arguments[at + 1] {
 case "state-kvo": serve("state-kvo") { ProbedStateKVO($0) }
 case "dependent-keys": serve("dependent-keys") { ProbedDependentKeys($0) }
+case "undeclared-keys": serve("undeclared-keys") { ProbedUndeclaredKeys($0) }
+case "no-kvo": serve("no-kvo") { ProbedNoKVO($0) }
+case "misspelled-key": serve("misspelled-key") { ProbedMisspelledKey($0) }
 case "atomic-wrapper": serve("atomic-wrapper") { ProbedAtomicWrapper($0) }
 case "serial-queue": serve("serial-queue") { ProbedSerialQueue($0) }
 case "unfair-lock": serve("unfair-lock") { ProbedUnfairLock($0) }

@@ -460,7 +460,7 @@ public struct DriverCheck: Sendable {
         case .call(let c), .returned(let c), .threw(let c, _, _): let (o, q) = references(c); return (o, q, [])
         case .mainBegan(let o, _), .mainEnded(let o), .blockBegan(let o, _), .blockEnded(let o, _), .completionBegan(let o, _),
              .completionEnded(let o), .willChange(let o, _, _), .didChange(let o, _, _), .read(let o, _, _), .set(let o, _, _),
-             .work(let o, _), .invocationResult(let o):
+             .work(let o, _), .invocationResult(let o), .announced(let o, _, _):
             return ([o], [], [])
         case .operationCount(let q, _), .suspended(let q, _): return ([], [q], [])
         case .currentQueue(let o, let q): return ([o], q.map { [$0] } ?? [], [])

@@ -94,7 +94,29 @@ public enum StyleCorpus {
                     + "has no dependent keys, and its queue reacts only to a did-change of isFinished itself",
                    cites: ["004 2.5.4", "004 2.6.1"], rules: neverFinished + ["DEP-ORDER"], .platformLimit,
                    why: "correct by 004 2.5.4 and on Darwin (KVO derives isFinished's change from state's); "
-                    + "swift-corelibs-foundation has no dependent keys: a platform limit, not the class's defect"),
+                    + "swift-corelibs-foundation has no dependent keys: a platform limit, not the class's defect "
+                    + "(excused only because the test subclass declares the keys: probe.declare)"),
+        ]),
+        Entry(name: "undeclared-keys", style: "dependent-keys' class, its test subclass declaring nothing to the probe",
+              defects: [
+            Defect("no-dependent-keys-on-linux", "the queue is never told the operation finished (Linux has no dependent "
+                    + "keys); nothing declared says `state` affects isFinished, so the harness cannot tell this class "
+                    + "from one that announces a wrong key: its hangs are unconfirmed, neither failed nor excused",
+                   cites: ["004 2.5.4", "004 2.6.1"], rules: neverFinished + ["DEP-ORDER"], .platformLimit,
+                   why: "correct on Darwin; unprovable on Linux without the declaration"),
+        ]),
+        Entry(name: "no-kvo", style: "a locked state enum changed with no will- or did-change at all", defects: [
+            Defect("finish-unannounced", "the operation never announces that it finished: no queue learns it, on Darwin "
+                    + "as on Linux, and every wait for it hangs",
+                   cites: ["004 2.5.3 Table 2-2", "004 2.5.4", "003 start"],
+                   rules: ["SUBCLASS-FINISH-ANNOUNCED"] + neverFinished + ["DEP-ORDER"]),
+        ]),
+        Entry(name: "misspelled-key", style: "locked flags announced through a helper that prefixes \"is\" to a name "
+                + "that already has it (isisFinished, isisExecuting)", defects: [
+            Defect("finish-misspelled", "the operation announces isisFinished, a key no observer watches: no queue "
+                    + "learns it finished, on Darwin as on Linux",
+                   cites: ["004 2.5.3 Table 2-2", "004 2.5.4", "003 start"],
+                   rules: ["SUBCLASS-FINISH-ANNOUNCED"] + neverFinished + ["DEP-ORDER"]),
         ]),
         Entry(name: "atomic-wrapper", style: "@Atomic property-wrapper flags (a lock inside the wrapper), KVO pairs "
                 + "around each set", defects: [

@@ -79,31 +79,50 @@ public enum Attribution: Sendable, Equatable {
         "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP", "STATE-FINISHED-REGARDLESS", Finding.hangRule,
     ]
 
+    /// What a case shows of a subclass finish Foundation's queue never heard, proved from the
+    /// case's own evidence (issue 42): what the class announced when it turned finished.
+    public enum UnheardFinish: Sendable, Equatable {
+        /// No finish went unheard (or none of the tested class's operations finished).
+        case none
+        /// Heard by Darwin, not by Linux: every unheard operation announced a key its class
+        /// declares as affecting isFinished. The evidence, in words.
+        case platformLimit(String)
+        /// Not provable either way: the class announced keys but declares none, or the driver
+        /// cannot hear announcements. Why, in words: the case's failures are unconfirmed.
+        case unproven(String)
+        /// The class's own: an unheard operation announced no key that says it finished
+        /// (SUBCLASS-FINISH-ANNOUNCED names what it announced). Nothing is excused.
+        case classDefect(String)
+
+        /// Whether the case's waits and slots may be excused as the platform's.
+        public var excusable: Bool { if case .platformLimit = self { return true }; return false }
+    }
+
     /// The entry that explains `violation` as Foundation on Linux's unheard finish, when the
     /// tested code is a subclass on Foundation on Linux, the rule is one the unheard finish
-    /// breaks, and `unheard` (the case shows a subclass operation that said isFinished YES and
-    /// was never acted on: `unheardFinish(in:)`).
-    public static func limit(_ violation: Violation, setting: Setting, unheard: Bool) -> Expectations.Entry? {
-        guard unheard, setting.platform == "foundation-linux", setting.owns.contains("subclass"),
-              unheardFinishRules.contains(violation.rule) else { return nil }
+    /// breaks, and the case proves the limit (`unheardFinish(in:_:)` is `.platformLimit`).
+    public static func limit(_ violation: Violation, setting: Setting, unheard: UnheardFinish) -> Expectations.Entry? {
+        guard case .platformLimit(let evidence) = unheard, setting.platform == "foundation-linux",
+              setting.owns.contains("subclass"), unheardFinishRules.contains(violation.rule) else { return nil }
         return Expectations.Entry(
             rule: violation.rule, kind: .platformDifference,
-            reason: "your subclass said isFinished YES, but Foundation's queue never learned it: Foundation on Linux has no "
-                + "dependent keys, so a class that announces its finish only through a key isFinished depends on "
-                + "(keyPathsForValuesAffectingIsFinished) is never heard, and this case's waits, slots and completion "
-                + "blocks wait for ever. On Darwin such a class works; one that announces nothing at all fails there too, "
-                + "and looks the same here: announce isFinished itself (willChangeValue/didChangeValue(forKey: \"isFinished\")) "
-                + "to be heard on both",
+            reason: "your subclass announced its finish through a dependent key, and Foundation's queue never learned it: "
+                + evidence + ". Foundation on Linux has no dependent keys (keyPathsForValuesAffectingIsFinished), so "
+                + "this case's waits, slots and completion blocks wait for ever; on Darwin the class is heard. Announce "
+                + "isFinished itself (didChangeValue(forKey: \"isFinished\")) to be heard on both",
             finding: "", cause: Expectations.Cause(owner: .platform, needs: ["unheardFinish"]))
     }
 
-    /// Whether a subclass operation said isFinished YES in `trace` and the queue never acted on
-    /// it (the case hung, or the operation's completion block never began: on Foundation the
-    /// queue reads isFinished when told of the change, and then runs the completion), while
-    /// every subclass operation that was started says YES when last asked. A started one that
-    /// still says NO is the class's own unfinished operation, and the case's waits are its
-    /// fault (a cancelled start that never finishes), not the platform's.
-    public static func unheardFinish(in trace: Trace, _ scenario: Scenario) -> Bool {
+    /// Whether, and how, a subclass operation said isFinished YES in `trace` while the queue
+    /// never acted on it (the case hung, or the operation's completion block never began: on
+    /// Foundation the queue reads isFinished when told of the change, and then runs the
+    /// completion), with every started subclass operation saying YES when last asked (a started
+    /// one that still says NO is the class's own unfinished operation, and the case's waits are
+    /// its fault). Then what each operation that said YES announced decides whose it is
+    /// (`FinishAnnouncement`): a key its class declares as affecting isFinished is the
+    /// platform's limit; no such key is the class's defect; keys with no declaration, or a
+    /// driver that cannot hear announcements, prove nothing.
+    public static func unheardFinish(in trace: Trace, _ scenario: Scenario) -> UnheardFinish {
         func isSubclass(_ o: Int) -> Bool { scenario.operations.indices.contains(o) && scenario.operations[o].kind.isSubclass }
         var last: [Int: Bool] = [:]   // looked up only
         var started: [Int] = []
@@ -117,11 +136,44 @@ public enum Attribution: Sendable, Equatable {
             default: break
             }
         }
-        guard !started.contains(where: { last[$0] != true }) else { return false }
+        guard !started.contains(where: { last[$0] != true }) else { return .none }
         let said = scenario.operations.indices.filter { last[$0] == true }
-        guard !said.isEmpty else { return false }
-        if trace.ending == .hang { return true }
-        return said.contains { scenario.operations[$0].completion != nil && !completed.contains($0) }
+        guard !said.isEmpty else { return .none }
+        guard trace.ending == .hang || said.contains(where: { scenario.operations[$0].completion != nil && !completed.contains($0) })
+        else { return .none }
+        guard trace.capabilities.contains(.announcements) else {
+            return .unproven("the driver cannot hear what the class announces (it does not say 'announcements': a driver "
+                + "not built with OperationDriverKit, or one that links Foundation statically), so an unheard dependent "
+                + "key cannot be told from a class that announces nothing")
+        }
+        let context = CheckContext(scenario: scenario, trace: trace, profile: .guide)
+        var dependent: [String] = [], undeclared: [String] = [], defects: [String] = []
+        func seq(_ i: Int) -> Int { trace.events[i].seq }
+        for op in said {
+            switch FinishAnnouncement.of(op, in: context) {
+            case .direct?, nil: continue
+            case .dependent(let at)?:
+                if case .announced(_, let key, _) = trace.events[at].kind {
+                    dependent.append("op \(op) announced \"\(key)\" (seq \(seq(at))), which the class declares as affecting isFinished")
+                }
+            case .undeclared(let list)?:
+                let keys = list.compactMap { i -> String? in
+                    if case .announced(_, let key, _) = trace.events[i].kind { return "\"\(key)\"" }
+                    return nil
+                }
+                undeclared.append("op \(op) announced " + keys.joined(separator: ", "))
+            case .missing(let turned, let others)?:
+                defects.append("op \(op) turned finished (seq \(seq(turned))) " + (others.isEmpty ? "announcing nothing" : "announcing only "
+                    + others.map { context.announcedKeyText($0) }.joined(separator: ", ")))
+            }
+        }
+        if !defects.isEmpty { return .classDefect(defects.joined(separator: "; ")) }
+        if !undeclared.isEmpty {
+            return .unproven(undeclared.joined(separator: "; ") + ", and the class declares no keys affecting isFinished, "
+                + "so whether Darwin would hear it is unknown: declare them in your test subclass "
+                + "(probe.declare(Self.keyPathsForValuesAffectingIsFinished(), affecting: .isFinished))")
+        }
+        return dependent.isEmpty ? .none : .platformLimit(dependent.joined(separator: "; "))
     }
 
     /// The operations the violation is about: those its witness events name, and those its

@@ -471,13 +471,13 @@ public struct Runner: Sendable {
         /// in a patient run (`Confirmation`): taken out of `death` and `verdicts`.
         var unconfirmed: [Violation] = []
         /// A subclass operation said isFinished YES and the queue never acted on it
-        /// (`Attribution.unheardFinish`).
-        var unheard = false
+        /// (`Attribution.unheardFinish`), and what the case proves of whose that is.
+        var unheard = Attribution.UnheardFinish.none
     }
 
     /// The known divergence or platform limit that explains `v`, if one does: an entry of the
     /// run's known divergences whose cause it shows, or Foundation on Linux's unheard finish.
-    func attribute(_ v: Violation, _ scenario: Scenario, unheard: Bool) -> Expectations.Entry? {
+    func attribute(_ v: Violation, _ scenario: Scenario, unheard: Attribution.UnheardFinish) -> Expectations.Entry? {
         let c = configuration
         if v.rule == Finding.protocolRule { return nil }
         return Attribution.excuse(v, in: scenario, known: c.known, setting: c.impl.setting)
@@ -496,7 +496,10 @@ public struct Runner: Sendable {
         // A driver that broke the protocol gave no account of the implementation to judge.
         var verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
         var unconfirmed: [Violation] = []
-        let unheard = c.impl.setting.owns.contains("subclass") && Attribution.unheardFinish(in: trace, scenario)
+        let unheard = c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: trace, scenario) : .none
+        if case .unproven(let why) = unheard, c.known != nil {
+            Self.setAside(Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+        }
         if !c.impl.isDeterministic && trace.ending != .breach && c.stop?.isRequested != true {
             confirm(scenario, seed: identity.scheduleSeed, unheard: unheard, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         }
@@ -510,7 +513,29 @@ public struct Runner: Sendable {
     /// Runs the case again with patience when all it showed of a rule (or its hang) rests on
     /// absence or time (`Confirmation`), and moves what the patient run does not show again
     /// from `death` and `verdicts` to `unconfirmed`.
-    func confirm(_ scenario: Scenario, seed: UInt64, unheard: Bool, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
+    /// Moves the violations of `rules` (a hang among them) from `death` and `verdicts` to
+    /// `unconfirmed`, each saying `why`: what the case cannot prove is neither a failure nor
+    /// excused (a platform limit the case has no evidence for).
+    static func setAside(_ rules: [String], because why: String, death: inout Violation?,
+                         verdicts: inout [(rule: Rule, verdict: Verdict)], unconfirmed: inout [Violation]) {
+        func doubted(_ v: Violation) -> Violation {
+            var v = v
+            v.observed += " (unconfirmed: \(why))"
+            return v
+        }
+        if let d = death, rules.contains(d.rule) {
+            unconfirmed.append(doubted(d))
+            death = nil
+        }
+        for n in verdicts.indices where rules.contains(verdicts[n].rule.id) {
+            guard case .checked(var r) = verdicts[n].verdict, let first = r.violations.first else { continue }
+            unconfirmed.append(doubted(first))
+            r.violations = []
+            verdicts[n].verdict = .checked(r)
+        }
+    }
+
+    func confirm(_ scenario: Scenario, seed: UInt64, unheard: Attribution.UnheardFinish, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
                  unconfirmed: inout [Violation]) {
         let c = configuration
         // What a known divergence excuses needs no confirming: it fails nothing either way, and
@@ -637,7 +662,8 @@ public struct Runner: Sendable {
         guard c.known != nil else { return target }
         let runner = self
         return ShrinkTarget(id: target.id, needs: target.needs) { context in
-            let unheard = c.impl.setting.owns.contains("subclass") && Attribution.unheardFinish(in: context.trace, context.scenario)
+            let unheard = c.impl.setting.owns.contains("subclass")
+                ? Attribution.unheardFinish(in: context.trace, context.scenario) : .none
             return target.violations(context).filter { runner.attribute($0, context.scenario, unheard: unheard) == nil }
         }
     }

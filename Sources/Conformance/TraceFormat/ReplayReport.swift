@@ -12,7 +12,7 @@ public enum ReplayReport {
 
     static func value(_ file: TraceFile, profile: Profile, violations: [Violation]) -> JSONValue {
         .object([
-            ("format", .int(TraceFormat.newest)),
+            ("format", .int(TraceFormat.format(of: file.trace))),
             ("profile", .string(profile.rawValue)),
             ("trace", TraceFormat.value(file)),
             ("violations", .array(violations.map { v in

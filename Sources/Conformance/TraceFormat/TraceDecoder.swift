@@ -24,7 +24,7 @@ struct TraceDecoder {
     static let eventShape = Shape(noun: "an event", keys: ["kind", "seq", "thread"], required: ["kind", "seq", "thread"],
                                   example: #"{"seq": 0, "thread": 0, "kind": {"threadStarted": {"name": "main"}}}"#)
     static let kindCases = Cases(noun: "an event kind", plural: "the event kinds",
-                                 names: ["awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded", "crash",
+                                 names: ["announced", "awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded", "crash",
                                          "currentQueue", "cut", "didChange", "end", "hang", "invocationResult", "mainBegan", "mainEnded",
                                          "operationCount", "read", "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
                                          "threadStarted", "threw", "triggerMissed", "unsupported", "willChange", "work"],
@@ -68,11 +68,18 @@ struct TraceDecoder {
         return try file(tn, tp)
     }
 
-    /// The `format` of the object at `path`, when it has one, must be 2: it says how the rest is read.
-    private func format(_ node: Node, _ path: Path) throws(InputError) {
-        guard case .object(let members) = node.value, let format = members.first(where: { $0.key == "format" })?.node else { return }
-        guard case .number("2") = format.value else {
-            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(JSONDiagnosis.describe(format)) at \(r.at(format)), but this build reads trace format 2 (and the format-1 'replay --json' document, which has no format)")
+    /// The `format` of the object at `path`, when it has one, must be 2 or 3: it says how the
+    /// rest is read. Returns it.
+    @discardableResult
+    private func format(_ node: Node, _ path: Path) throws(InputError) -> Int? {
+        guard case .object(let members) = node.value, let format = members.first(where: { $0.key == "format" })?.node else { return nil }
+        switch format.value {
+        case .number("2"): return 2
+        case .number("3"): return 3
+        default:
+            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(JSONDiagnosis.describe(format)) at "
+                + "\(r.at(format)), but this build reads trace formats 2 and 3 (and the format-1 'replay --json' "
+                + "document, which has no format)")
         }
     }
 
@@ -80,7 +87,7 @@ struct TraceDecoder {
         guard case .object = node.value else {
             throw r.fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(r.at(node)), but must be an object, \(Self.fileShape.noun) such as \(Self.fileShape.example)")
         }
-        try format(node, path)
+        let declared = try format(node, path)
         let f = try r.fields(node, path, Self.fileShape)
         let scenario = try r.scenario(f.required("scenario").0, f.required("scenario").1,
                                       formats: "a trace file of format 2 holds its scenario in format \(ScenarioFormat.newest)")
@@ -100,6 +107,10 @@ struct TraceDecoder {
         for (item, at) in items { events.append(try event(item, at)) }
         let trace = Trace(impl: try r.string(f.required("impl")), scheduleSeed: try r.seed(f.required("scheduleSeed").0, f.required("scheduleSeed").1),
                           capabilities: capabilities, events: events)
+        if declared == 2 && TraceFormat.format(of: trace) == 3 {
+            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is 2, but the trace has an 'announced' event or "
+                + "the 'announcements' capability, which trace format 3 added: write \"format\": 3")
+        }
         return TraceFile(scenario: scenario, trace: trace)
     }
 
@@ -166,6 +177,14 @@ struct TraceDecoder {
         case "currentQueue":
             let f = try shape(["op", "queue"], required: ["op"], #"{"op": 1, "queue": 0}"#)
             return .currentQueue(op: try index(f.required("op")), queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
+        case "announced":
+            let f = try shape(["affects", "key", "op"], required: ["key", "op"], #"{"op": 1, "key": "state", "affects": ["isFinished"]}"#)
+            let affects = try f["affects"].map { (v, at) throws(InputError) -> [StateKey] in
+                var keys: [StateKey] = []
+                for (item, itemAt) in try r.list(v, at, of: "state keys") { keys.append(try r.stateKey(item, itemAt)) }
+                return keys
+            }
+            return .announced(op: try index(f.required("op")), key: try r.string(f.required("key")), affects: affects)
         case "work":
             let f = try shape(["op", "units"], #"{"op": 0, "units": 3}"#)
             return .work(op: try index(f.required("op")), units: try index(f.required("units")))

@@ -8,7 +8,7 @@ enum TraceEncoder {
     static func value(_ file: TraceFile) -> JSONValue {
         let t = file.trace
         return .object([
-            ("format", .int(TraceFormat.newest)),
+            ("format", .int(TraceFormat.format(of: t))),
             ("impl", .string(t.impl)),
             ("scheduleSeed", .int(t.scheduleSeed)),
             ("capabilities", .array(t.capabilities.map { .string($0.rawValue) })),
@@ -49,6 +49,9 @@ enum TraceEncoder {
         case .suspended(let q, let b): return fields("suspended", [("queue", .int(q)), ("value", .bool(b))])
         case .currentQueue(let op, let q): return fields("currentQueue", [("op", .int(op))] + (q.map { [("queue", .int($0))] } ?? []))
         case .work(let op, let units): return fields("work", [("op", .int(op)), ("units", .int(units))])
+        case .announced(let op, let key, let affects):
+            return fields("announced", [("op", .int(op)), ("key", .string(key))]
+                + (affects.map { [("affects", .array($0.map { .string($0.rawValue) }))] } ?? []))
         case .signal(let token): return one("signal", .int(token))
         case .awaited(let token, let satisfied): return fields("awaited", [("token", .int(token)), ("satisfied", .bool(satisfied))])
         case .invocationResult(let op): return one("invocationResult", .int(op))

@@ -12,8 +12,17 @@ import OperationSpec
 /// (`{"scenario", "trace", "violations"}`); that document is format 1 here, still read (its
 /// scenario as scenario format 1 is, its keys checked the same way) and rewritten by `convert`.
 public enum TraceFormat {
-    /// The format this build writes.
-    public static let newest = 2
+    /// The newest format this build writes. Format 3 adds what the driver kit sees a tested
+    /// subclass announce (the `announced` event and the `announcements` capability); a trace
+    /// without them is written as format 2, so its bytes do not move (`format(of:)`).
+    public static let newest = 3
+
+    /// The format a trace is written in: 3 when it holds format 3's additions, else 2.
+    public static func format(of trace: Trace) -> Int {
+        let announces = trace.capabilities.contains(.announcements)
+            || trace.events.contains { if case .announced = $0.kind { return true }; return false }
+        return announces ? 3 : 2
+    }
 
     /// Format-2 bytes: sorted keys, two-space indentation, each event on one line, trailing newline.
     public static func encode(_ file: TraceFile) -> Data { TraceEncoder.value(file).text }

@@ -56,6 +56,26 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("SUBCLASS-FINISH-ANNOUNCED", .SUBCLASS,
+                       "An operation of the implementation's own subclass that turns isFinished YES announces it: a "
+                        + "did-change of isFinished, or of a key the class declares as affecting isFinished.",
+                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.5.4"), Citation(.gnustep, "start")],
+                       strength: .documentedMust, needs: [.announcements], subject: .subclass)) { c in
+            var r = CheckResult()
+            for op in c.allOps where c.kind(op).isSubclass {
+                guard let finding = FinishAnnouncement.of(op, in: c) else { continue }
+                r.hits += 1
+                guard case .missing(let turned, let others) = finding else { continue }
+                let said = others.isEmpty ? "announcing no change at all"
+                    : "announcing only " + others.map { c.announcedKeyText($0) }.joined(separator: ", ")
+                r.violations.append(c.violation("SUBCLASS-FINISH-ANNOUNCED",
+                    "op \(op) turned isFinished YES (read at seq \(c.event(turned).seq)) \(said)",
+                    "a did-change of isFinished, or of a key the class declares as affecting it "
+                        + "(keyPathsForValuesAffectingIsFinished): otherwise no queue learns the operation finished, "
+                        + "on Darwin as on Linux (004 2.5.3 Table 2-2, 2.5.4)", [turned] + others))
+            }
+            return r
+        },
     ]
 
     static let subclassMain: [RuleCheck] = [
@@ -118,4 +138,67 @@ extension RuleBook {
             return r
         },
     ]
+}
+
+/// How an operation of the implementation's own subclass announced that it finished: what
+/// SUBCLASS-FINISH-ANNOUNCED judges, and what the harness's excuse for Foundation on Linux's
+/// missing dependent keys must see before it applies (`Attribution.unheardFinish`).
+///
+/// The moment judged is the first read of isFinished YES; an announcement counts from the last
+/// read of NO before it (a class that announces before it changes is read NO by whoever it told),
+/// and after it (a reader on another thread may see YES between the store and the did-change).
+public enum FinishAnnouncement: Equatable, Sendable {
+    /// A did-change of isFinished itself (an `announced` event, or a KVO `didChange`): at `at`.
+    case direct(at: Int)
+    /// A did-change of a key the class declares as affecting isFinished (a dependent key).
+    case dependent(at: Int)
+    /// Keys were announced, but the class declared nothing, so whether one affects isFinished is
+    /// unknown: the announcements' positions.
+    case undeclared([Int])
+    /// No announcement of isFinished or of a key declared to affect it: the first YES read, and
+    /// the other announcements of the window (misspelled keys, keys declared for other states).
+    case missing(turned: Int, others: [Int])
+
+    /// The judgement for `op`; nil when the trace never shows its isFinished turn YES.
+    public static func of(_ op: Int, in c: CheckContext) -> FinishAnnouncement? {
+        var lastNo = -1
+        var turned: Int?
+        for i in c.indices(op, .kind(.read)) {
+            guard case .read(_, .isFinished, .bool(let v)) = c.event(i).kind else { continue }
+            if v { turned = i; break }
+            lastNo = i
+        }
+        guard let turned else { return nil }
+        var others: [Int] = []
+        var unknown = false
+        for i in c.indices(op, .kind(.announced), .kind(.didChange)) where i > lastNo {
+            switch c.event(i).kind {
+            case .didChange(_, .isFinished, _): return .direct(at: i)
+            case .announced(_, "isFinished", _): return .direct(at: i)
+            case .announced(_, _, let affects?) where affects.contains(.isFinished): return .dependent(at: i)
+            case .announced(_, let key, nil) where !misnamesFinished(key): unknown = true; others.append(i)
+            case .announced: others.append(i)
+            default: continue
+            }
+        }
+        return unknown ? .undeclared(others) : .missing(turned: turned, others: others)
+    }
+
+    /// Whether `key` is a wrong spelling of isFinished rather than a possible dependent key: any
+    /// key but `isFinished` whose letters, case aside, hold `finish` (`finished`, `isisFinished`,
+    /// `IsFinished`). Without a declaration a class's other keys may be dependent keys (correct on
+    /// Darwin, `undeclared`); a key that names the finish itself, wrongly, never is, since no
+    /// observer of isFinished watches it. A declared key is judged by its declaration first.
+    public static func misnamesFinished(_ key: String) -> Bool {
+        key != "isFinished" && key.lowercased().contains("finish")
+    }
+}
+
+extension CheckContext {
+    /// `"state"`, or `"state" (declared as affecting isExecuting)`: an `announced` event's key.
+    public func announcedKeyText(_ i: Int) -> String {
+        guard case .announced(_, let key, let affects) = event(i).kind else { return "?" }
+        let declared = affects.map { $0.isEmpty ? "" : " (declared as affecting " + $0.map(\.rawValue).joined(separator: ", ") + ")" }
+        return "\"\(key)\"" + (declared ?? "")
+    }
 }

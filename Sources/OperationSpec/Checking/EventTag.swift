@@ -66,7 +66,7 @@ extension EventKind {
         case threadStarted, stepIssued, stepDone, triggerMissed, call, returned, threw
         case mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded
         case willChange, didChange, read, set, operationCount, suspended, currentQueue, work, signal, awaited
-        case invocationResult, crash, hang, unsupported, cut, breach, end
+        case invocationResult, crash, hang, unsupported, cut, breach, announced, end
     }
 
     public var tag: Tag {
@@ -91,6 +91,7 @@ extension EventKind {
         case .operationCount: return .operationCount
         case .suspended: return .suspended
         case .currentQueue: return .currentQueue
+        case .announced: return .announced
         case .work: return .work
         case .signal: return .signal
         case .awaited: return .awaited

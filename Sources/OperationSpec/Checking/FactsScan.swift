@@ -178,7 +178,8 @@ struct FactsScan {
                 if key == .isExecuting { Self.first(&executingAt, op, i) }
             }
         case .mainBegan(let op, _), .mainEnded(let op), .blockBegan(let op, _),
-             .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _):
+             .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _),
+             .announced(let op, _, _):
             if valid(op) { about.file(op, i) }
         case .operationCount(let q, _):
             if q < queueEvents.count { queueEvents[q].append(i) }

@@ -136,6 +136,12 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     /// made short random delays at its instrumented points, as the request's `noise` asked.
     /// Informational: no rule needs it; it marks a trace recorded under noise.
     case timingNoise
+    /// What the implementation's own subclass announces: every `didChangeValue(forKey:)` its
+    /// code sends, with the key as written, is an `announced` event (the driver kit sees them on
+    /// Linux by standing in for Foundation's method, Specs/driver-protocol.md, "Announcements").
+    /// A platform limit about announcements (Foundation on Linux has no dependent keys) is
+    /// excused only with this evidence.
+    case announcements
 }
 
 /// Where the documents disagree, a profile picks one reading.

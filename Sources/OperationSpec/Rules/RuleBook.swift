@@ -37,7 +37,9 @@ public enum RuleBook {
 
     static func verdict(_ check: RuleCheck, _ context: CheckContext) -> Verdict {
         guard check.rule.applies(to: context.profile) else { return .notApplicable }
-        let capabilities = context.trace.capabilities
+        // Full KVO shows every did-change a subclass sends: what `announcements` promises.
+        let kvo = context.trace.capabilities.contains(.kvo)
+        let capabilities = context.trace.capabilities + (kvo ? [.announcements] : [])
         guard check.rule.needs.allSatisfy(capabilities.contains) else {
             let missing = check.rule.needs.filter { !capabilities.contains($0) }
             return .notObservable(reason: "\(context.trace.impl) cannot observe " + missing.map(\.rawValue).joined(separator: ", "))

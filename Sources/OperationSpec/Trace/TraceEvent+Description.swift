@@ -25,6 +25,10 @@ extension EventKind: CustomStringConvertible {
         case .set(let op, let k, let v): return "op \(op) sets its \(k.rawValue) ivar to \(v ? "YES" : "NO")"
         case .operationCount(let q, let n): return "queue \(q) operationCount read \(n)"
         case .suspended(let q, let b): return "queue \(q) isSuspended read \(b ? "YES" : "NO")"
+        case .announced(let op, let key, let affects):
+            let declared = affects.map { $0.isEmpty ? " (declared as affecting nothing)"
+                : " (declared as affecting " + $0.map(\.rawValue).joined(separator: ", ") + ")" } ?? ""
+            return "op \(op) announced a change of \"\(key)\"" + declared
         case .currentQueue(let op, let q): return "op \(op) read currentQueue: " + (q.map { "queue \($0)" } ?? "none of the scenario's queues")
         case .work(let op, let n): return "op \(op) works \(n) unit" + (n == 1 ? "" : "s")
         case .signal(let t): return "token \(t) signalled"

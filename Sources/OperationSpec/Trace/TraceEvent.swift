@@ -31,6 +31,13 @@ public enum EventKind: Codable, Sendable, Equatable {
     case read(op: Int, StateKey, Value)
     /// A concurrent subclass stored into its `executing` / `finished` ivar.
     case set(op: Int, StateKey, Bool)
+    /// Code of `op`, an instance of the implementation's own subclass, called
+    /// `didChangeValue(forKey: key)` (or its key-path form): what the class announced, whatever
+    /// the key, misspelled ones included. `affects`: the state keys the class declares `key` as
+    /// affecting (its `keyPathsForValuesAffecting<Key>`, as the probe was told); nil when the
+    /// class declared nothing at all. Recorded by drivers with the `announcements` observation
+    /// (Specs/trace-format.md, "announced").
+    case announced(op: Int, key: String, affects: [StateKey]?)
     case operationCount(queue: Int, Int)
     /// What `[queue isSuspended]` returned (API surface 2).
     case suspended(queue: Int, Bool)

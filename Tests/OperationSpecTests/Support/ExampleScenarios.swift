@@ -86,6 +86,15 @@ enum ExampleScenarios {
                  DriverStep(.cancel(2)), DriverStep(.start(2)),
                  DriverStep(.waitUntilFinished(0)), DriverStep(.waitUntilAllFinished(queue: 0))])
 
+    /// Two operations of the implementation's own subclass in a queue, read once they finished:
+    /// the engine runs them as the correct program around their work, announcing isFinished.
+    static let subclass = Scenario(name: "example-subclass",
+        queues: [QueueConfig()],
+        operations: [OperationConfig(kind: .subclass([.work(1)])), OperationConfig(kind: .subclass([.work(2)]))],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.read(.isFinished, op: 0)),
+                 DriverStep(.waitUntilAllFinished(queue: 0)), DriverStep(.read(.isFinished, op: 0)),
+                 DriverStep(.read(.isFinished, op: 1))])
+
     /// A subclass that says it is concurrent and leaves start to the default (its start only
     /// calls super, 002 section 4): started by hand, and by a queue.
     static let flagOnly = Scenario(name: "example-flag-only",

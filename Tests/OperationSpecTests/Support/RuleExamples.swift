@@ -155,6 +155,8 @@ enum RuleExamples {
             e.insert(.returned(.addExecutionBlock(1)), after: .call(.addExecutionBlock(1))) },
         "BLOCK-EACH-ONCE": RuleExample(scenario: S.queue) { $0.drop(.blockBegan(op: 1, block: 1)) },
         // SUBCLASS, INVOCATION
+        "SUBCLASS-FINISH-ANNOUNCED": RuleExample(scenario: S.subclass) { e in
+            e.dropAll { if case .didChange(0, .isFinished, _) = $0 { return true }; return false } },
         "SUBCLASS-FINISH-AFTER-START": RuleExample(scenario: S.concurrent) {
             $0.insert(.read(op: 1, .isFinished, .bool(true)), after: .call(.addOperation(1, queue: 0))) },
         "SUBCLASS-CONCURRENT-FLAG": RuleExample(scenario: S.concurrent) { $0.replace(.read(op: 0, .isConcurrent, .bool(true)), with: .read(op: 0, .isConcurrent, .bool(false))) },

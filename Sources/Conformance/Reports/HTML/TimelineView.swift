@@ -135,6 +135,7 @@ struct TimelineView {
         case .suspended: return ("suspended", nil)
         case .currentQueue(let o, _): return ("currentQueue", o)
         case .work(let o, _): return ("work", o)
+        case .announced(let o, _, _): return ("announced", o)
         case .signal: return ("signal", nil)
         case .awaited: return ("awaited", nil)
         case .invocationResult(let o): return ("invocationResult", o)
