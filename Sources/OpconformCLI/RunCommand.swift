@@ -43,6 +43,12 @@ enum RunCommand {
         let files = try writeFindings(result, to: out)
         try writeRecord(result, files: files, to: out, args)
         console.out(ConsoleReport.text(result, files: files))
+        for e in result.exceededRates {
+            let rate = e.entry.rate.map { "\($0.cases) of \($0.of)" } ?? ""
+            console.out("FAIL rate of a known divergence: \(e.entry.rule) was excused in \(e.seen) of \(result.cases) cases, "
+                + "where its entry measured \(rate) (at most \(e.bound) expected at the 0.001 level): a defect of the tested "
+                + "code may hide behind the known flake; run with --expectations none to see every case as a failure\n")
+        }
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
         if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }

@@ -46,6 +46,7 @@ struct TraceFormatTests {
     static let middle: [EventKind] = [
         .threadStarted(name: "", queue: nil), .threadStarted(name: "NSOperationQueue 0x1 (QOS: UTILITY) \"q\"\n", queue: 1),
         .stepIssued(0), .stepDone(0), .triggerMissed(1),
+        .announced(op: 1, key: "state", affects: [.isFinished]), .announced(op: 2, key: "isisFinished", affects: nil),
     ] + calls.map { EventKind.call($0) } + calls.map { EventKind.returned($0) } + [
         .threw(.addDependency(0, on: 0), .selfDependency, "an operation cannot depend on itself"),
         .threw(.start(0, by: .driver), .other, "*** -[NSOperation start]: \u{7f} \\ \"quoted\""),
@@ -131,7 +132,8 @@ struct TraceFormatTests {
         (#""read": {"key""#, #""raed": {"key""#, #"did you mean "read"?"#),
         (#""seq": 3,"#, #""seq": 3, "time": 1,"#, "the keys of an event are: kind, seq, thread"),
         (#""key": "isFinished", "op": 0, "value": false"#, #""key": "isFinished", "op": 0, "value": 0"#, "must be true or false: the value of isFinished"),
-        (#""format": 2"#, #""format": 4"#, "this build reads trace formats 2 and 3"),
+        (#""format": 3"#, #""format": 4"#, "this build reads trace formats 2 and 3"),
+        (#""format": 3"#, #""format": 2"#, "which trace format 3 added: write \"format\": 3"),
         (#""misuse": "selfDependency""#, #""misuse": "selfDependancy""#, #"did you mean "selfDependency"?"#),
         (#""by": "driver""#, #""by": "main""#, "which is not a caller"),
         (#""isFinished", "op": 0, "value": false"#, #""isFinished", "op": 9, "value": false"#, "names operation 9, but the scenario has 3"),

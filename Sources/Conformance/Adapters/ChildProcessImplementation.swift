@@ -133,6 +133,13 @@ public struct ChildProcessImplementation: Implementation {
                                      + "\(platform.owns.map { JSONDiagnosis.quoted($0) }.joined(separator: ", ")); a platform has a name, "
                                      + "and owns holds only " + DriverProtocol.Platform.parts.joined(separator: " and ") + more)
                 }
+                // A platform is a name of the harness's list, never a path: its name chooses the
+                // known divergences a run applies (`Fixtures/expectations/NAME.json`), and a claim
+                // the harness does not know would excuse by a file of the driver's choosing.
+                guard Attribution.platforms.contains(platform.name) else {
+                    throw InputError("\(who)'s hello claims the platform \(JSONDiagnosis.quoted(platform.name)), which is not one "
+                                     + "this harness knows (" + Attribution.platforms.joined(separator: ", ") + ")" + more)
+                }
                 found.setting = Attribution.Setting(platform: platform.name, owns: platform.owns)
             }
             return .found(found)

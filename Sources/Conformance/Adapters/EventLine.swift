@@ -367,6 +367,17 @@ private enum Reading {
             guard let f = fields(body, ["op"], optional: "queue"), let o = f.values[0].int,
                   let q = optionalInt(f.optional) else { return nil }
             return .currentQueue(op: o, queue: q)
+        case "announced":
+            guard let f = fields(body, ["op", "key"], optional: "affects"), let o = f.values[0].int,
+                  let k = f.values[1].string else { return nil }
+            guard let list = f.optional else { return .announced(op: o, key: k, affects: nil) }
+            guard case .array(let items) = list else { return nil }
+            var affects: [StateKey] = []
+            for item in items {
+                guard let key = item.string.flatMap(StateKey.init(rawValue:)) else { return nil }
+                affects.append(key)
+            }
+            return .announced(op: o, key: k, affects: affects)
         case "work":
             guard let f = fields(body, ["op", "units"]), let o = f[0].int, let u = f[1].int else { return nil }
             return .work(op: o, units: u)

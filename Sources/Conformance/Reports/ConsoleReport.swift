@@ -15,7 +15,7 @@ public enum ConsoleReport {
         let count = { (s: RuleStatistics.Status) in r.statistics.filter { $0.status == s }.count }
         if let known = c.known {
             out += "  known divergences: \(known.expected.count) of \(c.knownSource ?? known.impl)"
-                + (c.impl.setting.platform.map { ", the platform \(c.impl.name) builds on (\($0))" } ?? "")
+                + (c.impl.setting.platform.map { ", the platform \(c.impl.name)'s hello claims it builds on (\($0))" } ?? "")
                 + " (excused only where their cause shows; --expectations none reports them as failures)\n"
         }
         if let driver = c.impl as? ChildProcessImplementation, let release = driver.driverRelease, release != HarnessVersion.current {

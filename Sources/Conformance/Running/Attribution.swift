@@ -31,6 +31,11 @@ public enum Attribution: Sendable, Equatable {
         public static let ownEverything = Setting(platform: nil, owns: [])
     }
 
+    /// The platforms a driver's hello may claim to build on: the two with shipped known
+    /// divergences (`Fixtures/expectations/NAME.json`) and Foundation on Darwin, which has none
+    /// (nothing is excused there). A claim of any other name is refused (issue 42).
+    public static let platforms = ["foundation-darwin", "foundation-linux", "gnustep"]
+
     /// The entry of `known` that excuses `violation` in `scenario` run under `setting`, if one
     /// does; entries are tried in the file's order.
     public static func excuse(_ violation: Violation, in scenario: Scenario, known: Expectations?,

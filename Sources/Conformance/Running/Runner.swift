@@ -212,7 +212,22 @@ public struct RunResult: Sendable {
     public var interrupted = false
     /// Whether the run fails: a must-rule broken, a crash, a hang, or a driver that broke the
     /// protocol; under `--strict` (`RunConfiguration.strict`) a warning too.
-    public var failed: Bool { configuration.strict ? !findings.isEmpty || !unconfirmed.isEmpty : !failures.isEmpty }
+    public var failed: Bool {
+        (configuration.strict ? !findings.isEmpty || !unconfirmed.isEmpty : !failures.isEmpty) || !exceededRates.isEmpty
+    }
+
+    /// Known divergences this run excused far more often than their entry's measured rate
+    /// allows (`Expectations.Rate.bound`, the gate's test): a frequent defect of the tested code
+    /// may hide behind a rare flake's entry, so `run` fails on them as `gate` does (issue 42).
+    public var exceededRates: [(entry: Expectations.Entry, seen: Int, bound: Int)] {
+        guard let known = configuration.known else { return [] }
+        return known.expected.compactMap { entry in
+            guard let rate = entry.rate else { return nil }
+            let seen = self.known.filter { $0.entry == entry }.map(\.cases).reduce(0, +)
+            let bound = rate.bound(cases: cases)
+            return seen > bound ? (entry, seen, bound) : nil
+        }
+    }
     /// Findings that fail the run whatever `--strict` says.
     public var failures: [Finding] { findings.filter { $0.severity == .failure } }
     /// Findings of rules that are documented examples, advice or observed only: reported, and
