@@ -8,7 +8,7 @@ let package = Package(
     dependencies: [
         // The harness two folders up. In a package of your own, pin a release instead
         // (CHANGELOG.md; the tags are the releases):
-        //     .package(url: "https://github.com/<owner>/OperationConformance.git", from: "0.10.1"),
+        //     .package(url: "https://github.com/<owner>/OperationConformance.git", from: "0.11.0"),
         .package(name: "OperationConformance", path: "../.."),
     ],
     targets: [

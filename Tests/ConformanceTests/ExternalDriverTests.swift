@@ -166,7 +166,7 @@ struct ExternalDriverTests {
     func gateStartsTheNamedDriver() throws {
         let shipped = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/foundation-linux.json").path
         var object = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: shipped))) as? [String: Any])
-        object["format"] = 3
+        object["format"] = Expectations.newestFormat
         object["driver"] = ["path": Self.executable, "arguments": ["driver"]]
         // Beside a copy of its findings: an expectation's evidence lies in its file's folder.
         let folder = NSTemporaryDirectory() + "opconform-gate-\(UUID().uuidString)"

@@ -224,5 +224,7 @@ public enum StyleCorpus {
                 + "isFinished and isExecuting in Listing 2-7's order", defects: []),
         Entry(name: "careful-mutex", style: "flags in a Synchronization Mutex; start checks isCancelled; finish is "
                 + "idempotent", defects: []),
+        Entry(name: "two-step-finish", style: "locked flags; the finish sets isExecuting NO with one KVO pair, then "
+                + "isFinished YES with another (swift-corelibs-foundation's own test operation)", defects: []),
     ]
 }

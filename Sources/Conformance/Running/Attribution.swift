@@ -67,7 +67,49 @@ public enum Attribution: Sendable, Equatable {
            !witnesses.contains(where: { kinds.contains(kindName(scenario.operations[$0].kind)) }) { return false }
         for need in cause.needs ?? [] where !ingredients(scenario, witnesses: witnesses).contains(need) { return false }
         if let says = cause.says, !says.contains(where: { violation.observed.contains($0) }) { return false }
+        if let during = cause.during, !openCallNames(violation).contains(where: during.contains) { return false }
         return true
+    }
+
+    /// The names `during` may use: a call by its scenario-file action name, `start` for a start
+    /// by hand (the driver's or an operation's own code) and `queueStart` for a queue's.
+    public static let callNames = ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
+                                   "queueStart", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
+                                   "setQueuePriority", "setThreadPriority", "start", "superStart", "suspend", "waitUntilAllFinished",
+                                   "waitUntilFinished"]
+
+    /// The calls a crash's violation shows open when the implementation died (its witnesses:
+    /// `ShrinkTarget.death(of:)` names every call made and not returned), by `callNames`.
+    public static func openCallNames(_ violation: Violation) -> [String] {
+        violation.witnesses.compactMap { event in
+            guard case .call(let call) = event.kind else { return nil }
+            return callName(call)
+        }
+    }
+
+    /// `call`'s name in `callNames`.
+    static func callName(_ call: Call) -> String {
+        switch call {
+        case .start(_, by: .queue): return "queueStart"
+        case .start: return "start"
+        case .superStart: return "superStart"
+        case .cancel: return "cancel"
+        case .addOperation: return "add"
+        case .addOperations: return "addBatch"
+        case .addDependency: return "addDependency"
+        case .removeDependency: return "removeDependency"
+        case .setCompletionBlock: return "setCompletionBlock"
+        case .addExecutionBlock: return "addExecutionBlock"
+        case .setQueuePriority: return "setQueuePriority"
+        case .setThreadPriority: return "setThreadPriority"
+        case .cancelAll: return "cancelAll"
+        case .setSuspended(_, let suspended): return suspended ? "suspend" : "resume"
+        case .setMaxConcurrent: return "setMaxConcurrent"
+        case .waitUntilFinished: return "waitUntilFinished"
+        case .waitUntilAllFinished: return "waitUntilAllFinished"
+        case .result: return "result"
+        case .addBlock: return "addBlock"
+        }
     }
 
     /// What Foundation on Linux cannot do, told apart from the tested subclass's defects: it
@@ -212,7 +254,9 @@ public enum Attribution: Sendable, Equatable {
     /// What a case is made of, for a cause's `needs`: the driver actions it performs by their
     /// scenario-file names (`removeDependency`, `start`, ...), the kinds of its operations,
     /// `selfDependency` when an operation is made to depend on itself, and `addedTwice` when
-    /// one is added to a queue by two steps. A dependency action
+    /// one of the witness operations (any, when the violation names none) is added to a queue
+    /// by two steps, `secondStart` when such an operation is added to a queue and also started
+    /// by hand or added again. A dependency action
     /// counts only where it names one of the witness operations as the dependent (when the
     /// violation names any), since a dependency changed elsewhere in the case is not its cause.
     public static func ingredients(_ scenario: Scenario, witnesses: [Int] = []) -> [String] {
@@ -238,9 +282,30 @@ public enum Attribution: Sendable, Equatable {
             default: ops = []
             }
             for o in ops {
-                if added.contains(o) { add("addedTwice") }
+                // The operation added twice must be the violation's, when it names any.
+                if added.contains(o) && (witnesses.isEmpty || witnesses.contains(o)) { add("addedTwice") }
                 added.append(o)
             }
+        }
+        // An operation started twice: added to a queue and started by hand (by the driver or by
+        // an operation's own code), or added twice. GNUstep's queue then finishes it behind its
+        // running task (a refused second start, then -_finish). The operation must be the
+        // violation's, when it names any.
+        var handStarted: [Int] = []
+        for step in scenario.driver { if case .start(let o) = step.action { handStarted.append(o) } }
+        func programStarts(_ steps: [Step]) {
+            for step in steps {
+                switch step {
+                case .start(.op(let o)): handStarted.append(o)
+                case .if(_, let then, let otherwise): programStarts(then); programStarts(otherwise)
+                case .repeat(_, let body): programStarts(body)
+                default: continue
+                }
+            }
+        }
+        scenario.stepLists.forEach(programStarts)
+        for o in Set(added).sorted() where witnesses.isEmpty || witnesses.contains(o) {
+            if handStarted.contains(o) || added.filter({ $0 == o }).count > 1 { add("secondStart") }
         }
         for op in scenario.operations { add(kindName(op.kind)) }
         return found.sorted()

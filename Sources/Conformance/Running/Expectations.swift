@@ -8,7 +8,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     /// 1; 2 adds `driver`, the driver the gate starts when it is given no `--impl`; 3 adds an
     /// entry's `cause` (`Cause`), and lets one rule have an entry for each of its causes.
     public static let formatVersion = 1
-    public static let newestFormat = 3
+    public static let newestFormat = 4
 
     public enum Kind: String, Codable, Sendable, CaseIterable {
         /// The platform does it differently and says so (a trap where Cocoa throws, no KVO...).
@@ -106,16 +106,24 @@ public struct Expectations: Codable, Sendable, Equatable {
         /// For a crash or a hang: words of which one must be in what it says (the crash
         /// message, the call that never returned).
         public var says: [String]?
+        /// For a crash (format 4): calls of which one must be open (called, not returned) when
+        /// the implementation died, by their scenario-file names (`Attribution.openCallNames`):
+        /// `start` is a start by hand (the driver's or an operation's own code), `queueStart` a
+        /// queue's. A trap in Foundation's `start` while a queue of the user's own starts an
+        /// operation that is not ready is that queue's doing, not the platform's.
+        public var during: [String]?
 
-        public init(owner: Owner, inherited: Bool = false, kinds: [String]? = nil, needs: [String]? = nil, says: [String]? = nil) {
+        public init(owner: Owner, inherited: Bool = false, kinds: [String]? = nil, needs: [String]? = nil, says: [String]? = nil,
+                    during: [String]? = nil) {
             self.owner = owner
             self.inherited = inherited
             self.kinds = kinds
             self.needs = needs
             self.says = says
+            self.during = during
         }
 
-        enum CodingKeys: String, CodingKey { case owner, inherited, kinds, needs, says }
+        enum CodingKeys: String, CodingKey { case owner, inherited, kinds, needs, says, during }
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             owner = try c.decode(Owner.self, forKey: .owner)
@@ -123,6 +131,7 @@ public struct Expectations: Codable, Sendable, Equatable {
             kinds = try c.decodeIfPresent([String].self, forKey: .kinds)
             needs = try c.decodeIfPresent([String].self, forKey: .needs)
             says = try c.decodeIfPresent([String].self, forKey: .says)
+            during = try c.decodeIfPresent([String].self, forKey: .during)
         }
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -131,6 +140,7 @@ public struct Expectations: Codable, Sendable, Equatable {
             try c.encodeIfPresent(kinds, forKey: .kinds)
             try c.encodeIfPresent(needs, forKey: .needs)
             try c.encodeIfPresent(says, forKey: .says)
+            try c.encodeIfPresent(during, forKey: .during)
         }
 
         /// The cause in a few words, for a report: `operations, needs removeDependency`.
@@ -139,13 +149,16 @@ public struct Expectations: Codable, Sendable, Equatable {
             if let kinds { parts.append("kinds " + kinds.joined(separator: "/")) }
             if let needs { parts.append("needs " + needs.joined(separator: "+")) }
             if let says { parts.append("says " + says.map { "'\($0)'" }.joined(separator: "/")) }
+            if let during { parts.append("during " + during.joined(separator: "/")) }
             return parts.joined(separator: ", ")
         }
 
         /// The operation kinds a cause may name.
         static let kindNames = ["block", "concurrent", "invocation", "main", "subclass"]
         /// The words `needs` may hold besides kinds: every driver action, and `selfDependency`.
-        static let ingredientNames = (ScenarioDecoder.actionCases.names + ["addedTwice", "selfDependency"] + kindNames).sorted()
+        static let ingredientNames = (ScenarioDecoder.actionCases.names + ["addedTwice", "secondStart", "selfDependency"] + kindNames).sorted()
+        /// The calls `during` may name (`Attribution.openCallNames`).
+        static let callNames = Attribution.callNames
     }
 
     public var format: Int
@@ -228,7 +241,7 @@ public struct Expectations: Codable, Sendable, Equatable {
 extension Expectations: CheckedInput {
     func inputProblem() -> InputError.FieldProblem? {
         guard (Self.formatVersion...Self.newestFormat).contains(format) else {
-            return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads expectations formats \(Self.formatVersion) and \(Self.newestFormat)")
+            return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads expectations formats \(Self.formatVersion) to \(Self.newestFormat)")
         }
         if driver != nil && format < 2 {
             let format = format
@@ -251,13 +264,24 @@ extension Expectations: CheckedInput {
                     let format = format
                     return .init(path: at) { _, where_ in "a cause needs format 3, but the file is format \(format) (the cause is\(where_.isEmpty ? " there" : where_))" }
                 }
+                if cause.during != nil && format < 4 {
+                    let format = format
+                    return .init(path: at + [.key("during")]) { _, where_ in
+                        "a cause's during needs format 4, but the file is format \(format) (it is\(where_.isEmpty ? " there" : where_))"
+                    }
+                }
+                for (j, call) in (cause.during ?? []).enumerated() where !Cause.callNames.contains(call) {
+                    return .init(path: at + [.key("during"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(call, limit: 40))\"",
+                                 requirement: ", but must be a call by its scenario-file name (start is a start by hand, queueStart "
+                                    + "a queue's): " + Cause.callNames.joined(separator: ", "))
+                }
                 for (j, kind) in (cause.kinds ?? []).enumerated() where !Cause.kindNames.contains(kind) {
                     return .init(path: at + [.key("kinds"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(kind, limit: 40))\"",
                                  requirement: ", but must be one of: " + Cause.kindNames.joined(separator: ", "))
                 }
                 for (j, need) in (cause.needs ?? []).enumerated() where !Cause.ingredientNames.contains(need) {
                     return .init(path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
-                                 requirement: ", but must be a driver action, an operation kind, addedTwice or selfDependency ("
+                                 requirement: ", but must be a driver action, an operation kind, addedTwice, secondStart or selfDependency ("
                                     + Cause.ingredientNames.joined(separator: ", ") + ")")
                 }
             }
@@ -283,7 +307,7 @@ extension Expectations: StrictlyKeyed {
         default:
             if path.count == 2, path[0] == .key("expected"), case .index = path[1] { return ["cause", "rare", "rate"] }
             if path.count == 3, path[0] == .key("expected"), case .index = path[1], path[2] == .key("cause") {
-                return ["inherited", "kinds", "needs", "says"]
+                return ["during", "inherited", "kinds", "needs", "says"]
             }
             return []
         }

@@ -57,8 +57,17 @@ public struct ShrinkTarget: Sendable {
                                   expected: "no memory error: nothing is used after it was freed, or outside what was allocated",
                                   witnesses: [last])]
             case nil:
-                return [Violation(rule: Finding.crashRule, observed: kind.description,
-                                  expected: "no crash: misuse is reported, not fatal (004 2.7.2)", witnesses: [last])]
+                // The calls open when it died are the crash's evidence: whose call it was (a start
+                // by hand, a queue's start) decides whose duty broke (`Cause.during`).
+                let open = openCalls(trace)
+                let expected = open.isEmpty ? "no crash: every call returns and the run ends"
+                    : "no crash during " + open.compactMap { e -> String? in
+                        guard case .call(let call) = e.kind else { return nil }
+                        return "\(call)"
+                    }.joined(separator: ", ")
+                        + ": the call returns, and a misuse, if it is one, is reported, not fatal (004 2.7.2)"
+                return [Violation(rule: Finding.crashRule, observed: kind.description, expected: expected,
+                                  witnesses: open + [last])]
             }
         case .hang:
             return [Violation(rule: Finding.hangRule, observed: last.kind.description, expected: "every call returns and the run ends", witnesses: [last])]
@@ -69,6 +78,20 @@ public struct ShrinkTarget: Sendable {
         default:
             return []
         }
+    }
+
+    /// The calls made and not returned (nor thrown) when the trace ended, in order.
+    static func openCalls(_ trace: Trace) -> [TraceEvent] {
+        var open: [TraceEvent] = []
+        for event in trace.events {
+            switch event.kind {
+            case .call: open.append(event)
+            case .returned(let call), .threw(let call, _, _):
+                if let i = open.lastIndex(where: { $0.thread == event.thread && $0.kind == .call(call) }) { open.remove(at: i) }
+            default: continue
+            }
+        }
+        return open
     }
 
     /// `0x` followed by hex digits becomes `0x…`.

@@ -123,7 +123,7 @@ extension RuleBook {
                 for (i, k) in c.opEvents(op, .keys(.isExecuting, nil)) where i > began && i < ended {
                     guard case .read(_, .isExecuting, let v) = k, c.facts.began(i, after: began) else { continue }
                     r.hits += 1
-                    guard v == .bool(false), i < finishing else { continue }
+                    guard v == .bool(false), i < finishing, !twoStepFinish(c, op, readAt: i) else { continue }
                     r.violations.append(c.violation("STATE-EXECUTING-DURING-TASK",
                         "op \(op) reported isExecuting NO while its task ran",
                         "isExecuting YES from the task's start until the operation begins to finish", [began, i, ended]))
@@ -181,6 +181,51 @@ extension RuleBook {
             return r
         },
     ]
+
+    /// Whether a read of isExecuting NO at `readAt` falls in a finish told in two steps: the
+    /// change of isExecuting the operation told around the read, then isFinished YES, with no
+    /// work of its task in between. The class set `executing = NO` with its own KVO pair and
+    /// then `finished = YES` with another (swift-corelibs-foundation's TestOperationQueue writes
+    /// its asynchronous operation so); a reader between the pairs sees neither. The guide's
+    /// Listing 2-7 brackets both in one pair, but that is an example (KVO-COMPLETION-ORDER warns
+    /// of the order), not a must: Table 2-2 asks that the state be kept, reported and announced,
+    /// and a task whose work is done is no longer executing. So the gap is the beginning of the
+    /// finish (issue 42, TwoStepFinishTests).
+    static func twoStepFinish(_ c: CheckContext, _ op: Int, readAt i: Int) -> Bool {
+        guard let finished = c.facts.finishing(op) ?? firstYes(c, op, .isFinished, after: i), finished > i else {
+            return false
+        }
+        let told = c.indices(op, .kind(.willChange), .kind(.didChange)).filter { $0 < finished }
+            + c.indices(op, .kind(.announced)).filter { $0 < finished }
+        let around = told.sorted().filter { j in
+            switch c.event(j).kind {
+            case .willChange(_, .isExecuting, _), .didChange(_, .isExecuting, _), .announced(_, "isExecuting", _):
+                return true
+            default: return false
+            }
+        }
+        // The change of isExecuting that took it to NO: the last one told before the read if no
+        // read of YES came between (a will-change is told before the store, a did-change after
+        // it), else the first one told after the read (a reader on another thread saw the store
+        // before the did-change).
+        let lastYes = c.indices(op, .kind(.read)).last { j in
+            guard j < i, case .read(_, .isExecuting, .bool(true)) = c.event(j).kind else { return false }
+            return true
+        } ?? -1
+        guard let change = around.last(where: { $0 < i && $0 > lastYes }) ?? around.first(where: { $0 > i }) else {
+            return false
+        }
+        let thread = c.event(change).thread
+        return workAfter(c, op, thread: thread, from: min(change, i), to: finished) == nil
+    }
+
+    /// The first read of `key` YES of `op` after `i`.
+    static func firstYes(_ c: CheckContext, _ op: Int, _ key: StateKey, after i: Int) -> Int? {
+        c.indices(op, .kind(.read)).first { j in
+            guard j > i, case .read(_, key, .bool(true)) = c.event(j).kind else { return false }
+            return true
+        }
+    }
 
     /// The first unit of work `op`'s task did on `thread` between `from` and `to`, leaving out
     /// the operation's completion block (which may run on the thread that finished it, and whose

@@ -148,7 +148,8 @@ extension RuleBook {
 /// read of NO before it (a class that announces before it changes is read NO by whoever it told),
 /// and after it (a reader on another thread may see YES between the store and the did-change).
 public enum FinishAnnouncement: Equatable, Sendable {
-    /// A did-change of isFinished itself (an `announced` event, or a KVO `didChange`): at `at`.
+    /// A did-change of isFinished itself (an `announced` event, or a KVO `didChange`), or a
+    /// finish the default start made and read back inside its own call: at `at`.
     case direct(at: Int)
     /// A did-change of a key the class declares as affecting isFinished (a dependent key).
     case dependent(at: Int)
@@ -169,6 +170,17 @@ public enum FinishAnnouncement: Equatable, Sendable {
             lastNo = i
         }
         guard let turned else { return nil }
+        // Read back on the thread of a start call of its own that has not returned: the default
+        // start (a class that does not override it) finished the operation and told the queue
+        // itself, with or without running main (a cancelled operation's start skips it), as
+        // Foundation's does on Linux (it reads isFinished back, Operation.swift's start and
+        // observeValue) and NSOperation's KVO does on Darwin. The class owes no announcement of
+        // a finish it left to its superclass. A class's own start that sets finished unheard and
+        // returns is not read back there (no-kvo's cancelled start), so it stays `missing`.
+        let thread = c.event(turned).thread
+        for s in c.startCalls(op) where s.i < turned && (s.end ?? Int.max) > turned && c.event(s.i).thread == thread {
+            return .direct(at: s.i)
+        }
         var others: [Int] = []
         var unknown = false
         for i in c.indices(op, .kind(.announced), .kind(.didChange)) where i > lastNo {
