@@ -67,6 +67,21 @@ struct GNUstepDriverTests {
         #expect(broken.isSubset(of: ["THREAD-PRIORITY-MAIN", "QUEUE-THREAD-NAME"]), "\(broken.sorted())")
     }
 
+    /// The masking case of issue 42: GNUstep's STATE-EXCLUSIVE entry ("the operation was in two
+    /// queues") excused the guide's own Listing 2-6 race in a subclass in one queue, and this gate
+    /// exited 0. Its cause now needs the violation's operation started twice.
+    @Test("GNUstep's expectations do not hide the guide's Listing 2-6 race in a subclass",
+          .enabled(if: available, "needs GNUstep"))
+    func listingRaceNotMasked() throws {
+        let out = NSTemporaryDirectory() + "opconform-mask-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let file = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/gnustep.json").path
+        let r = opconform("gate", "--impl", "gnustep", "--expectations", file, "--flaws", "state-after-dispatch", "--flaw-rate", "100",
+                          "--count", "200", "--seed", "1", "--no-shrink", "--out", out)
+        #expect(r.status == 1, "\(r.out)\(r.err)")
+        #expect(r.out.contains("UNEXPECTED STATE-EXCLUSIVE"), "\(r.out)")
+    }
+
     @Test("every expected GNUstep divergence names its rule, kind and case, and the case still decodes")
     func expectations() throws {
         let path = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/gnustep.json").path

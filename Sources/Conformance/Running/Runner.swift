@@ -566,7 +566,9 @@ public struct Runner: Sendable {
         guard !doubtful.isEmpty else { return }
         let again = c.impl.patient(Confirmation.patience).run(scenario, scheduleSeed: seed)
         let againVerdicts = again.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: again, profile: c.profile, rules: c.rules)
-        for rule in doubtful where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts) {
+        let unheardAgain = c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: again, scenario) : .none
+        let excusedAgain = { (v: Violation) in self.attribute(v, scenario, unheard: unheardAgain) != nil }
+        for rule in doubtful where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts, excused: excusedAgain) {
             if rule == Finding.hangRule, let d = death {
                 unconfirmed.append(d)
                 death = nil
