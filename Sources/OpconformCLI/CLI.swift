@@ -14,9 +14,24 @@ public protocol Console: AnyObject {
 /// The process's own standard output and error.
 public final class StandardConsole: Console {
     public init() {}
-    public func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
-    public func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    public func out(_ text: String) { Self.write(1, text) }
+    public func err(_ text: String) { Self.write(2, text) }
     public var interactive: Bool { isatty(2) != 0 }
+
+    /// Writes all of `text` to `descriptor`, giving up quietly when it cannot be written: after
+    /// a SIGHUP the terminal is gone (EIO), and a closed pipe says EPIPE. `FileHandle.write`
+    /// traps on those, and a run stopped by its terminal's closing must still write its files.
+    static func write(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
 }
 
 public enum CLI {

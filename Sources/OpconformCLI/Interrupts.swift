@@ -2,16 +2,18 @@ import Conformance
 import Dispatch
 import Foundation
 
-/// SIGINT (Ctrl-C) and SIGTERM during a run: the first asks the run to stop (`StopRequest`) and
-/// kills every driver at once; the run then returns what it had decided, and the command writes
-/// the findings (marked when not fully shrunk), the summary and the reports as usual, and exits
-/// 130. A second signal ends the process at once, for a user who will not wait.
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP (a closed terminal, a CI runner's cancel) during a run:
+/// the first asks the run to stop (`StopRequest`) and kills every driver at once; the run then
+/// returns what it had decided, and the command writes the findings (marked when not fully
+/// shrunk), the summary and the reports as usual, and exits 130. A second signal ends the
+/// process at once, for a user who will not wait; the files already written are whole (each is
+/// written to a temporary file and renamed).
 ///
 /// Signals are taken through dispatch sources, not a C handler: the work is ordinary Swift on
 /// a queue, not code restricted to what is safe inside a signal handler.
 final class Interrupts {
     private var sources: [DispatchSourceSignal] = []
-    private static let signals = [SIGINT, SIGTERM]
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
     init(stop: StopRequest, console: Console) {
         let queue = DispatchQueue(label: "opconform.interrupts")

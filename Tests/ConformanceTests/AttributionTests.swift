@@ -74,8 +74,11 @@ struct AttributionTests {
         let enqueued = "crash (signal 4): Foundation/Operation.swift:1195: Fatal error: operations finished, executing or already in a "
             + "queue cannot be enqueued"
         let add = TraceEvent(seq: 2, thread: 0, .call(.addOperation(0, queue: 0)))
-        #expect(Attribution.excuse(crash(enqueued, during: [add]), in: started, known: known, setting: Self.userQueue) == nil,
+        let cancelled = Self.scenario([.subclass([.work(1)])], [.cancel(0), .add(op: 0, queue: 0)])
+        #expect(Attribution.excuse(crash(enqueued, during: [add]), in: cancelled, known: known, setting: Self.userSubclass) == nil,
                 "an operation the tested code finished before it was added is the tested code's")
+        #expect(Attribution.excuse(crash(enqueued, during: [add]), in: started, known: known, setting: Self.userSubclass)?.cause?.needs
+                == ["secondStart"], "one the driver started by hand and then added is the platform's way of refusing the misuse")
         let twice = Self.scenario([.main([.work(1)]), .main([.work(1)])], [.add(op: 0, queue: 0), .add(op: 1, queue: 0), .add(op: 0, queue: 0)])
         #expect(Attribution.excuse(crash(enqueued, during: [add]), in: twice, known: known, setting: Self.userQueue)?.cause?.needs == ["secondStart"])
         let addOne = TraceEvent(seq: 2, thread: 0, .call(.addOperation(1, queue: 0)))

@@ -65,13 +65,18 @@ struct InterruptTests {
         return path
     }
 
-    @Test("a SIGINT mid-run writes the findings so far, unshrunk and marked, the summary, and exits 130", .enabled(if: available, "build opconform first"))
-    func midRun() throws {
+    /// SIGHUP is a closed terminal or a CI runner's cancel: it stops a run as SIGINT does, and
+    /// the run's words to a terminal that is gone are dropped, not fatal (issue 43).
+    @Test("a SIGINT, SIGTERM or SIGHUP mid-run writes the findings so far, unshrunk and marked, the summary, and exits 130",
+          .enabled(if: available, "build opconform first"), arguments: [SIGINT, SIGTERM, SIGHUP])
+    func midRun(signal: Int32) throws {
         let dir = Self.folder()
         let run = try Started(["run", "--impl", "reference", "--fault", "priority-ignored", "--count", "100000000", "--json", "run.json"], in: dir)
         #expect(Self.waitForLines(dir + "/opconform-findings/latest/cases.jsonl", 300))
-        kill(run.child.pid, SIGINT)
+        let sent = Date()
+        kill(run.child.pid, signal)
         let (status, out) = run.end()
+        print("signal \(signal) mid-run: exited after \(Int(Date().timeIntervalSince(sent) * 1000)) ms")
         #expect(status == 130, "\(out)")
         #expect(out.contains("INTERRUPTED after ") && out.contains("FAIL PRIORITY-ORDER"), "\(out)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings/latest").filter { $0.hasPrefix("PRIORITY-ORDER-") }
@@ -85,16 +90,19 @@ struct InterruptTests {
         #expect(replay.status == 1, "\(replay.out)\(replay.err)")
     }
 
-    @Test("a SIGINT while shrinking on a real implementation kills its drivers and keeps every finding", .enabled(if: available, "build opconform first"))
-    func whileShrinking() throws {
+    @Test("a SIGINT, SIGTERM or SIGHUP while shrinking on a real implementation kills its drivers and keeps every finding",
+          .enabled(if: available, "build opconform first"), arguments: [SIGINT, SIGTERM, SIGHUP])
+    func whileShrinking(signal: Int32) throws {
         let dir = Self.folder()
         // Flawed subclasses on Foundation break several rules in 20 cases; shrinking each on a
         // real implementation takes seconds (a process per candidate run).
         let run = try Started(["run", "--impl", "foundation", "--flaw-rate", "60", "--count", "20", "--seed", "11"], in: dir)
         #expect(Self.waitForLines(dir + "/opconform-findings/latest/cases.jsonl", 21))
         usleep(300_000)
-        kill(run.child.pid, SIGINT)
+        let sent = Date()
+        kill(run.child.pid, signal)
         let (status, out) = run.end()
+        print("signal \(signal) while shrinking: exited after \(Int(Date().timeIntervalSince(sent) * 1000)) ms")
         #expect(status == 130, "\(out)")
         #expect(out.contains("INTERRUPTED after 20 of 20 cases"), "\(out)")
         let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings/latest").filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }

@@ -42,7 +42,7 @@ struct RunnerTests {
             // default, which the generator writes only as a flaw (the test below).
             if s.id == "START-DEFAULT-IGNORES-FLAG" { #expect(s.status == .notReached); continue }
             // Reached only by operations of the implementation's own subclass, which the generator
-            // makes only for a driver that names one (EngineSubclassTests holds the engine to it).
+            // makes only for a driver that names one (CorpusTests holds it: no-kvo, misspelled-key).
             if s.id == "SUBCLASS-FINISH-ANNOUNCED" { #expect(s.status == .notReached); continue }
             #expect(s.status == .pass, "\(s.id) is \(s.status.rawValue)")
             if Self.long { #expect(s.hits >= 20, "\(s.id) reached only \(s.hits) times in \(count) cases") }

@@ -32,10 +32,18 @@ enum ChildProcess {
         /// signal then mean nothing.
         var reusable = false
 
-        /// A driver that could not be started (status -1, the reason as its last words).
+        /// Why the case is the machine's, not the implementation's nor the driver's: it could
+        /// not start a driver, or a driver it killed never ended (`DriverProcess.end`). The case
+        /// ends cut (`EventKind.cut`), with no verdict.
+        var machine: String?
+
+        /// A driver that could not be started (status -1, the reason as its last words); the
+        /// machine's failure when it was out of processes or memory.
         static func cannotStart(_ command: [String], _ error: SpawnedProcess.StartError) -> Outcome {
-            Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
-                    stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
+            var outcome = Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
+                                  stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
+            if error.transient { outcome.machine = "the machine could not start a driver: " + error.message }
+            return outcome
         }
     }
 
@@ -296,6 +304,14 @@ enum ChildProcess {
             let deadline = Date().addingTimeInterval(seconds)
             while value == nil && !poked { if !condition.wait(until: deadline) { break } }
             poked = false
+            return value != nil
+        }
+        /// Whether the child has been reaped within `seconds`; pokes do not end this wait.
+        func reaped(within seconds: Double) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date().addingTimeInterval(seconds)
+            while value == nil { if !condition.wait(until: deadline) { break } }
             return value != nil
         }
         var ending: SpawnedProcess.Ending { condition.lock(); defer { condition.unlock() }; return value! }

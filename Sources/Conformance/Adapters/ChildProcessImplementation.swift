@@ -228,6 +228,9 @@ public struct ChildProcessImplementation: Implementation {
 
     /// The case's trace: the reader's events, ended by how the driver ended when it did not
     /// write the trace's last event itself (Specs/driver-protocol.md, "When a driver misbehaves").
+    /// How a `cut` event of a case the machine failed begins (`Trace.isMachineFailure`).
+    public static let machineFailure = "the machine failed the case, not the implementation: "
+
     private func trace(reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         var (events, caps, problem, runaway) = reader.result
         func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
@@ -246,6 +249,13 @@ public struct ChildProcessImplementation: Implementation {
             events.removeLast()
             let message = "the driver exited with status \(outcome.status) after the end of the trace: " + words
             append(.crash(signal: 0, message: message))
+            return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
+        }
+        // The machine failed the case (no driver could be started, or one never ended): its own
+        // ending, cut, never a rule's verdict nor a driver's breach (issue 43).
+        if let machine = outcome.machine {
+            if events.last?.kind.endsTrace ?? false { events.removeLast() }
+            append(.cut(Self.machineFailure + machine))
             return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
         }
         // A trace that has its last event (`end`, `hang`, `crash`) is whole, whatever the driver
@@ -316,4 +326,13 @@ private final class FirstLine: @unchecked Sendable {
     private var line: String?
     func take(_ l: Substring) -> Bool { lock.withLock { line = String(l.prefix(DriverLimits.maxLine)) }; return false }
     var value: String? { lock.withLock { line } }
+}
+
+extension Trace {
+    /// Whether the machine failed this case (no driver could be started, or a killed one was
+    /// never seen to end): a `cut` event that says so, written by `ChildProcessImplementation`.
+    public var isMachineFailure: Bool {
+        guard case .cut(let why)? = events.last?.kind else { return false }
+        return why.hasPrefix(ChildProcessImplementation.machineFailure)
+    }
 }

@@ -37,7 +37,8 @@ final class DriverPool: @unchecked Sendable {
         let all = lock.withLock { () -> [DriverProcess] in defer { idle = [] }; return idle }
         let done = DispatchGroup()
         for process in all { process.retire(done: done) }
-        done.wait()
+        // Bounded (issue 43): a retiring thread the machine could not start never leaves.
+        _ = done.wait(timeout: .now() + 2 + DriverProcess.reapDeadline + 5)
     }
 
     deinit { for process in idle { process.retire() } }

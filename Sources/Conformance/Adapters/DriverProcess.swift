@@ -172,7 +172,18 @@ final class DriverProcess: @unchecked Sendable {
     private func end(killed: String?, lastError: String?) -> ChildProcess.Outcome {
         var killed = killed
         reaped.stop(child)
-        _ = reaped.wait(seconds: .infinity)
+        // Bounded: a reaper thread the machine could not start (pthread_create fails when it is
+        // out of threads, and Foundation's Thread says nothing) never reports, and a run once
+        // waited here for ever on drivers that had exited (issue 43). Past the deadline the case
+        // is the machine's; the child, killed, is reaped by its reaper if it ever runs, or by
+        // no one until the harness exits (a zombie, not a hang).
+        guard reaped.reaped(within: Self.reapDeadline) else {
+            let (lines, bytes, unfinished, stopped, _) = output.summary
+            var outcome = ChildProcess.Outcome(status: -1, signal: nil, killed: killed, lastError: lastError, stoppedByReader: stopped,
+                                               unfinishedLine: unfinished, lines: lines, bytes: bytes)
+            outcome.machine = "a driver killed \(Int(Self.reapDeadline)) s ago was never seen to end (out of threads or processes?)"
+            return outcome
+        }
         let ending = reaped.ending
         // The child has ended and its group is gone (`SpawnedProcess.wait` kills what it left
         // behind), so the pipes reach their end; the wait is a backstop for a grandchild that
@@ -203,12 +214,18 @@ final class DriverProcess: @unchecked Sendable {
         done?.enter()
         Thread {
             defer { done?.leave() }
-            writing.wait()
+            // Bounded: a writer blocked on a driver that stopped reading ends when it is killed.
+            _ = writing.wait(timeout: .now() + grace)
             child.closeInput()
             let deadline = Date().addingTimeInterval(grace)
             while !reaped.hasEnded && Date() < deadline { _ = reaped.wait(seconds: deadline.timeIntervalSinceNow) }
             if !reaped.hasEnded { reaped.stop(child) }
-            _ = reaped.wait(seconds: .infinity)
+            _ = reaped.reaped(within: DriverProcess.reapDeadline)
         }.start()
     }
+
+    /// How long a killed driver may take to be seen ended before its case is given up as the
+    /// machine's (`end`). A killed process ends at once; only a machine that cannot run the
+    /// reaper's thread takes longer.
+    static let reapDeadline: TimeInterval = 30
 }

@@ -37,7 +37,20 @@ final class SpawnedProcess: Sendable {
         case signalled(Int32)
     }
 
-    struct StartError: Error { let message: String }
+    struct StartError: Error {
+        let message: String
+        /// The machine, not the command, refused: out of processes or memory (EAGAIN, ENOMEM,
+        /// ENFILE) for all of `spawnDeadline`. The case is the machine's, never a verdict.
+        var transient = false
+    }
+
+    /// How long a start that the machine refuses for want of processes or memory is retried,
+    /// with backoff, before it is given up as the machine's failure (issue 43: another job held
+    /// tens of thousands of threads, and fork failed machine-wide for minutes).
+    static let spawnDeadline: TimeInterval = 60
+
+    /// Errors of a start that say the machine is out of something, not that the command is bad.
+    static let transientErrors: [Int32] = [EAGAIN, ENOMEM, ENFILE]
 
     private init(pid: pid_t, input: Int32, output: Int32, errors: Int32, mark: String) {
         self.pid = pid
@@ -57,7 +70,26 @@ final class SpawnedProcess: Sendable {
     private static let creating = NSLock()
 
     /// Starts `command` (an absolute executable path, then its arguments) with `environment`.
+    /// A start the machine refuses for want of processes or memory is tried again with backoff
+    /// (10 ms, doubling to 1 s) for `spawnDeadline`, then given up as `transient`.
     static func start(_ command: [String], environment: [String: String]) throws(StartError) -> SpawnedProcess {
+        let deadline = Date().addingTimeInterval(spawnDeadline)
+        var pause: TimeInterval = 0.01
+        while true {
+            do {
+                return try startOnce(command, environment: environment)
+            } catch where error.transient {
+                if Date().addingTimeInterval(pause) >= deadline {
+                    throw StartError(message: "the machine refused to start it for \(Int(spawnDeadline)) s: \(error.message)",
+                                     transient: true)
+                }
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 1)
+            }
+        }
+    }
+
+    private static func startOnce(_ command: [String], environment: [String: String]) throws(StartError) -> SpawnedProcess {
         _ = ignoreBrokenPipes
         guard let path = command.first else { throw StartError(message: "no command") }
         // `pipe2(O_CLOEXEC)` is not visible to Swift here, so the flag is set right after
@@ -70,7 +102,9 @@ final class SpawnedProcess: Sendable {
             var fds: [Int32] = [-1, -1]
             guard pipe(&fds) == 0 else {
                 for p in pipes { close(p[0]); close(p[1]) }
-                throw StartError(message: "cannot make a pipe: \(String(cString: strerror(errno)))")
+                let code = errno
+                throw StartError(message: "cannot make a pipe: \(String(cString: strerror(code)))",
+                                 transient: transientErrors.contains(code))
             }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
@@ -129,7 +163,7 @@ final class SpawnedProcess: Sendable {
         close(stderrPipe[1])
         guard status == 0 else {
             close(stdinPipe[1]); close(stdoutPipe[0]); close(stderrPipe[0])
-            throw StartError(message: String(cString: strerror(status)))
+            throw StartError(message: String(cString: strerror(status)), transient: transientErrors.contains(status))
         }
         LiveChildren.add(pid)
         return SpawnedProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0], errors: stderrPipe[0], mark: mark)

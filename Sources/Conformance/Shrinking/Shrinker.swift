@@ -157,7 +157,20 @@ public struct Shrinker: Sendable {
     /// The rule's violation on this scenario under this schedule seed with the wanted signature
     /// (any, if nil), and how the run ended.
     public func run(_ scenario: Scenario, scheduleSeed: UInt64, signature: String? = nil) -> (Violation?, Trace.Ending) {
+        let (violation, ending, _) = replay(scenario, scheduleSeed: scheduleSeed, signature: signature)
+        return (violation, ending)
+    }
+
+    /// `run`, and whether the machine failed the run (`Trace.isMachineFailure`): such a run is
+    /// no replay at all, neither a success nor a miss (issue 43).
+    func replay(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> (Violation?, Trace.Ending, machine: Bool) {
         let trace = impl.run(scenario, scheduleSeed: scheduleSeed)
+        if trace.isMachineFailure { return (nil, trace.ending, true) }
+        let (v, e) = judge(trace, scenario, signature: signature)
+        return (v, e, false)
+    }
+
+    private func judge(_ trace: Trace, _ scenario: Scenario, signature: String?) -> (Violation?, Trace.Ending) {
         guard target.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending) }
         let found = target.violations(CheckContext(scenario: scenario, trace: trace, profile: profile))
         return (found.first { signature == nil || Self.signature($0) == signature }, trace.ending)
@@ -177,9 +190,10 @@ public struct Shrinker: Sendable {
                 if shown + (attempts - attempt) < keepAfter { break }
                 if stop?.isRequested == true || used >= maxRuns { return (nil, used) }
                 used += 1
-                let (v, end) = run(candidate, scheduleSeed: s, signature: signature)
+                let (v, end, machine) = replay(candidate, scheduleSeed: s, signature: signature)
                 // A run after a stop is not trusted: the stop killed the implementation's driver.
-                if stop?.isRequested == true { return (nil, used) }
+                // Nor one the machine failed: the candidate is left untried, not refuted.
+                if stop?.isRequested == true || machine { return (nil, used) }
                 // No worse ending than the original: a new hang or crash is a different failure.
                 if let v, end == ending || end == .complete {
                     shown += 1
@@ -192,8 +206,17 @@ public struct Shrinker: Sendable {
     }
 
     /// Counts how many of `rateAttempts` runs show the violation: a scenario's replay rate.
+    /// A run the machine failed is run again (up to as many runs again), not counted as a miss.
     public func reproductions(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> Int {
-        (0..<rateAttempts).filter { _ in run(scenario, scheduleSeed: scheduleSeed, signature: signature).0 != nil }.count
+        var shown = 0, counted = 0, runs = 0
+        while counted < rateAttempts && runs < 2 * rateAttempts {
+            runs += 1
+            let (v, _, machine) = replay(scenario, scheduleSeed: scheduleSeed, signature: signature)
+            if machine { continue }
+            counted += 1
+            if v != nil { shown += 1 }
+        }
+        return shown
     }
 
     /// Whether `a` is smaller than `b`: fewer operations, then fewer driver steps, edges, queues.

@@ -1,0 +1,54 @@
+@testable import Conformance
+import Foundation
+import OperationSpec
+import ReferenceEngine
+import Testing
+
+/// A machine out of processes (issue 43): a driver the machine will not start, or a killed one
+/// never seen to end, makes a case the machine's. Its trace ends cut, says so, and is judged by
+/// no rule nor blamed on the driver; a shrink's replay the machine failed is no replay at all.
+@Suite("The machine's failures are not verdicts")
+struct MachineFailureTests {
+    /// The reference engine with a fault, except that every other run the machine "fails":
+    /// the trace a child-process implementation writes when no driver could be started.
+    /// `@unchecked Sendable` is sound: `runs` is read and written only under `lock`.
+    final class Starved: Implementation, @unchecked Sendable {
+        let engine = ReferenceEngine(options: EngineOptions(faults: [.oneTooMany]))
+        private let lock = NSLock()
+        private var runs = 0
+        var name: String { "starved" }
+        var capabilities: [Observation] { ReferenceEngine.capabilities }
+        var isDeterministic: Bool { false }
+        func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
+            let odd = lock.withLock { () -> Bool in runs += 1; return runs % 2 == 1 }
+            guard odd else { return engine.run(scenario, scheduleSeed: scheduleSeed) }
+            return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: capabilities, events: [
+                TraceEvent(seq: 0, thread: 0, .cut(ChildProcessImplementation.machineFailure
+                                                    + "the machine could not start a driver: Resource temporarily unavailable")),
+            ])
+        }
+    }
+
+    @Test("a start the machine refuses is the machine's: a cut trace that says so, never a breach")
+    func refusedStart() {
+        let error = SpawnedProcess.StartError(message: "Resource temporarily unavailable", transient: true)
+        let outcome = ChildProcess.Outcome.cannotStart(["/bin/driver"], error)
+        #expect(outcome.machine?.contains("Resource temporarily unavailable") == true)
+        let bad = ChildProcess.Outcome.cannotStart(["/no/such/driver"], SpawnedProcess.StartError(message: "No such file or directory"))
+        #expect(bad.machine == nil, "a command that cannot exist is the user's error, not the machine's")
+        #expect(SpawnedProcess.transientErrors.contains(EAGAIN))
+
+        let trace = Starved().run(Scenario(name: "t", queues: [QueueConfig()], operations: [], driver: []), scheduleSeed: 1)
+        #expect(trace.isMachineFailure && trace.ending == .truncated)
+        #expect(ShrinkTarget.death(of: trace).isEmpty, "no crash, hang or breach is made of it")
+    }
+
+    @Test("a shrink's replay the machine failed is neither a success nor a miss")
+    func replaysSkipMachineFailures() throws {
+        let (scenario, seed) = try ShrinkReplayRateTests.original()
+        let check = try #require(RuleBook.check(id: ShrinkReplayRateTests.rule))
+        let shrinker = Shrinker(impl: Starved(), profile: .guide, rule: check)
+        // Every run the machine did not fail shows the fault: all of them count, none is lost.
+        #expect(shrinker.reproductions(scenario, scheduleSeed: seed, signature: nil) == shrinker.rateAttempts)
+    }
+}
