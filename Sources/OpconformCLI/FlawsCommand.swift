@@ -163,6 +163,8 @@ enum FlawsCommand {
                 (\(totals.platformReports) reports of Foundation's own divergences left out)
                   recall \(percent(totals.recall)): \(totals.foundDefects) of \(totals.visibleDefects) \
                 visible defects found
+                  exit status as labelled: \(outcomes.filter { o in o.exitStatus == (StyleCorpus.entry(o.name)?.visible.isEmpty == false ? 1 : 0) }.count) \
+                of \(outcomes.count) classes
 
                 """)
         }
@@ -185,6 +187,9 @@ enum FlawsCommand {
         var lines = ["\(o.name) (\(o.cases) cases, \(String(format: "%.1f", o.seconds)) s): \(entry.style)"]
         if let error = o.error { lines.append("  error: " + error) }
         if entry.defects.isEmpty { lines.append("  labelled: no defect") }
+        let labelled = entry.visible.isEmpty ? 0 : 1
+        lines.append("  exit status \(o.exitStatus)" + (o.exitStatus == labelled ? ", as labelled"
+            : ", NOT as labelled (\(entry.visible.isEmpty ? "no visible defect" : "a visible defect"): \(labelled) expected)"))
         for d in entry.defects {
             let status: String
             switch d.visibility {

@@ -27,6 +27,7 @@ struct CorpusTests {
         "finish-order": ["finished-before-executing-reset"],
         "no-kvo": ["finish-unannounced"],
         "misspelled-key": ["finish-misspelled"],
+        "cancel-unfinishes": ["cancel-unfinishes"],
     ]
 
     /// Visible defects found in some runs and not others: not asserted either way.
@@ -165,10 +166,29 @@ struct CorpusTests {
         #expect(run.out.contains("defect start-ignores-cancel"))
         #expect(run.out.contains("careful-mutex (8 cases"))
         #expect(run.out.contains("labelled: no defect"))
+        #expect(run.out.contains("  exit status 0, as labelled"), "\(run.out)")
+        #expect(run.out.contains("exit status as labelled: "), "\(run.out)")
         #expect(run.out.contains("totals: 2 classes, 16 cases"))
         let bad = opconform("flaws", "--corpus", "--classes", "nonesuch", "--driver", driver)
         #expect(bad.status == 2 && bad.err.contains("no class 'nonesuch'"))
         #expect(opconform("flaws", "--corpus", "--probe").status == 2)
         #expect(opconform("flaws", "--driver", driver).status == 2)
+    }
+
+    /// Issue 42's "done when": from a plain `run`, a class that announces nothing or a wrong key
+    /// exits 1 with a finding that says so (the key it announced, or none), and a class that
+    /// declares its dependent keys exits 0 (Linux's limit, excused with its evidence).
+    @Test("plain run: no announcement or a misspelled key exits 1 naming it; declared dependent keys exit 0",
+          arguments: [("no-kvo", 1, "announcing no change at all"), ("misspelled-key", 1, "isisFinished"),
+                      ("dependent-keys", 0, "known on foundation-linux")])
+    func announcementsFromPlainRun(name: String, status: Int32, says: String) throws {
+        let driver = try DriverExecutable.locate("corpus-driver")
+        let out = NSTemporaryDirectory() + "opconform-announce-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = opconform("run", "--impl", "exec:" + driver, "--driver-arg", "--class", "--driver-arg", name, "--count", "30",
+                            "--seed", "1", "--no-shrink", "--jobs", "8", "--out", out)
+        #expect(run.status == status, "\(name): \(run.out)\(run.err)")
+        #expect(run.out.contains(says), "\(name): \(run.out)")
+        if status == 1 { #expect(run.out.contains("FAIL SUBCLASS-FINISH-ANNOUNCED"), "\(run.out)") }
     }
 }

@@ -41,6 +41,7 @@ case "finish-twice": serve("finish-twice") { ProbedFinishTwice($0) }
 case "careful-lock": serve("careful-lock") { ProbedCarefulLock($0) }
 case "careful-mutex": serve("careful-mutex") { ProbedCarefulMutex($0) }
 case "two-step-finish": serve("two-step-finish") { ProbedTwoStepFinish($0) }
+case "cancel-unfinishes": serve("cancel-unfinishes") { ProbedCancelUnfinishes($0) }
 default:
     FileHandle.standardError.write(Data("corpus-driver: no class '\(arguments[at + 1])' (--list lists them)\n".utf8))
     exit(2)

@@ -53,6 +53,9 @@ public enum CorpusMeasure {
         public var missed: [String]
         /// Defects no trace here can show (platform limits and invisible ones).
         public var unseen: [String]
+        /// What `run` of the class would exit with: 0 conformant, 1 failures, 4 no verdict, 130
+        /// interrupted. A class labelled with a visible defect should exit 1, a clean one 0.
+        public var exitStatus = 0
 
         public var falseAlarms: [String] { reports.filter { $0.verdict == "false-alarm" }.map(\.rule) }
         public var trueReports: [String] { reports.filter { $0.verdict == "found" }.map(\.rule) }
@@ -122,6 +125,7 @@ public enum CorpusMeasure {
         outcome.cases = result.cases
         outcome.seconds = result.seconds
         if let why = result.noVerdict { outcome.error = "no verdict: " + why }
+        outcome.exitStatus = result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
         func sort(_ rule: String, _ report: inout Report) {
             if let defect = entry.visible.first(where: { $0.rules.contains(rule) }) {
                 report.verdict = "found"

@@ -224,6 +224,15 @@ public enum StyleCorpus {
                 + "isFinished and isExecuting in Listing 2-7's order", defects: []),
         Entry(name: "careful-mutex", style: "flags in a Synchronization Mutex; start checks isCancelled; finish is "
                 + "idempotent", defects: []),
+        Entry(name: "cancel-unfinishes", style: "a locked state enum with a cancelled state of its own, which cancel() "
+                + "sets on any operation not executing", defects: [
+            Defect("cancel-unfinishes", "cancelling a finished operation sends it back to not finished",
+                   cites: ["003 cancel", "003 isFinished"],
+                   // Knock-ons: a wait that returned once the operation finished is then judged
+                   // against a NO; a second cancel then finds it unfinished and cancels it.
+                   rules: ["STATE-FINISHED-MONOTONIC", "CANCEL-FINISHED-NOOP", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP",
+                           "QUEUE-ADD-WAIT"]),
+        ]),
         Entry(name: "two-step-finish", style: "locked flags; the finish sets isExecuting NO with one KVO pair, then "
                 + "isFinished YES with another (swift-corelibs-foundation's own test operation)", defects: []),
     ]
