@@ -54,11 +54,7 @@ enum ConvertCommand {
             return 1
         }
         for f in stale {
-            do {
-                try f.data.write(to: URL(fileURLWithPath: f.path), options: .atomic)
-            } catch {
-                throw InputError("convert: cannot write \(f.path): \(error.localizedDescription)")
-            }
+            do { try OutputFile.write(f.data, to: f.path) } catch { throw InputError("convert: " + error.message) }
             console.out("converted \(f.path): \(f.what) format \(f.format) -> \(f.newest)\n")
         }
         console.out("converted \(stale.count) of \(files.count) file\(files.count == 1 ? "" : "s"); the others were in the newest format already\n")

@@ -78,9 +78,7 @@ enum ExportCommand {
             throw InputError("\(path): cannot export \(finding.rule) --as \(style.rawValue): \(error.description)")
         }
         if let out = args.options["--out"] {
-            do { try Data(export.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic) } catch {
-                throw InputError("export: cannot write \(out): \(error.localizedDescription)")
-            }
+            do { try OutputFile.write(Data(export.text.utf8), to: out) } catch { throw InputError("export: " + error.message) }
             let lines = export.text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
             console.err("wrote \(out): \(lines) lines, \(export.runs) run\(export.runs == 1 ? "" : "s"); asserts: " + export.claims.joined(separator: "; ") + "\n")
         } else {

@@ -19,7 +19,7 @@ enum FaultsCommand {
             for fault in Fault.allCases {
                 guard let finding = FaultProbe.firstFinding(fault) else { throw InputError("fault \(fault.rawValue) was not caught within \(FaultProbe.bound) cases") }
                 let path = PathText.join(dir, fault.rawValue + ".json")
-                guard FileManager.default.createFile(atPath: path, contents: finding.fileData) else { throw InputError("cannot write \(path)") }
+                try OutputFile.write(finding.fileData, to: path)
                 console.out("\(fault.rawValue): \(finding.rule), case \(finding.caseIndex), \(finding.operations) operations -> \(path)\n")
             }
             return 0

@@ -162,7 +162,7 @@ enum RunCommand {
         var files: [String: String] = [:]
         for f in result.findings + result.otherCauses.map(\.finding) {
             let path = PathText.join(dir, f.fileName)
-            guard FileManager.default.createFile(atPath: path, contents: f.fileData) else { throw InputError("cannot write \(path)") }
+            try OutputFile.write(f.fileData, to: path)
             if files[f.rule] == nil { files[f.rule] = path } else { files[f.fileName] = path }
         }
         return files
@@ -208,7 +208,8 @@ enum RunCommand {
         }
     }
 
+    /// Writes `text` to `path` whole, or into it when it is a stream (`OutputFile`).
     static func write(_ text: String, to path: String) throws(InputError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw InputError("cannot write \(path)") }
+        try OutputFile.write(Data(text.utf8), to: path)
     }
 }

@@ -20,9 +20,7 @@ enum SamplesCommand {
         if let dir = args.options["--write"] {
             for sample in DocumentSamples.all {
                 let path = PathText.join(dir, sample.scenario.name + ".json")
-                guard FileManager.default.createFile(atPath: path, contents: ScenarioFormat.encode(sample.scenario)) else {
-                    throw InputError("cannot write \(path)")
-                }
+                try OutputFile.write(ScenarioFormat.encode(sample.scenario), to: path)
             }
             print("wrote \(DocumentSamples.all.count) samples to \(dir)")
             return 0

@@ -7,10 +7,7 @@ public final class CaseLog {
     private let handle: FileHandle
 
     public init(path: String, header: RunHeader) throws(InputError) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw InputError("cannot write the case log \(path)")
-        }
-        self.handle = handle
+        do { handle = try OutputFile.handle(path) } catch { throw InputError("the case log: " + error.message) }
         write(JSONCodec.line(["run": header]))
     }
 

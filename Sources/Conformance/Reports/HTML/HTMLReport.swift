@@ -218,6 +218,6 @@ public enum HTMLReport {
 
     static func save(_ text: String, in dir: String, as name: String) throws(InputError) {
         let path = PathText.join(dir, name)
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw InputError("--html: cannot write \(path)") }
+        do { try OutputFile.write(Data(text.utf8), to: path) } catch { throw InputError("--html: " + error.message) }
     }
 }
