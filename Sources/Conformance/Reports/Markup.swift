@@ -11,7 +11,15 @@ public enum Markup {
             case "<": o += "&lt;"
             case ">": o += "&gt;"
             case "\"": o += "&quot;"
-            default: o.append(ch)
+            // XML 1.0 has no way to write other control characters, not even as references: a
+            // driver's stray escape code would make the JUnit file unreadable (issue 43).
+            case "\n", "\t", "\r", "\r\n": o.append(ch)
+            default:
+                if ch.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                    o += "\u{FFFD}"
+                } else {
+                    o.append(ch)
+                }
             }
         }
         return o

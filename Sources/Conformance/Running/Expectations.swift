@@ -254,8 +254,9 @@ extension Expectations: CheckedInput {
                     let format = format
                     return .init(path: at) { _, where_ in "a rate needs format 3, but the file is format \(format) (the rate is\(where_.isEmpty ? " there" : where_))" }
                 }
-                guard rate.of > 0, (0...rate.of).contains(rate.cases) else {
-                    return .init(path: at, what: "is \(rate.cases) of \(rate.of)", requirement: ", but must be a measured count of cases: 0 <= cases <= of, of > 0")
+                guard rate.of > 0, rate.of <= RunRecord.maxCount, (0...rate.of).contains(rate.cases) else {
+                    return .init(path: at, what: "is \(rate.cases) of \(rate.of)",
+                                 requirement: ", but must be a measured count of cases: 0 <= cases <= of, 0 < of <= \(RunRecord.maxCount)")
                 }
             }
             if let cause = entry.cause {
@@ -284,6 +285,12 @@ extension Expectations: CheckedInput {
                                  requirement: ", but must be a driver action, an operation kind, addedTwice, secondStart or selfDependency ("
                                     + Cause.ingredientNames.joined(separator: ", ") + ")")
                 }
+            }
+            // A reason is printed as it is: a control character in it could clear a terminal or
+            // forge a FAIL line (issue 43).
+            if entry.reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                return .init(path: [.key("expected"), .index(i), .key("reason")], what: "holds a control character",
+                             requirement: ", but a reason is one line of text (no newline, tab or escape)")
             }
             let path: [JSONPathSegment] = [.key("expected"), .index(i), .key("rule")]
             // A driver that breaks the protocol gives no verdict at all: it is fixed, never expected.

@@ -30,7 +30,14 @@ public enum RunMerge {
     /// finding file it names.
     public static func load(folder: String) throws(InputError) -> Shard {
         let path = PathText.join(folder, RunRecord.fileName)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // A record is a regular file, read under the input size limit: a FIFO would block the
+        // merge, a link to /dev/zero fill its memory, a folder of that name is not a record.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw InputError("merge: \(JSONDiagnosis.oneLine(path)) is not a regular file (a folder, a FIFO or a device), "
+                             + "so it is not a run record")
+        }
+        guard let data = FileManager.default.fileExists(atPath: path) ? try JSONCodec.readFile(at: path) : nil else {
             var isDir: ObjCBool = false
             if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDir) || !isDir.boolValue {
                 throw InputError("merge: \(folder) is not a folder; give each shard's output folder (run --out DIR)")

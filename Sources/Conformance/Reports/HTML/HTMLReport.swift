@@ -91,7 +91,7 @@ public enum HTMLReport {
         if c.impl.noise > 0 { options += ", timing noise \(c.impl.noise)" }
         body += "<p class=\"meta\">\(HTMLPage.escape(options)); profile \(c.profile.rawValue)"
         if !c.faults.isEmpty { body += "; faults " + HTMLPage.escape(c.faults.map(\.rawValue).joined(separator: ", ")) }
-        body += ". Endings: " + result.endings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        body += ". Endings: " + HTMLPage.escape(result.endings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         body += String(format: ". %.1f s. opconform ", result.seconds) + HarnessVersion.current + ".</p>\n"
         if let gate {
             let ok = gate.passes(strict: c.strict)

@@ -1,0 +1,80 @@
+@testable import Conformance
+import Foundation
+import OperationSpec
+import Testing
+
+/// Inputs from elsewhere read as strictly as a finding (issue 43): a shard's record whose counts
+/// are negative, exceed its cases or could overflow a merge, or whose endings are not endings;
+/// an expectations rate near Int.max; a reason that would forge console lines; control
+/// characters on their way into XML.
+@Suite("Hostile inputs")
+struct HostileInputTests {
+    /// A real shard's folder (a run of 5 cases with a planted fault), and its record as JSON.
+    static func shard() throws -> (String, [String: Any]) {
+        let dir = NSTemporaryDirectory() + "opconform-hostile-\(UUID().uuidString)"
+        let run = opconform("run", "--impl", "reference", "--fault", "priority-ignored", "--count", "5", "--seed", "1",
+                            "--shard", "1/1", "--no-shrink", "--out", dir)
+        #expect(run.status == 0 || run.status == 1, "\(run.err)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/run-record.json")))
+                                  as? [String: Any])
+        return (dir, record)
+    }
+
+    static func merged(_ dir: String, _ record: [String: Any]) throws -> (status: Int32, out: String, err: String) {
+        try JSONSerialization.data(withJSONObject: record, options: .sortedKeys).write(to: URL(fileURLWithPath: dir + "/run-record.json"))
+        return opconform("merge", dir, "--out", dir + "-merged")
+    }
+
+    @Test("a record's counts, endings and times are checked before a merge adds them")
+    func strictRecord() throws {
+        let (dir, record) = try Self.shard()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try Self.merged(dir, record).status != 2, "the record as written merges")
+        var negative = record
+        negative["endings"] = ["complete": -5]
+        let a = try Self.merged(dir, negative)
+        #expect(a.status == 2 && a.err.contains("must be a count of this shard's cases"), "\(a.err)")
+        var script = record
+        script["endings"] = ["<script>alert(1)</script>": 1]
+        let b = try Self.merged(dir, script)
+        #expect(b.status == 2 && b.err.contains("an ending is one of"), "\(b.err)")
+        var huge = record
+        huge["count"] = Int.max
+        huge["cases"] = Int.max
+        let c = try Self.merged(dir, huge)
+        #expect(c.status == 2 && c.err.contains("a run has at most"), "\(c.err)")
+        var fifo = record
+        fifo["seconds"] = -1
+        let d = try Self.merged(dir, fifo)
+        #expect(d.status == 2 && d.err.contains("finite, not negative"), "\(d.err)")
+    }
+
+    @Test("a record that is not a regular file is named for what it is, never read")
+    func recordNotAFile() throws {
+        let dir = NSTemporaryDirectory() + "opconform-hostile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/run-record.json", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = opconform("merge", dir)
+        #expect(r.status == 2 && r.err.contains("is not a regular file"), "\(r.err)")
+    }
+
+    @Test("an expectations rate near Int.max and a reason with control characters are refused")
+    func strictExpectations() throws {
+        func load(_ rate: String, reason: String) -> String? {
+            let text = #"{"expected":[{"finding":"f.json","kind":"bug","rate":\#(rate),"reason":"\#(reason)","rule":"PRIORITY-ORDER"}],"#
+                + #""format":3,"impl":"foundation","profile":"guide"}"#
+            do { _ = try JSONCodec.decode(Expectations.self, from: Data(text.utf8), source: "e.json"); return nil } catch {
+                return error.message
+            }
+        }
+        #expect(load(#"{"cases":1,"of":9223372036854775807}"#, reason: "r")?.contains("0 < of <= ") == true)
+        #expect(load(#"{"cases":1,"of":300}"#, reason: #"ok\u001b[2J\nFAIL FAKE"#)?.contains("holds a control character") == true)
+        #expect(load(#"{"cases":1,"of":300}"#, reason: "one line") == nil)
+    }
+
+    @Test("control characters never reach XML raw")
+    func markup() {
+        #expect(Markup.escape("a\u{1B}[2Jb\u{0}c\nd") == "a\u{FFFD}[2Jb\u{FFFD}c\nd")
+        #expect(Markup.escape("<x & \"y\">") == "&lt;x &amp; &quot;y&quot;&gt;")
+    }
+}
