@@ -42,6 +42,14 @@ enum MergeCommand {
         for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try RunCommand.writable(file: path) }
         var shards: [RunMerge.Shard] = []
         for folder in args.positionals { shards.append(try RunMerge.load(folder: folder)) }
+        // The merged record would replace a shard's own (issue 43): its evidence, lost.
+        if let out = args.options["--out"] {
+            let target = PathText.resolvingLinks(PathText.absolute(out))
+            if let same = args.positionals.first(where: { PathText.resolvingLinks(PathText.absolute($0)) == target }) {
+                throw InputError("merge: --out \(out) is the shard folder \(same): its run record would be replaced by the merged one; "
+                                 + "name a new folder")
+            }
+        }
         let expectations = try args.options["--expectations"].map { path throws(InputError) in try Expectations.load(path) }
         if let e = expectations, let file = args.options["--expectations"], shards[0].record.impl != e.impl,
            !(shards[0].record.knownSource ?? "").contains(PathText.lastComponent(file)) {

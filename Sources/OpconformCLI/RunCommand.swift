@@ -199,12 +199,12 @@ enum RunCommand {
         let dir = PathText.folder(of: path)
         if creating && !FileManager.default.fileExists(atPath: dir) {
             guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else {
-                throw InputError("run: cannot create the findings directory \(dir)")
+                throw InputError("cannot create the folder \(dir) for the findings")
             }
         }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue, FileManager.default.isWritableFile(atPath: dir) else {
-            throw InputError("run: cannot write into \(dir)")
+            throw InputError("cannot write into \(dir)")
         }
     }
 

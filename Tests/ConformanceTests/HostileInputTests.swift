@@ -9,10 +9,10 @@ import Testing
 /// characters on their way into XML.
 @Suite("Hostile inputs")
 struct HostileInputTests {
-    /// A real shard's folder (a run of 5 cases with a planted fault), and its record as JSON.
+    /// A real shard's folder (a run of 60 cases with a planted fault), and its record as JSON.
     static func shard() throws -> (String, [String: Any]) {
         let dir = NSTemporaryDirectory() + "opconform-hostile-\(UUID().uuidString)"
-        let run = opconform("run", "--impl", "reference", "--fault", "priority-ignored", "--count", "5", "--seed", "1",
+        let run = opconform("run", "--impl", "reference", "--fault", "priority-ignored", "--count", "60", "--seed", "1",
                             "--shard", "1/1", "--no-shrink", "--out", dir)
         #expect(run.status == 0 || run.status == 1, "\(run.err)")
         let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/run-record.json")))
@@ -76,5 +76,23 @@ struct HostileInputTests {
     func markup() {
         #expect(Markup.escape("a\u{1B}[2Jb\u{0}c\nd") == "a\u{FFFD}[2Jb\u{FFFD}c\nd")
         #expect(Markup.escape("<x & \"y\">") == "&lt;x &amp; &quot;y&quot;&gt;")
+    }
+
+    @Test("merge refuses to write its record over a shard's, and a finding's case index is never negative")
+    func mergeOverShardAndNegativeIndex() throws {
+        let (dir, record) = try Self.shard()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let before = FileManager.default.contents(atPath: dir + "/run-record.json")
+        let r = opconform("merge", dir, "--out", dir)
+        #expect(r.status == 2 && r.err.contains("would be replaced by the merged one"), "\(r.err)")
+        #expect(FileManager.default.contents(atPath: dir + "/run-record.json") == before, "the shard's record is untouched")
+
+        let findings = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("PRIORITY-ORDER-") }
+        let file = dir + "/" + (try #require(findings.first, "\(record["findings"] ?? "")"))
+        var finding = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        finding["caseIndex"] = -1
+        try JSONSerialization.data(withJSONObject: finding, options: .sortedKeys).write(to: URL(fileURLWithPath: file))
+        let e = opconform("export", file, "--as", "swift-testing", "--out", dir + "/x.swift")
+        #expect(e.status == 2 && e.err.contains("caseIndex"), "\(e.err)")
     }
 }

@@ -48,7 +48,15 @@ enum ProcessMark {
             guard let pid = pid_t(name), pid != me else { continue }
             let descriptor = open("/proc/\(pid)/environ", O_RDONLY)
             guard descriptor >= 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            // Read whole, up to 4 MB (the kernel's limit on arguments and environment together):
+            // a mark past the first read once hid a driver's grandchild (issue 43).
+            var count = 0
+            while count < 4 << 20 {
+                if count == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+                let n = buffer[count...].withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                count += n
+            }
             close(descriptor)
             guard count > 0, contains(buffer[0..<count], wanted) else { continue }
             if kill(pid, SIGKILL) == 0 { killed += 1 }

@@ -212,6 +212,9 @@ extension Finding: CheckedInput {
         if format == 1 && driver != nil {
             return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2 or 3, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
         }
+        if caseIndex < 0 {
+            return .init(path: [.key("caseIndex")], what: "is \(caseIndex)", requirement: ", but a case's index in its run is 0 or more")
+        }
         if let n = noise, !(1...3).contains(n) {
             return .init(path: [.key("noise")], what: "is \(n)", requirement: ", but must be 1 to 3, a level of --noise (absent for none)")
         }
