@@ -95,4 +95,15 @@ struct HostileInputTests {
         let e = opconform("export", file, "--as", "swift-testing", "--out", dir + "/x.swift")
         #expect(e.status == 2 && e.err.contains("caseIndex"), "\(e.err)")
     }
+
+    @Test("the sanitizer probe of a driver that never answers, or floods, ends on time with nothing kept")
+    func sanitizerProbeBounded() throws {
+        for body in ["exec sleep 100", "exec yes flood"] {
+            let path = ExternalDriverTests.script(body)
+            let started = Date()
+            #expect(!Sanitizer.thread.instruments(executableAt: path, within: 1), "\(body)")
+            // A liveness bound, generous for a loaded machine: before, the probe never returned.
+            #expect(Date().timeIntervalSince(started) < 60, "\(body)")
+        }
+    }
 }

@@ -237,8 +237,41 @@ final class SpawnedProcess: Sendable {
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var bytes = Data()
-        func append(_ d: Data) { lock.withLock { bytes.append(d) } }
+        /// The most bytes kept; what comes after is read and dropped.
+        let limit: Int
+        init(limit: Int = .max) { self.limit = limit }
+        func append(_ d: Data) { lock.withLock { if bytes.count < limit { bytes.append(d.prefix(limit - bytes.count)) } } }
         var data: Data { lock.withLock { bytes } }
+    }
+
+    /// Runs `command` with no input for at most `seconds`, keeping at most `maxBytes` of what it
+    /// writes on standard output and error together; nil when it did not end in time (it is then
+    /// killed with its group). For probes of programs that are not ours (`Sanitizer`): a driver
+    /// that never answers, or floods, must not hold or fill the harness (issue 43).
+    static func run(_ command: [String], environment: [String: String], seconds: TimeInterval,
+                    maxBytes: Int) throws(StartError) -> (Ending, String)? {
+        let child = try start(command, environment: environment)
+        child.send(Data())
+        let collected = Collected(limit: maxBytes)
+        let done = DispatchGroup()
+        for pipe in [child.output, child.errors] {
+            done.enter()
+            Thread { drain(pipe) { collected.append($0) }; done.leave() }.start()
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        var ending = child.poll()
+        while ending == nil && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+            ending = child.poll()
+        }
+        guard let ending else {
+            child.stop()
+            _ = child.wait()
+            _ = done.wait(timeout: .now() + 5)
+            return nil
+        }
+        _ = done.wait(timeout: .now() + 5)
+        return (ending, String(decoding: collected.data, as: UTF8.self))
     }
 
     /// The child's ending if it has ended (reaping it), else nil.
