@@ -171,6 +171,7 @@ struct Arguments {
         for a in raw {
             if skip { skip = false; continue }
             if a == option { skip = true; continue }
+            if a.hasPrefix(option + "=") { continue }
             out.append(a)
         }
         return out
@@ -190,6 +191,14 @@ struct Arguments {
             let a = raw[i]
             if a == "-h" || a == "--help" { flags.insert("--help"); i += 1; continue }
             if allowedFlags.contains(a) { flags.insert(a); i += 1; continue }
+            // `--name=value`, as most tools take it (issue 45): the same as `--name value`.
+            if a.hasPrefix("--"), let equals = a.firstIndex(of: "=") {
+                let name = String(a[..<equals]), value = String(a[a.index(after: equals)...])
+                if allowedOptions.contains(name) {
+                    options[name] = value; repeated[name, default: []].append(value); i += 1; continue
+                }
+                if allowedFlags.contains(name) { throw InputError("\(command): \(name) takes no value, so not '\(a)'") }
+            }
             if allowedOptions.contains(a) {
                 guard i + 1 < raw.count else { throw InputError("\(command): \(a) needs a value") }
                 options[a] = raw[i + 1]; repeated[a, default: []].append(raw[i + 1]); i += 2; continue

@@ -165,4 +165,14 @@ struct CommandLineTests {
         let refused = opconform("run", "--count", "5", "--json", "/proc/opconform-x", "--out", folder + "/f")
         #expect(refused.status == 2 && refused.out.isEmpty, "\(refused.err)")
     }
+
+    /// `--name=value` is `--name value` (issue 45: `--count=5` and `--driver-arg=VALUE` were
+    /// refused), and a flag given a value is refused in one sentence.
+    @Test("options take --name=value too")
+    func equalsForm() {
+        let a = opconform("run", "--count=3", "--seed=7", "--out=" + NSTemporaryDirectory() + "opconform-eq-\(UUID().uuidString)")
+        #expect(a.status == 0 && a.out.contains("3 cases from seed 7"), "\(a.out)\(a.err)")
+        let b = opconform("run", "--count=3", "--no-shrink=yes")
+        #expect(b.status == 2 && b.err.contains("--no-shrink takes no value"), "\(b.err)")
+    }
 }
