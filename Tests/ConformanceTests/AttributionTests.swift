@@ -195,7 +195,22 @@ struct AttributionTests {
             let verdict = GateVerdict(result: result, expectations: known)
             #expect(verdict.unexpected.isEmpty && verdict.confirmed == ["PRIORITY-NORMALIZE"])
             #expect(verdict.passes(strict: false) == passes, "\(rate): \(shown) of 100, \(verdict.exceeded.map(\.bound))")
+            // A plain run applies the same bound (issue 42): its exit status is the gate's.
+            #expect(result.failed == !passes, "\(rate): run's verdict")
+            #expect(result.exceededRates.isEmpty == passes)
         }
+    }
+
+    /// A driver's platform is a name of the harness's list, never a path (issue 42): a hello that
+    /// claims `../../somewhere/file` loaded an expectations file from outside and passed.
+    @Test("a driver claiming a platform the harness does not know is refused in one sentence, exit 2",
+          arguments: ["../../somewhere/file", "foundation-linux2"])
+    func unknownPlatformRefused(name: String) {
+        let hello = #"{"hello":{"capabilities":["threadIdentity"],"impl":"liar","platform":{"name":"\#(name)","owns":["queue"]},"protocol":2}}"#
+        let path = ExternalDriverTests.script("cat > /dev/null\n" + MisbehavingDriverTests.say(hello))
+        let r = opconform("run", "--impl", "exec:" + path, "--count", "1", "--no-shrink", "--out", NSTemporaryDirectory() + "plat-\(UUID().uuidString)")
+        #expect(r.status == 2, "\(r.out)\(r.err)")
+        #expect(r.err.contains("which is not one this harness knows (foundation-darwin, foundation-linux, gnustep)"), "\(r.err)")
     }
 
     /// One of the GNUstep gate's entries with a cause (2026-11-28): CANCEL-SETS-FLAG after an
