@@ -292,15 +292,11 @@ enum ChildProcess {
         /// come round: pid_max is 32,768 on many machines, and every driver leads a group).
         /// The group of a child that has ended is killed by the reaper (`SpawnedProcess.wait`).
         func stop(_ child: SpawnedProcess) { condition.lock(); defer { condition.unlock() }; if !ended { child.stop() } }
-        /// Whether the child has ended, waiting at most `seconds` for it.
+        /// Whether the child has ended, waiting at most `seconds` for it, or until a poke. Every
+        /// wait is bounded (issue 43); `reaped(within:)` is the one that ignores pokes.
         func wait(seconds: Double) -> Bool {
             condition.lock()
             defer { condition.unlock() }
-            // No `wait(until: .distantFuture)`: on Linux it traps (the date overflows a timespec).
-            if seconds.isInfinite {
-                while value == nil { condition.wait() }
-                return true
-            }
             let deadline = Date().addingTimeInterval(seconds)
             while value == nil && !poked { if !condition.wait(until: deadline) { break } }
             poked = false

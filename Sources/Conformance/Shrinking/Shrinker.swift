@@ -166,14 +166,9 @@ public struct Shrinker: Sendable {
     func replay(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> (Violation?, Trace.Ending, machine: Bool) {
         let trace = impl.run(scenario, scheduleSeed: scheduleSeed)
         if trace.isMachineFailure { return (nil, trace.ending, true) }
-        let (v, e) = judge(trace, scenario, signature: signature)
-        return (v, e, false)
-    }
-
-    private func judge(_ trace: Trace, _ scenario: Scenario, signature: String?) -> (Violation?, Trace.Ending) {
-        guard target.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending) }
+        guard target.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending, false) }
         let found = target.violations(CheckContext(scenario: scenario, trace: trace, profile: profile))
-        return (found.first { signature == nil || Self.signature($0) == signature }, trace.ending)
+        return (found.first { signature == nil || Self.signature($0) == signature }, trace.ending, false)
     }
 
     /// Whether the candidate shows the failure (`keepAfter` of `attempts` runs under one of
