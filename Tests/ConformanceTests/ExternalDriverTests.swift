@@ -130,6 +130,39 @@ struct ExternalDriverTests {
         #expect(why.hasPrefix("the case ran past its deadline of 3 s while the driver was still writing"), "\(why)")
     }
 
+    /// A driver that writes for ever is cut at the case deadline, and that cut is its own
+    /// witness: the hang fails the run at once, without a patient run that would hold the case
+    /// four times longer (issue 43: a driver writing every half second held a case for 300 s).
+    @Test("a case cut at its deadline while the driver still wrote is a confirmed hang, run once")
+    func runawayIsNotRunAgain() throws {
+        let starts = NSTemporaryDirectory() + "opconform-runaway-\(UUID().uuidString).log"
+        let path = Self.script(#"""
+            read -r request
+            case "$request" in
+            *'"impl"'*) ;;
+            *) printf '%s\n' '{"hello":{"capabilities":[],"impl":"writer","protocol":2}}' \
+                 '{"event":{"_0":{"kind":{"end":{}},"seq":0,"thread":0}}}' '{"done":{}}'; exit 0 ;;
+            esac
+            echo start >> "\#(starts)"
+            printf '%s\n' '{"hello":{"capabilities":[],"impl":"writer","protocol":2}}'
+            printf '%s\n' '{"event":{"_0":{"kind":{"threadStarted":{"name":"main"}},"seq":0,"thread":0}}}'
+            i=1
+            while :; do
+              if [ $((i % 2)) -eq 0 ]; then v=true; else v=false; fi
+              printf '{"event":{"_0":{"kind":{"read":{"_1":"isReady","_2":{"bool":{"_0":%s}},"op":0}},"seq":%d,"thread":0}}}\n' $v $i
+              i=$((i+1))
+              sleep 0.1
+            done
+            """#)
+        let dir = NSTemporaryDirectory() + "opconform-runaway-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: starts) }
+        let r = opconform("run", "--impl", "exec:" + path, "--case-deadline", "1", "--count", "2", "--seed", "1", "--no-shrink", "--out", dir)
+        #expect(r.status == 1, "\(r.out)\(r.err)")
+        #expect(r.out.contains("FAIL RUN-HANG") && r.out.contains(" 0 unconfirmed"), "\(r.out)")
+        let started = (try? String(contentsOfFile: starts, encoding: .utf8))?.split(separator: "\n").count
+        #expect(started == 2, "each case ran once, no patient run: \(started ?? 0) starts")
+    }
+
     /// The whole route from the command line, on the Foundation driver started by path: the
     /// finding names the driver, the printed lines name it again, and both replay it.
     @Test("run --impl exec:PATH records the driver in its findings and prints lines that replay them")

@@ -4,7 +4,8 @@ import OperationSpec
 import Testing
 
 /// Inputs from elsewhere read as strictly as a finding (issue 43): a shard's record whose counts
-/// are negative, exceed its cases or could overflow a merge, or whose endings are not endings;
+/// are negative, exceed its cases or could overflow a merge, or whose endings are not endings,
+/// or that ran fewer cases than its place in the run holds without saying it was cut;
 /// an expectations rate near Int.max; a reason that would forge console lines; control
 /// characters on their way into XML.
 @Suite("Hostile inputs")
@@ -47,6 +48,30 @@ struct HostileInputTests {
         fifo["seconds"] = -1
         let d = try Self.merged(dir, fifo)
         #expect(d.status == 2 && d.err.contains("finite, not negative"), "\(d.err)")
+        // A shard's cases follow from the count and its place: fewer is a cut run, which must say so.
+        var short = record
+        short["cases"] = 21
+        short["endings"] = ["complete": 21]
+        func clamp(_ list: Any?, _ keys: [String]) -> [[String: Any]] {
+            ((list as? [[String: Any]]) ?? []).map { item in
+                var item = item
+                for key in keys { if let n = item[key] as? Int { item[key] = min(n, 21) } }
+                return item
+            }
+        }
+        short["statistics"] = clamp(record["statistics"], ["cases", "violations", "known", "unconfirmed"])
+        for list in ["known", "unconfirmed", "otherCauses"] { short[list] = clamp(record[list], ["cases"]) }
+        short["deathCases"] = ((record["deathCases"] as? [String: Int]) ?? [:]).mapValues { min($0, 21) }
+        let e = try Self.merged(dir, short)
+        #expect(e.status == 2 && e.err.contains("holds 60, and a shard that ran fewer must be marked interrupted"), "\(e.err)")
+        short["interrupted"] = true
+        let f = try Self.merged(dir, short)
+        #expect(f.status == 130 && f.out.contains("INTERRUPTED"), "\(f.status) \(f.out) \(f.err)")
+        var more = record
+        more["count"] = 80
+        more["shard"] = "2/2"
+        let g = try Self.merged(dir, more)
+        #expect(g.status == 2 && g.err.contains("shard 2/2 of 80 cases holds 40"), "\(g.err)")
     }
 
     @Test("a record that is not a regular file is named for what it is, never read")

@@ -133,7 +133,8 @@ final class DriverProcess: @unchecked Sendable {
             // A child that talks for ever (a livelock that keeps logging) is stopped too, from
             // its first line on, or from the end of the startup allowance at the latest.
             if killed == nil && clock.active - (heardAt ?? ChildProcess.startupAllowance) > limits.caseDeadline {
-                killed = "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s while the driver was still writing (--case-deadline)"
+                killed = "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s "
+                    + Confirmation.runawayWords + " (--case-deadline)"
             }
             // Stopped time does not count against the limits, but it is not free either: a
             // driver left stopped (a debugger that went away) is given up on after the deadline.

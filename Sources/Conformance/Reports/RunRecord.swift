@@ -138,6 +138,15 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         if count < 0 || cases < 0 || cases > count {
             return .init(path: [.key("cases")], what: "is \(cases)", requirement: " of \(count), but must be between 0 and the count")
         }
+        // A shard's cases follow from the run's count and its place (`Shard.cases(of:)`): one that
+        // ran fewer was cut short and must say so (issue 43: a shard claiming 21 of its 40 cases
+        // merged as complete), and none runs more.
+        if let planned = shardNumbers?.cases(of: count), cases != planned, cases > planned || !interrupted {
+            let requirement = cases > planned
+                ? ", but shard \(shard) of \(count) cases holds \(planned)"
+                : ", but shard \(shard) of \(count) cases holds \(planned), and a shard that ran fewer must be marked interrupted"
+            return .init(path: [.key("cases")], what: "is \(cases)", requirement: requirement)
+        }
         // Every count is of this shard's cases (issue 43: negative counts were printed, and two
         // shards' counts summed past Int.max trapped the merge).
         func tally(_ n: Int, at path: [JSONPathSegment]) -> InputError.FieldProblem? {

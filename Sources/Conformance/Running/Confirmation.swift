@@ -35,6 +35,18 @@ public enum Confirmation {
     /// Words of a violation's sentence that say it rests on something not seen.
     static let absenceWords = ["never", "timed out", " ran 0 times", "without a did-change", "announcing no change", "announcing only"]
 
+    /// Words of the hang of a case cut at its deadline while its driver was still writing.
+    static let runawayWords = "while the driver was still writing"
+
+    /// Whether `violation` is the hang of a case that ran its whole deadline writing (a minute by
+    /// default, against scenarios of milliseconds): it is its own witness, and a patient run would
+    /// only hold the case `patience` times longer to show the same (issue 43: a driver writing an
+    /// event every half second held one case for 300 s). Words a driver forges here make its own
+    /// hang count at once, never excuse anything.
+    static func isRunaway(_ violation: Violation) -> Bool {
+        violation.rule == Finding.hangRule && violation.observed.contains(runawayWords)
+    }
+
     /// Whether `violation` rests on absence or time rather than on witnesses of what happened:
     /// a hang (RUN-HANG), or a violation of an absence rule whose sentence says so.
     public static func restsOnAbsence(_ violation: Violation) -> Bool {

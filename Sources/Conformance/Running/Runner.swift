@@ -556,6 +556,9 @@ public struct Runner: Sendable {
         // What a known divergence excuses needs no confirming: it fails nothing either way, and
         // a platform that deadlocks in every tenth case would pay a patient run for each.
         func known(_ v: Violation) -> Bool { attribute(v, scenario, unheard: unheard) != nil }
+        // A case that wrote until its deadline cut it needs no patient run: the absences it shows
+        // come from that cut, and the cut is witnessed (`Confirmation.isRunaway`).
+        if let d = death, Confirmation.isRunaway(d) { return }
         var doubtful: [String] = []
         if let d = death, d.rule == Finding.hangRule, !known(d) { doubtful.append(d.rule) }
         for v in verdicts {
