@@ -13,9 +13,10 @@ struct MachineFailureTests {
     /// the trace a child-process implementation writes when no driver could be started.
     /// `@unchecked Sendable` is sound: `runs` is read and written only under `lock`.
     final class Starved: Implementation, @unchecked Sendable {
-        let engine = ReferenceEngine(options: EngineOptions(faults: [.oneTooMany]))
+        let engine: ReferenceEngine
         private let lock = NSLock()
         private var runs = 0
+        init(faults: [Fault] = [.oneTooMany]) { engine = ReferenceEngine(options: EngineOptions(faults: faults)) }
         var name: String { "starved" }
         var capabilities: [Observation] { ReferenceEngine.capabilities }
         var isDeterministic: Bool { false }
@@ -50,5 +51,46 @@ struct MachineFailureTests {
         let shrinker = Shrinker(impl: Starved(), profile: .guide, rule: check)
         // Every run the machine did not fail shows the fault: all of them count, none is lost.
         #expect(shrinker.reproductions(scenario, scheduleSeed: seed, signature: nil) == shrinker.rateAttempts)
+    }
+
+    @Test("a run with cases cut short gives no verdict, unless a failure found elsewhere stands")
+    func cutCasesGiveNoVerdict() {
+        // Every other case is cut: with a faithful engine nothing failed, so nothing is decided.
+        let clean = Runner(RunConfiguration(impl: Starved(faults: []), seed: 1, count: 6, shrink: false)).run()
+        #expect(clean.endings["truncated"] == 3 && clean.failures.isEmpty)
+        #expect(clean.noVerdict?.contains("3 of 6 cases were cut short and not judged; first in case 0") == true,
+                "\(clean.noVerdict ?? "nil")")
+        #expect(clean.noVerdict?.contains("Resource temporarily unavailable") == true)
+        // With the fault, the cases that ran show it: the failure is the verdict.
+        let faulty = Runner(RunConfiguration(impl: Starved(), seed: 1, count: 40, shrink: false)).run()
+        #expect(faulty.endings["truncated"] == 20)
+        #expect(!faulty.failures.isEmpty && faulty.noVerdict == nil && faulty.failed)
+    }
+
+    /// A scenario that keeps six operations of one queue running at once for 0.4 s.
+    static let sixAtOnce = Scenario(queues: [QueueConfig(maxConcurrent: 6)],
+                                    operations: Array(repeating: OperationConfig(kind: .main([.work(400)])), count: 6),
+                                    dependencies: [],
+                                    driver: [DriverStep(.addBatch(ops: Array(0..<6), queue: 0, wait: false)),
+                                             DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    @Test("a driver past the thread limit is cut short: the case is unjudged and says why",
+          .enabled(if: FoundationIsolationTests.available && ProcessThreads.count(getpid()) != nil,
+                   "needs opconform built and /proc (Linux)"))
+    func threadLimit() throws {
+        var limits = DriverLimits.standard
+        limits.maxThreads = 4
+        let impl = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities,
+                                              command: [FoundationIsolationTests.driver, "driver"], limits: limits)
+        let trace = impl.run(Self.sixAtOnce, scheduleSeed: 1)
+        #expect(trace.ending == .truncated)
+        guard case .cut(let why)? = trace.events.last?.kind else { Issue.record("no cut: \(trace.ending)"); return }
+        #expect(why.contains("threads at once, more than a case may (4)"), "\(why)")
+        #expect(ShrinkTarget.death(of: trace).isEmpty, "an unjudged case is no crash, hang or breach")
+        // The same case under the standard limit runs whole.
+        let whole = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities,
+                                               command: [FoundationIsolationTests.driver, "driver"])
+            .run(Self.sixAtOnce, scheduleSeed: 1)
+        #expect(whole.ending == .complete)
     }
 }

@@ -36,6 +36,9 @@ enum ChildProcess {
         /// not start a driver, or a driver it killed never ended (`DriverProcess.end`). The case
         /// ends cut (`EventKind.cut`), with no verdict.
         var machine: String?
+        /// Why the case was cut short for asking more of the machine than a case may (a driver
+        /// past `DriverLimits.maxThreads`): it ends cut, unjudged, and no run that holds it passes.
+        var overLimit: String?
 
         /// A driver that could not be started (status -1, the reason as its last words); the
         /// machine's failure when it was out of processes or memory.

@@ -258,6 +258,13 @@ public struct ChildProcessImplementation: Implementation {
             append(.cut(Self.machineFailure + machine))
             return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
         }
+        // A case that asked more of the machine than a case may is cut short too: not judged,
+        // whatever its trace says so far, and no run that holds it passes (`RunResult.noVerdict`).
+        if let overLimit = outcome.overLimit {
+            if events.last?.kind.endsTrace ?? false { events.removeLast() }
+            append(.cut(overLimit))
+            return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
+        }
         // A trace that has its last event (`end`, `hang`, `crash`) is whole, whatever the driver
         // did after it (a missing `done` is for driver-check to point out).
         if events.last?.kind.endsTrace ?? false {

@@ -96,6 +96,14 @@ public struct DriverLimits: Sendable, Equatable {
     /// The levels `patience` may take.
     public static let patienceLevels = DriverProtocol.patienceLevels
 
+    /// The most threads a driver process may run at once: one past it ends the case cut short,
+    /// unjudged (`DriverProcess.serve`). The harness counts them from outside (Linux's
+    /// /proc/PID/status), so no driver can raise it, root or not (RLIMIT_NPROC does not bind
+    /// root). A scenario read from elsewhere can ask a queue for thousands of concurrent
+    /// operations; a driver starting threads without bound once made forks fail machine-wide
+    /// (issue 43). The most the built-in drivers ran in a gate is in Specs/performance.md.
+    public var maxThreads = 1024
+
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 
     public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000, casesPerDriver: Int = 100,

@@ -117,9 +117,14 @@ final class DriverProcess: @unchecked Sendable {
         // A process that already served a case is running: it answers from the request on, and
         // its silence counts from there. A new one is given the startup allowance first.
         var quietSince = 0.0, heardAt: Double? = fresh ? nil : 0, lastBytes = 0
-        var stoppedReading = false
+        var stoppedReading = false, overLimit: String?
         while !reaped.wait(seconds: 0.05) {
             clock.tick()
+            if let threads = ProcessThreads.count(child.pid), threads > limits.maxThreads {
+                overLimit = "the driver ran \(threads) threads at once, more than a case may (\(limits.maxThreads)): "
+                    + "the scenario asks more of the machine than a case may hold"
+                break
+            }
             let (bytes, stop, overflow) = output.progress
             if stop { stoppedReading = true; break }
             if bytes != lastBytes { lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active } }
@@ -153,7 +158,9 @@ final class DriverProcess: @unchecked Sendable {
             // symbolised report can take seconds); stopped before, its report would be cut.
             _ = reaped.wait(seconds: 10)
         }
-        return end(killed: killed, lastError: nil)
+        var outcome = end(killed: killed, lastError: nil)
+        if let overLimit { outcome.overLimit = overLimit }
+        return outcome
     }
 
     /// Whether, within `seconds`, a sanitizer began a report on standard error or the process

@@ -158,6 +158,9 @@ public struct FailingCase: Sendable {
     public var identity: CaseIdentity
     public var scenario: Scenario
     public var violation: Violation
+    /// The trace the run saw, for the first case of a finding: the witness as it happened, kept
+    /// beside the finding (`Finding.witness`) because a rare failure may never show again.
+    public var witness: Trace? = nil
 }
 
 /// A rule broken in a run only in ways a known divergence excuses: reported apart, as the
@@ -200,6 +203,8 @@ public struct RunResult: Sendable {
     /// DRIVER-PROTOCOL), by pseudo-rule; looked up only.
     public var deathCases: [String: Int] = [:]
     public var endings: [String: Int]
+    /// The first case cut short (`Trace.Ending.truncated`) and why, when one was.
+    public var firstCut: (index: Int, why: String)?
     /// Cases run: the configured count, or fewer when stopping at the first failure.
     public var cases: Int
     public var seconds: Double
@@ -236,7 +241,8 @@ public struct RunResult: Sendable {
 
     /// Why the run gives no verdict on the implementation, if it does not: its driver broke the
     /// protocol in some case (those cases were not judged, and the driver's account of the
-    /// others is in doubt), or no rule was reached at all (nothing was checked). Such a run
+    /// others is in doubt), a case was cut short and nothing failed elsewhere, or no rule was
+    /// reached at all (nothing was checked). Such a run
     /// must never pass a gate: `run` and `gate` exit 4.
     public var noVerdict: String? {
         if let breaches = endings[Trace.Ending.breach.rawValue], breaches > 0 {
@@ -244,6 +250,13 @@ public struct RunResult: Sendable {
             return "the driver broke the protocol in \(breaches) of \(cases) cases, which were not judged"
                 + (first.map { "; first in case \($0.caseIndex): " + ($0.message.components(separatedBy: "; required: ").first ?? $0.message) } ?? "")
                 + (configuration.impl.launch.map { "; 'opconform driver-check \(ShellWords.quote($0.executable))' checks the driver" } ?? "")
+        }
+        // A case cut short (the machine could not run it, or it asked more of the machine than a
+        // case may) was not judged: a green over it would claim cases nobody checked (issue 43).
+        // A failure found in another case stands: the cut takes nothing from it.
+        if let cut = endings[Trace.Ending.truncated.rawValue], cut > 0, failures.isEmpty {
+            return "\(cut) of \(cases) cases were cut short and not judged"
+                + (firstCut.map { "; first in case \($0.index): \($0.why)" } ?? "")
         }
         if findings.isEmpty && !statistics.contains(where: { $0.status == .pass || $0.broken }) {
             return "no rule was reached in \(cases) cases: nothing was checked"
@@ -296,6 +309,7 @@ public struct Runner: Sendable {
             attribute(v, outcome.scenario, unheard: outcome.unheard)
         }
         var endings: [String: Int] = [:]
+        var firstCut: (index: Int, why: String)?
         var broken = 0, done = 0
         // Positions within the shard, not an array of indices: a run may have 100 million cases.
         let total = c.shard.cases(of: c.count)
@@ -311,6 +325,7 @@ public struct Runner: Sendable {
             if outcome.interrupted { interrupted = true; casesRun = done; break folding }
             let k = outcome.index
             endings[outcome.ending.rawValue, default: 0] += 1
+            if firstCut == nil, let why = outcome.cutShort { firstCut = (k, why) }
             var brokenRules: [String] = []
             var knownRules: [String] = []
             var message: String?
@@ -330,7 +345,7 @@ public struct Runner: Sendable {
             } else if let v = outcome.death {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
-                    if deaths[d] == nil { deaths[d] = failing }
+                    if deaths[d] == nil { deaths[d] = failing; deaths[d]?.witness = outcome.trace }
                     deathCases[d] += 1
                     if v.rule != Finding.protocolRule { causes[c.rules.count + d].add(failing) }
                 }
@@ -360,7 +375,7 @@ public struct Runner: Sendable {
                         brokenRules.append(v.rule.id)
                         if message == nil { message = violation.observed }
                         let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
-                        if first[n] == nil { first[n] = failing }
+                        if first[n] == nil { first[n] = failing; first[n]?.witness = outcome.trace }
                         causes[n].add(failing)
                     } else if let entry = excusedBy, let violation = r.violations.first {
                         stats[n].known += 1
@@ -454,6 +469,7 @@ public struct Runner: Sendable {
         var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
                                seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
         result.interrupted = interrupted || c.stop?.isRequested == true
+        result.firstCut = firstCut
         result.cpu = cpu
         result.otherCauses = others
         for (d, target) in deathTargets.enumerated() where deathCases[d] > 0 { result.deathCases[target.id] = deathCases[d] }
@@ -488,6 +504,10 @@ public struct Runner: Sendable {
         /// A subclass operation said isFinished YES and the queue never acted on it
         /// (`Attribution.unheardFinish`), and what the case proves of whose that is.
         var unheard = Attribution.UnheardFinish.none
+        /// Why the case was cut short, when it was (`Trace.Ending.truncated`).
+        var cutShort: String?
+        /// The trace the case was judged on.
+        var trace: Trace?
     }
 
     /// The known divergence or platform limit that explains `v`, if one does: an entry of the
@@ -522,6 +542,8 @@ public struct Runner: Sendable {
                                   interrupted: c.stop?.isRequested == true)
         outcome.unconfirmed = unconfirmed
         outcome.unheard = unheard
+        if case .cut(let why)? = trace.events.last?.kind { outcome.cutShort = why }
+        outcome.trace = trace
         return outcome
     }
 
@@ -769,6 +791,7 @@ public struct Runner: Sendable {
             finding.platform = DriverProtocol.Platform(name: platform, owns: c.impl.setting.owns)
         }
         finding.shrinkWalkedBack = result.walkedBack
+        finding.witness = f.witness.map { TraceFile(scenario: f.scenario, trace: $0) }
         return finding
     }
 }
