@@ -239,6 +239,15 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
         break;
       [r settleQuiet: 0.005 timeout: 0.05];
     }
+  /* Code of the case can still be on a thread once the queues let go of its operations: a
+   * subclass's finish between the queue's observer of isFinished and the driver's, which logs
+   * the did-change. Its events belong to this trace (end drops what follows it), so the end
+   * waits for that code while it makes progress. On a loaded machine such a thread was off the
+   * processor for longer than the settle below, its did-change was dropped, and the case read as
+   * KVO-BALANCED and KVO-FINISH-ALWAYS: false alarms. */
+  deadline = Now() + 2;
+  while (![r nothingRunning] && Now() < deadline && [r silence] < stall)
+    [r settleQuiet: 0.005 timeout: 0.05];
   [r settleQuiet: 0.03 timeout: 1];
   for (i = 0; i < [queues count]; i++)
     {

@@ -163,6 +163,11 @@ enum RunCommand {
         for f in result.findings + result.otherCauses.map(\.finding) {
             let path = PathText.join(dir, f.fileName)
             try OutputFile.write(f.fileData, to: path)
+            if let witness = f.witness {
+                let folder = PathText.join(dir, Finding.witnessFolder)
+                try writable(parentOf: PathText.join(folder, "x"), creating: true)
+                try OutputFile.write(TraceFormat.encode(witness), to: PathText.join(folder, f.fileName))
+            }
             if files[f.rule] == nil { files[f.rule] = path } else { files[f.fileName] = path }
         }
         return files

@@ -72,6 +72,16 @@ extension DriverContext {
                 && recorder.silence < stall {
             _ = recorder.settle(quiet: 0.005, timeout: 0.05)
         }
+        // Code of the case can still be on a thread once the queues let go of its operations: a
+        // subclass's finish between the queue's notice of isFinished and the did-change it goes
+        // on to send. Its events belong to this trace (`end` drops what follows it), so the end
+        // waits for that code while it makes progress. On a loaded machine such a thread was off
+        // the processor for longer than the settle below, its did-change was dropped, and the
+        // case read as KVO-BALANCED: a false alarm.
+        let frames = recorder.activeTime + 2
+        while recorder.codeRunning && recorder.activeTime < frames && recorder.silence < stall {
+            _ = recorder.settle(quiet: 0.005, timeout: 0.05)
+        }
         // Late events matter to a trace; a plain run has none to keep.
         if recorder.recording { _ = recorder.settle(quiet: 0.03, timeout: 1) }
         let stuck = queues.indices.filter { queues[$0].operationCount > 0 && !queues[$0].isSuspended && queues[$0].maxConcurrentOperationCount != 0 }

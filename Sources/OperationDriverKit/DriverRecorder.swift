@@ -144,6 +144,13 @@ final class DriverRecorder: @unchecked Sendable {
     func threadSpawned() { condition.lock(); running += 1; condition.unlock() }
     func spawnedThreadEnded() { condition.lock(); running -= 1; condition.unlock() }
 
+    /// Whether a call, body or spawned thread of the case has not ended yet.
+    var codeRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return running != 0
+    }
+
     /// What of the case may still run code, as the events tell: nil when nothing.
     /// `finished` says whether an operation finished (its completion block is then due).
     /// `finished` is asked without the lock (a getter records an event).

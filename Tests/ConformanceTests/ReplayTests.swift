@@ -60,6 +60,20 @@ struct ReplayTests {
         #expect(log.count == 41 && log[0].hasPrefix("{\"run\":{"))
         let broken = try log.dropFirst().map { try JSONCodec.decode(CaseRecord.self, from: Data($0.utf8), source: "log") }.filter { !$0.broken.isEmpty }
         #expect(!broken.isEmpty && broken.allSatisfy { $0.replay?.contains("--fault priority-not-normalised") == true })
+        // The witness: the first failing case's trace as the run saw it, in a folder of its own
+        // (a glob of *.json still finds only findings), judged again by check to the same rule.
+        let witnessLine = try #require(r.out.split(separator: "\n").first { $0.hasPrefix("  witness: ") })
+        let witness = String(witnessLine.dropFirst("  witness: ".count).split(separator: " ").first!)
+        #expect(witness.hasPrefix(dir + "/witnesses/") && witness.hasSuffix(PathText.lastComponent(file)))
+        let finding = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        let rule = try #require(finding["rule"] as? String)
+        let judged = opconform("check", witness)
+        #expect(judged.status == 1 && judged.out.contains("\(rule): "), "\(judged.out.suffix(400))")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".json") && $0 != "run-record.json" }
+        for name in names {
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))) as? [String: Any]
+            #expect(object?["rule"] != nil, "\(name) is not a finding")
+        }
     }
 
     @Test("a run without violations exits 0; bad options exit 2")

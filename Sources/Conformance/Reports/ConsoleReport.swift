@@ -45,6 +45,11 @@ public enum ConsoleReport {
             out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
+            // The case as the run saw it: a failure that never shows again still has its witness.
+            if let file = files[f.rule], f.witness != nil {
+                let witness = PathText.join(PathText.join(PathText.folder(of: file), Finding.witnessFolder), f.fileName)
+                out += "  witness: \(witness) (the trace of case \(f.caseIndex) as run; 'opconform check' judges it again)\n"
+            }
             // The rule's other causes (`CauseGroups`): each its own minimum and replay.
             for other in r.otherCauses where other.finding.rule == f.rule {
                 let o = other.finding

@@ -62,6 +62,16 @@ public struct Finding: Sendable, Encodable, Equatable {
     public var shrinkExhausted: Bool
     /// A measurement, so not part of the file: finding files are the same bytes on every run.
     public var shrinkMilliseconds: Int = 0
+    /// The trace of the case that first showed the failure, as the run saw it (before any
+    /// shrinking), with its scenario: not part of the finding's file but written beside it
+    /// (`witnessFolder`, trace format 2, which `opconform check` judges again). A race seen
+    /// once in 2,000 cases may never replay; its witness is then the only account of it.
+    /// Not compared: a finding read back from its file has none, and is the same finding.
+    public var witness: TraceFile? {
+        get { witnessAside.value }
+        set { witnessAside.value = newValue }
+    }
+    var witnessAside = Aside<TraceFile?>(value: nil)
     /// True when the run was interrupted (SIGINT, SIGTERM) before this finding was fully
     /// shrunk: `scenario` is the smallest case confirmed so far (the failing case itself if
     /// shrinking had not begun), and `reproduced` is 1 of 1, the run that showed it. Absent
@@ -199,6 +209,10 @@ public struct Finding: Sendable, Encodable, Equatable {
     public var fileName: String {
         "\(rule)-\(identity.caseSeed)" + (faults.isEmpty ? "" : "-" + faults.map(\.rawValue).joined(separator: "+")) + ".json"
     }
+    /// The folder, beside a run's finding files, that holds their witness traces (`witness`),
+    /// each under its finding's file name: a glob of the run folder's `*.json` still finds only
+    /// findings.
+    public static let witnessFolder = "witnesses"
 }
 
 extension Finding: CheckedInput {
@@ -249,4 +263,11 @@ extension Finding: CheckedInput {
         guard let best, best.distance <= max(2, best.id.count / 3) else { return nil }
         return best.id
     }
+}
+
+/// A value carried with another for its user, not part of what that value says: every two are
+/// equal, so a type holding one keeps its synthesised `==` over the rest.
+struct Aside<Value: Sendable>: Sendable, Equatable {
+    var value: Value
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
 }
