@@ -78,8 +78,14 @@ extension DriverContext {
         // waits for that code while it makes progress. On a loaded machine such a thread was off
         // the processor for longer than the settle below, its did-change was dropped, and the
         // case read as KVO-BALANCED: a false alarm.
+        // So is a completion block the implementation owes a finished operation: Foundation
+        // starts it on a thread of its own after the finish, and under load that start came more
+        // than 30 ms after the last event (COMPLETION-ONCE, a false alarm). It is waited for
+        // only the trigger window of silence: a queue that never runs it (GNUstep's, for a
+        // concurrent operation) costs each such case that much.
         let frames = recorder.activeTime + 2
-        while recorder.codeRunning && recorder.activeTime < frames && recorder.silence < stall {
+        while recorder.activeTime < frames && (recorder.codeRunning && recorder.silence < stall
+                                                || recorder.completionDue && recorder.silence < triggerQuiet) {
             _ = recorder.settle(quiet: 0.005, timeout: 0.05)
         }
         // Late events matter to a trace; a plain run has none to keep.

@@ -151,6 +151,14 @@ final class DriverRecorder: @unchecked Sendable {
         return running != 0
     }
 
+    /// Whether an operation with finish evidence in the trace has a completion block set that
+    /// has not ended: the implementation still owes that block a run.
+    var completionDue: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return completionsSet.contains { finished.contains($0) && !completionsEnded.contains($0) }
+    }
+
     /// What of the case may still run code, as the events tell: nil when nothing.
     /// `finished` says whether an operation finished (its completion block is then due).
     /// `finished` is asked without the lock (a getter records an event).

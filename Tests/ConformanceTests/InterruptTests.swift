@@ -116,4 +116,44 @@ struct InterruptTests {
         #expect(record.interrupted && record.findings.count == failed)
         #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
     }
+
+    /// The confirmation phase: a case whose hang rests on time is run again with patience, and
+    /// a signal then stops that run too (issue 43: each signal in each phase).
+    @Test("a SIGINT, SIGTERM or SIGHUP while a case is confirmed with patience ends its driver and writes the record",
+          .enabled(if: available, "build opconform first"), arguments: [SIGINT, SIGTERM, SIGHUP])
+    func whileConfirming(signal: Int32) throws {
+        let dir = Self.folder()
+        let marker = dir + "/patient-run-started"
+        // The case hangs as a driver reports it (nothing happened for a while: time, so the
+        // run confirms it); the patient run, asked with "patience", takes a minute.
+        let driver = ExternalDriverTests.script(#"""
+            read -r request
+            printf '%s\n' '{"hello":{"capabilities":[],"impl":"slow","protocol":2}}'
+            case "$request" in
+            *'"impl"'*) ;;
+            *) printf '%s\n' '{"event":{"_0":{"kind":{"end":{}},"seq":0,"thread":0}}}' '{"done":{}}'; exit 0 ;;
+            esac
+            case "$request" in
+            *'"patience"'*) touch "\#(marker)"; sleep 60 ;;
+            esac
+            printf '%s\n' '{"event":{"_0":{"kind":{"threadStarted":{"name":"main"}},"seq":0,"thread":0}}}' \
+              '{"event":{"_0":{"kind":{"hang":{"_0":"driver step 0 (waitUntilAllFinished(queue: 0)) never returned; nothing happened for 0.50 s"}},"seq":1,"thread":0}}}' \
+              '{"done":{}}'
+            """#)
+        let run = try Started(["run", "--impl", "exec:" + driver, "--count", "3", "--seed", "1", "--no-shrink"], in: dir)
+        var started = false
+        for _ in 0..<600 where !started { started = FileManager.default.fileExists(atPath: marker); if !started { usleep(50_000) } }
+        #expect(started, "the patient run began")
+        let sent = Date()
+        kill(run.child.pid, signal)
+        let (status, out) = run.end()
+        let took = Date().timeIntervalSince(sent)
+        print("signal \(signal) while confirming: exited after \(Int(took * 1000)) ms")
+        #expect(status == 130 && took < 10, "\(out)")
+        #expect(out.contains("INTERRUPTED"), "\(out)")
+        let record = try JSONCodec.decode(RunRecord.self, from: try #require(FileManager.default.contents(atPath: dir + "/opconform-findings/latest/" + RunRecord.fileName)),
+                                          source: RunRecord.fileName)
+        #expect(record.interrupted)
+        #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
+    }
 }

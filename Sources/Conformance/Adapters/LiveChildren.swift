@@ -12,18 +12,37 @@ import Synchronization
 /// lock `killAll` holds), so a pid in the list is always one of our unreaped children: never a
 /// number the system has given to another process.
 public enum LiveChildren {
-    private static let pids = Mutex<[pid_t]>([])
+    /// The unreaped drivers, and whether the process is stopping (`killAll` was called).
+    private struct State {
+        var pids: [pid_t] = []
+        var stopping = false
+    }
+    private static let state = Mutex(State())
 
-    static func add(_ pid: pid_t) { pids.withLock { $0.append(pid) } }
+    /// Records a driver just spawned. Once the process is stopping, the driver is killed at once:
+    /// a case may have been spawning it while `killAll` ran (a patient run of a case being
+    /// confirmed, a shrink's next candidate), and it would otherwise live until its own limit
+    /// (20 s for a patient run's silence).
+    static func add(_ pid: pid_t) {
+        state.withLock { s in
+            s.pids.append(pid)
+            if s.stopping { _ = kill(-pid, SIGKILL) }
+        }
+    }
 
-    static func remove(_ pid: pid_t) { pids.withLock { list in list.removeAll { $0 == pid } } }
+    /// Whether the process is stopping: a start the machine refused is then not tried again.
+    static var isStopping: Bool { state.withLock { $0.stopping } }
 
-    /// Kills every live child's process group; returns how many there were.
+    static func remove(_ pid: pid_t) { state.withLock { s in s.pids.removeAll { $0 == pid } } }
+
+    /// Kills every live child's process group, and every driver spawned from now on; returns how
+    /// many there were.
     @discardableResult
     public static func killAll() -> Int {
-        let count = pids.withLock { list in
-            for pid in list { _ = kill(-pid, SIGKILL) }
-            return list.count
+        let count = state.withLock { s in
+            s.stopping = true
+            for pid in s.pids { _ = kill(-pid, SIGKILL) }
+            return s.pids.count
         }
         // And what they started outside their groups (`ProcessMark`): every mark of this harness.
         ProcessMark.end("\(getpid()).", everyChild: true)

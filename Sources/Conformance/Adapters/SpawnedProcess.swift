@@ -79,6 +79,9 @@ final class SpawnedProcess: Sendable {
             do {
                 return try startOnce(command, environment: environment)
             } catch where error.transient {
+                if LiveChildren.isStopping {
+                    throw StartError(message: "the run is stopping: \(error.message)", transient: true)
+                }
                 if Date().addingTimeInterval(pause) >= deadline {
                     throw StartError(message: "the machine refused to start it for \(Int(spawnDeadline)) s: \(error.message)",
                                      transient: true)
