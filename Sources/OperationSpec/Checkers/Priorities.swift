@@ -54,7 +54,13 @@ extension RuleBook {
                     let previousFinish = previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }
                     let choice = ([previousFinish] + resumePoints.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
-                    let px = c.facts.priority[x].value(before: s)
+                    // x is judged at the highest priority it had between the choice point and its
+                    // start: the queue may have chosen it at any moment in between (GNUstep takes
+                    // its next operation as the previous one's finish is observed; a later
+                    // setQueuePriority that lowered x made that choice read as wrong).
+                    let timeline = c.facts.priority[x]
+                    let px = ([timeline.value(before: s)] + timeline.changes.filter { $0.at > cp && $0.at < s }
+                        .map { timeline.value(before: $0.at) }).max()!
                     let rivals = c.allOps.filter { y in
                         y != x && offered[y] == [q] && c.facts.addedAt[y].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < cp } == true
                             // (queued for sure: its add had returned; a batch may be handed to the
