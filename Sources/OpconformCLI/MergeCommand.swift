@@ -26,7 +26,8 @@ enum MergeCommand {
       --strict           warnings fail too
 
     Exit: as 'run' (or 'gate' with --expectations): 0 pass, 1 fail, 2 bad input, 4 no verdict,
-    130 a shard was interrupted.
+    130 a shard was interrupted, or the merge was (SIGINT, SIGTERM, SIGHUP: it stops before its next
+    file; every file it wrote is whole).
 
     A CI recipe: Docs/ci-shards.md (a matrix of N machines, each 'gate ... --shard I/N --out
     shard-I', then one job that merges the folders).
@@ -40,8 +41,22 @@ enum MergeCommand {
             throw InputError("merge needs the output folders of a run's shards: opconform merge shard-1 shard-2 ... ('opconform help merge')")
         }
         for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try RunCommand.writable(file: path) }
+        // SIGINT, SIGTERM or SIGHUP stop the merge before its next file (issue 43): each file
+        // already written is whole, none is half-written, and no temporary file is left behind.
+        // A second signal quits at once.
+        let stop = StopRequest()
+        let interrupts = Interrupts(stop: stop, console: console)
+        defer { interrupts.uninstall() }
+        func stopped() -> Bool {
+            guard stop.isRequested else { return false }
+            console.out("merge INTERRUPTED: stopped before its next file; the files written so far are whole\n")
+            return true
+        }
         var shards: [RunMerge.Shard] = []
-        for folder in args.positionals { shards.append(try RunMerge.load(folder: folder)) }
+        for folder in args.positionals {
+            if stopped() { return 130 }
+            shards.append(try RunMerge.load(folder: folder))
+        }
         // The merged record would replace a shard's own (issue 43): its evidence, lost.
         if let out = args.options["--out"] {
             let target = PathText.resolvingLinks(PathText.absolute(out))
@@ -57,7 +72,9 @@ enum MergeCommand {
             throw InputError("merge: \(file) holds expectations for \(e.impl), but the shards ran \(shards[0].record.impl) against "
                              + (shards[0].record.knownSource ?? "no expectations"))
         }
+        if stopped() { return 130 }
         var (result, coverage) = try RunMerge.merge(shards, allowMissing: args.flags.contains("--allow-missing"))
+        if stopped() { return 130 }
         if args.flags.contains("--strict") { result.configuration.strict = true }
         console.out("merged \(shards.count) shard\(shards.count == 1 ? "" : "s") of opconform \(shards[0].record.harness):\n")
         for c in coverage { console.out("  " + c.line + "\n") }
@@ -75,6 +92,7 @@ enum MergeCommand {
         if let out = args.options["--out"] {
             try RunCommand.writable(parentOf: PathText.join(out, "x"), creating: true)
             files = try RunCommand.writeFindings(result, to: out)
+            if stopped() { return 130 }
             try RunCommand.write(JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(out, RunRecord.fileName))
         } else {
             for f in result.findings { if let p = path(of: f) { files[f.rule] = p } }
@@ -85,9 +103,13 @@ enum MergeCommand {
         if let verdict, let e = expectations {
             GateCommand.report(verdict, expectations: e, path: args.options["--expectations"]!, strict: result.configuration.strict, console)
         }
+        if stopped() { return 130 }
         if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
+        if stopped() { return 130 }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
+        if stopped() { return 130 }
         if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n") }
+        if stopped() { return 130 }
         if coverage.contains(where: { !$0.complete }) { console.out("INCOMPLETE: shards are missing (above); their cases are in no verdict\n") }
         if result.interrupted { console.out("a shard was INTERRUPTED: no verdict\n"); return 130 }
         if result.noVerdict != nil { console.out("NO VERDICT (exit 4)\n"); return 4 }

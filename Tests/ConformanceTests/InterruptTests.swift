@@ -156,4 +156,44 @@ struct InterruptTests {
         #expect(record.interrupted)
         #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
     }
+
+    /// Whether process `pid` catches `signal` (its /proc status's SigCgt mask): opconform's
+    /// handlers are in place once it does (Dispatch's signal sources catch it).
+    static func catches(_ pid: pid_t, _ signal: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
+
+    /// The merge phase: no driver runs, but files are written; a signal stops the merge before
+    /// its next file, and every file it wrote is whole, with no temporary file left.
+    @Test("a SIGINT, SIGTERM or SIGHUP during merge stops it before its next file; what it wrote is whole",
+          .enabled(if: available && FileManager.default.fileExists(atPath: "/proc/self/status"), "build opconform first; needs /proc"),
+          arguments: [SIGINT, SIGTERM, SIGHUP])
+    func whileMerging(signal: Int32) throws {
+        let dir = Self.folder()
+        for i in 1...2 {
+            let r = ConformanceTests.opconform("run", "--impl", "reference", "--fault", "priority-ignored", "--count", "1000", "--seed", "1",
+                                               "--no-shrink", "--shard", "\(i)/2", "--out", dir + "/s\(i)")
+            #expect(r.status == 1, "\(r.err)")
+        }
+        let merge = try Started(["merge", "s1", "s2", "--out", "m", "--json", "m.json", "--junit", "m.xml", "--html", "mh"], in: dir)
+        var ready = false
+        for _ in 0..<2000 where !ready { ready = Self.catches(merge.child.pid, signal); if !ready { usleep(1000) } }
+        let sent = Date()
+        kill(merge.child.pid, signal)
+        let (status, out) = merge.end()
+        print("signal \(signal) while merging: exited \(status) after \(Int(Date().timeIntervalSince(sent) * 1000)) ms")
+        #expect(ready, "the merge's handlers were seen in place")
+        #expect(status == 130 || status == 1, "stopped, or finished first: \(out)")
+        if status == 130 { #expect(out.contains("merge INTERRUPTED"), "\(out)") }
+        // Whatever was written is whole: the JSON reads, the record reads, nothing temporary is left.
+        if let json = FileManager.default.contents(atPath: dir + "/m.json") { #expect((try? JSONSerialization.jsonObject(with: json)) != nil) }
+        if let record = FileManager.default.contents(atPath: dir + "/m/" + RunRecord.fileName) {
+            #expect((try? JSONCodec.decode(RunRecord.self, from: record, source: "m")) != nil)
+        }
+        let left = (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { $0.contains(".opconform-") }
+        #expect(left.isEmpty, "temporary files left: \(left)")
+    }
 }
