@@ -88,7 +88,7 @@ enum GateCommand {
         }
         for rule in verdict.notSeenRare {
             let why = expectations.expected.first { $0.rule == rule }?.rare ?? ""
-            console.out("  not seen, rare: \(rule) (\(why))\n")
+            console.out("  not seen, rare: \(rule)" + (why.isEmpty ? "" : " (\(why))") + "\n")
         }
         for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(strict ? "; --strict fails the gate" : ""))\n") }
     }

@@ -34,15 +34,20 @@ public enum ConsoleReport {
                 let cases = r.deathCases[f.rule] ?? r.endings[ending.rawValue] ?? 0
                 out += "  \(cases) of \(r.cases) cases ended in \(f.endingPhrase ?? "a crash"); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
             }
-            out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
-                + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
-            out += f.replayRate.map { ", " + $0 } ?? ""
-            // The smallest case replayed less often than the original: a larger one was kept.
-            if f.shrinkWalkedBack > 0 {
-                out += f.shrinkSteps == 0 ? "; the original kept (smaller cases replayed less often)"
-                    : "; kept \(f.shrinkWalkedBack) \(f.shrinkWalkedBack == 1 ? "step" : "steps") short of the smallest, which replayed less often"
+            // A run told not to shrink says so, not "minimised from 6 to 6 in 0 steps" (issue 45).
+            if !c.shrink {
+                out += "  not shrunk (--no-shrink): \(f.operations) operations\n"
+            } else {
+                out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
+                    + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
+                out += f.replayRate.map { ", " + $0 } ?? ""
+                // The smallest case replayed less often than the original: a larger one was kept.
+                if f.shrinkWalkedBack > 0 {
+                    out += f.shrinkSteps == 0 ? "; the original kept (smaller cases replayed less often)"
+                        : "; kept \(f.shrinkWalkedBack) \(f.shrinkWalkedBack == 1 ? "step" : "steps") short of the smallest, which replayed less often"
+                }
+                out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
             }
-            out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
             // The case as the run saw it: a failure that never shows again still has its witness.
@@ -54,8 +59,8 @@ public enum ConsoleReport {
             for other in r.otherCauses where other.finding.rule == f.rule {
                 let o = other.finding
                 out += "  another cause, in \(other.cases) of \(r.cases) cases: \(o.message)\n"
-                out += "    first: case \(o.caseIndex); minimised from \(o.originalOperations) to \(o.operations) operations"
-                    + (o.replayRate.map { ", " + $0 } ?? "") + "\n"
+                out += "    first: case \(o.caseIndex); " + (c.shrink ? "minimised from \(o.originalOperations) to \(o.operations) operations"
+                    + (o.replayRate.map { ", " + $0 } ?? "") : "not shrunk (--no-shrink): \(o.operations) operations") + "\n"
                 out += "    replay: \(o.replayLine(file: files[o.fileName], program: r.configuration.replayProgram))\n"
             }
         }
