@@ -8,6 +8,10 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "OperationConformance",
+    // Linux is where this project runs and verifies everything (Docs/platforms.md). On Darwin the
+    // harness and the kit use `Mutex` and `Atomic` (Synchronization), which need macOS 15; nothing
+    // on Darwin is run by this project.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "OperationSpec", targets: ["OperationSpec"]),
         .library(name: "ReferenceEngine", targets: ["ReferenceEngine"]),
