@@ -29,7 +29,7 @@ enum CheckCommand {
     Exit status 0 when no rule fails, 1 when one does or the trace ends in a crash or a hang,
     2 for bad usage or input, 4 when the trace ends in a breach (the driver broke the protocol:
     no verdict).
-    Example: opconform replay --seed 7 --trace t.json && opconform check t.json --profile foundation
+    Example: opconform replay --seed 7 --trace t.json && opconform check t.json --profile class-reference
     """
 
     static func run(_ input: Arguments, _ console: Console) throws -> Int32 {

@@ -160,7 +160,8 @@ enum Help {
     Exit status 0 when no rule failed, 1 when one did (or warned, with --strict), or a run crashed
     or hung; 2 for bad usage or input; 4 when the driver broke the protocol.
 
-    Example: opconform sweep Fixtures/samples/guide-listings-2-5-to-2-7.json --schedules 5000
+    Example (exit 1: the guide's own listings race, STATE-EXCLUSIVE under 324 of 5000 schedules):
+    opconform sweep Fixtures/samples/guide-listings-2-5-to-2-7.json --schedules 5000
     """
 
     static let replay = """
