@@ -32,6 +32,8 @@ enum Help {
       convert    Rewrite scenario files of format 1 in format 2 and findings of format 1 or 2
                  in format 3, in place; --check lists files not in the newest format (exit 1).
       driver-check PATH  Test a driver you wrote against the driver protocol, one check per line.
+      driver     The Foundation driver itself: reads requests on standard input and writes
+                 traces (Specs/driver-protocol.md); what --impl foundation starts.
       help CMD   Help for one command.
       --version  The harness's release and the formats it writes (CHANGELOG.md).
 
