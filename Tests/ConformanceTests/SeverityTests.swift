@@ -109,4 +109,20 @@ struct SeverityTests {
         #expect(verdict.unexpected.isEmpty && verdict.unexpectedWarnings == ["KVO-COMPLETION-ORDER"])
         #expect(verdict.passes(strict: false) && !verdict.passes(strict: true))
     }
+
+    /// A run whose case hung: the summary and the JUnit header count RUN-HANG with the rules, so
+    /// the numbers add up to the FAIL blocks and the test cases (issue 45).
+    @Test("the run's own failures are counted in the summary line and in JUnit's header")
+    func runFailuresCounted() {
+        let result = Runner(RunConfiguration(impl: ReferenceImplementation(options: EngineOptions(faults: [.waitOnCancelledHangs])),
+                                             faults: [.waitOnCancelledHangs], count: 60, shrink: false)).run()
+        #expect(result.findings.contains { $0.rule == Finding.hangRule })
+        let text = ConsoleReport.text(result, files: [:])
+        #expect(text.contains("; and the run: 1 fail (RUN-HANG)"), "\(text.prefix(600))")
+        let junit = JUnitReport.xml(result, files: [:])
+        let cases = junit.components(separatedBy: "<testcase ").count - 1
+        let failed = junit.components(separatedBy: "<failure ").count - 1
+        #expect(junit.contains("tests=\"\(cases)\" failures=\"\(failed)\""), "\(junit.prefix(300))")
+        #expect(failed == result.statistics.filter { $0.status == RuleStatistics.Status.fail }.count + 1)
+    }
 }

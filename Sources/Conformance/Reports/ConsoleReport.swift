@@ -22,7 +22,11 @@ public enum ConsoleReport {
             out += "  the driver was built with OperationDriverKit \(release), and this is opconform \(HarnessVersion.current): "
                 + "rebuild the driver against this release (CHANGELOG.md says what changed between them)\n"
         }
-        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.unconfirmed)) unconfirmed, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached\n"
+        // The run's own failures (RUN-CRASH, RUN-HANG, ...) are no rules of the catalog: counted
+        // beside them, so the line adds up to the FAIL blocks below (issue 45).
+        let runFailures = Finding.pseudoRules.map(\.id).filter { id in r.findings.contains { $0.rule == id } }
+        out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.unconfirmed)) unconfirmed, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached"
+            + (runFailures.isEmpty ? "" : "; and the run: \(runFailures.count) fail (\(runFailures.joined(separator: ", ")))") + "\n"
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         for f in r.failures + r.warnings {
             // `FAIL RULE: message` stays the line scripts look for; the strength follows.
