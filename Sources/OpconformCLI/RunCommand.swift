@@ -160,13 +160,18 @@ enum RunCommand {
     /// findings, and file name -> file for the further causes (`RunResult.otherCauses`).
     static func writeFindings(_ result: RunResult, to dir: String) throws(InputError) -> [String: String] {
         var files: [String: String] = [:]
+        // One case often breaks several rules: its witness is encoded once. None is written once
+        // the run was stopped: what was decided comes first (ConsoleReport names none then).
+        var encoded: [Int: Data] = [:]   // by case index; looked up only
         for f in result.findings + result.otherCauses.map(\.finding) {
             let path = PathText.join(dir, f.fileName)
             try OutputFile.write(f.fileData, to: path)
-            if let witness = f.witness {
+            if let witness = f.witness, !result.interrupted {
                 let folder = PathText.join(dir, Finding.witnessFolder)
                 try writable(parentOf: PathText.join(folder, "x"), creating: true)
-                try OutputFile.write(TraceFormat.encode(witness), to: PathText.join(folder, f.fileName))
+                let data = encoded[f.caseIndex] ?? TraceFormat.encode(witness)
+                encoded[f.caseIndex] = data
+                try OutputFile.write(data, to: PathText.join(folder, f.fileName))
             }
             if files[f.rule] == nil { files[f.rule] = path } else { files[f.fileName] = path }
         }

@@ -55,7 +55,7 @@ public enum ConsoleReport {
             out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
             if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
             // The case as the run saw it: a failure that never shows again still has its witness.
-            if let file = files[f.rule], f.witness != nil {
+            if let file = files[f.rule], f.witness != nil, !r.interrupted {
                 let witness = PathText.join(PathText.join(PathText.folder(of: file), Finding.witnessFolder), f.fileName)
                 out += "  witness: \(witness) (the trace of case \(f.caseIndex) as run; 'opconform check' judges it again)\n"
             }

@@ -213,6 +213,16 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// each under its finding's file name: a glob of the run folder's `*.json` still finds only
     /// findings.
     public static let witnessFolder = "witnesses"
+    /// The most events a kept witness may have. A polling livelock's case can hold 60,000
+    /// events (6 MB of trace file, seconds to write in a debug build, once for each rule it
+    /// broke); such a case is better read by replaying it, and the run's stop after a signal
+    /// must stay within its 2 s.
+    public static let witnessMaxEvents = 20_000
+    /// `trace`, when it is small enough to keep as a witness (`witnessMaxEvents`).
+    static func keepsWitness(_ trace: Trace?) -> Trace? {
+        guard let trace, trace.events.count <= witnessMaxEvents else { return nil }
+        return trace
+    }
 }
 
 extension Finding: CheckedInput {

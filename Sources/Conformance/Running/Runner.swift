@@ -345,7 +345,7 @@ public struct Runner: Sendable {
             } else if let v = outcome.death {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
-                    if deaths[d] == nil { deaths[d] = failing; deaths[d]?.witness = outcome.trace }
+                    if deaths[d] == nil { deaths[d] = failing; deaths[d]?.witness = Finding.keepsWitness(outcome.trace) }
                     deathCases[d] += 1
                     if v.rule != Finding.protocolRule { causes[c.rules.count + d].add(failing) }
                 }
@@ -375,7 +375,7 @@ public struct Runner: Sendable {
                         brokenRules.append(v.rule.id)
                         if message == nil { message = violation.observed }
                         let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
-                        if first[n] == nil { first[n] = failing; first[n]?.witness = outcome.trace }
+                        if first[n] == nil { first[n] = failing; first[n]?.witness = Finding.keepsWitness(outcome.trace) }
                         causes[n].add(failing)
                     } else if let entry = excusedBy, let violation = r.violations.first {
                         stats[n].known += 1
