@@ -76,6 +76,7 @@ public enum CLI {
         case "rules": return try RulesCommand.run(Arguments(rest, command: "rules"), console)
         case "samples": return try SamplesCommand.run(Arguments(rest, command: "samples"), console)
         case "sweep": return try SweepCommand.run(Arguments(rest, command: "sweep"), console)
+        case "reach": return try ReachCommand.run(Arguments(rest, command: "reach"), console)
         case "convert": return try ConvertCommand.run(Arguments(rest, command: "convert"), console)
         case "replay": return try ReplayCommand.run(Arguments(rest, command: "replay"), console)
         case "check": return try CheckCommand.run(Arguments(rest, command: "check"), console)
@@ -131,6 +132,9 @@ public enum CLI {
         CommandSyntax("samples", flags: [], options: ["--schedules", "--profile", "--write", "--seed"]),
         CommandSyntax("sweep", flags: ["--strict"],
                       options: ["--schedules", "--seed", "--profile", "--impl", "--expectations", "--rules"]
+                                + Arguments.implementationOptions),
+        CommandSyntax("reach", flags: ["--reach", "--no-reach"],
+                      options: ["--impl", "--count", "--seed", "--size", "--misuse-rate", "--profile", "--jobs"]
                                 + Arguments.implementationOptions),
         CommandSyntax("convert", flags: ["--check"], options: []),
         CommandSyntax("driver", flags: ["--plain"], options: []),

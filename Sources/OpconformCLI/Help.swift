@@ -27,6 +27,8 @@ enum Help {
       rules      The rule catalog: ids, statements, citations, strengths. (--json, --markdown)
       samples    Run the documents' own sample operations through every checker under many
                  schedule seeds on the reference engine, and report what they break.
+      reach      Which paths the cases of a run take: entry point × the operation's state × its
+                 kind, how many cases reached each; exit 1 when a required cell is empty.
       sweep FILE One scenario file (yours, a finding's, a sample) under many schedule seeds,
                  every rule checked on every run, on any implementation.
       convert    Rewrite scenario files of format 1 in format 2 and findings of format 1 or 2
@@ -164,6 +166,31 @@ enum Help {
 
     Example (exit 1: the guide's own listings race, STATE-EXCLUSIVE under 324 of 5000 schedules):
     opconform sweep Fixtures/samples/guide-listings-2-5-to-2-7.json --schedules 5000
+    """
+
+    static let reach = """
+    opconform reach [--impl NAME] [--count N] [--seed S] [--size K] [--misuse-rate R] [--reach | --no-reach] [--jobs J]
+    (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply)
+
+    Runs the cases 'opconform run' would run with the same options (default 100 from seed 1) and
+    judges nothing: it counts, from each trace, which paths the cases took. For every entry point
+    and getter (start, cancel, add, addDependency, ..., isReady, isExecuting, ...), the state of
+    the operation it targeted (pending, ready, executing, finished, cancelled before it started,
+    cancelled while it ran) and the operation's kind (block, main, concurrent, subclass: your own
+    class), the table says how many cases reached it. A green run says nothing of a path no case
+    took; this is how to see which those are. Specs/reach.md says which cells are required and why
+    the others are not (a misuse, a cell no call can reach, or one only some cases need).
+
+    Runs on a driver that tests a subclass or a queue of its own add the reach episodes (a cancel
+    of a finished operation, getters read while the task runs, a cancel as it starts, a cancelled
+    operation started by hand: generator version 3), as 'run' does; --no-reach shows the table
+    without them, --reach with them on any implementation.
+
+    Exit status 0 when every required cell of the route's kinds (those in a tenth of the cases or
+    more) was reached, 1 when one was not; 2 for bad usage; 130 when interrupted.
+
+    Example:
+    opconform reach --impl reference --reach --count 100
     """
 
     static let replay = """
@@ -425,6 +452,7 @@ enum Help {
         case "rules": return rules
         case "samples": return samples
         case "sweep": return sweep
+        case "reach": return reach
         case "convert": return ConvertCommand.help
         case "replay": return replay
         case "check": return CheckCommand.help

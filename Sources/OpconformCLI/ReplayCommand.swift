@@ -108,9 +108,11 @@ enum ReplayCommand {
         // subclass, and with API surface 2 when it performs it.
         if var identity = regenerated {
             let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
-            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
+            let reach = GeneratorOptions.reaches(impl)
+            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) || (reach && !identity.options.reach) {
                 identity.options.subclass = identity.options.subclass || subclass
                 identity.options.surface2 = identity.options.surface2 || surface2
+                identity.options.reach = identity.options.reach || reach
                 scenario = identity.scenario()
             }
         }

@@ -187,8 +187,10 @@ public enum StyleCorpus {
                     + "isExecuting and isFinished turn NO",
                    cites: ["003 isFinished", "004 2.5.3", "003 isReady"],
                    // A wait for an operation sent back to ready never returns: RUN-HANG too (once the
-                   // probe's read lock was made recursive; before, the probe deadlocked first).
-                   rules: ["STATE-FINISHED-MONOTONIC", "STATE-EXECUTING-DURING-TASK", "STATE-FINISHED-REGARDLESS", "SUBCLASS-FINISH-AFTER-START",
+                   // probe's read lock was made recursive; before, the probe deadlocked first). A
+                   // cancel after the finish then takes effect on the operation sent back to ready
+                   // (CANCEL-FINISHED-NOOP: reached since the reach episodes cancel finished ones).
+                   rules: ["CANCEL-FINISHED-NOOP", "STATE-FINISHED-MONOTONIC", "STATE-EXECUTING-DURING-TASK", "STATE-FINISHED-REGARDLESS", "SUBCLASS-FINISH-AFTER-START",
                            "STATE-NOT-EXECUTING-BEFORE-START", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP", "QUEUE-ADD-WAIT", "RUN-HANG"]),
         ]),
         Entry(name: "unsynchronised", style: "plain stored flags with KVO pairs, written from the task's thread and "

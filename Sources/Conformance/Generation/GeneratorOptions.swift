@@ -36,6 +36,20 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// The part of the API this case leans towards, chosen by a guided run (`--guide`) from the
     /// rules it reached least so far; nil for an unguided case (version 1's chances).
     public var focus: GeneratorFocus?
+    /// Whether `ReachDecorator` adds the episodes that reach the paths a first run missed
+    /// (issue 44): a cancel of a finished operation, getters read while the task runs, a cancel
+    /// as the operation starts with reads right after it, a cancelled operation started by hand.
+    /// Set for an implementation that owns a subclass or a queue (`RunConfiguration`). Off, the
+    /// draws are exactly generator version 2's, so older findings regenerate the same cases.
+    public var reach: Bool
+
+    /// Whether runs on `impl` set `reach`: a driver of the user's (named by path), or one that
+    /// tests a subclass or a queue of its own (its hello names a subclass, or says it owns the
+    /// queue). The built-in implementations keep version 2's cases for now, so that their gates'
+    /// measured rates still describe the cases they run.
+    public static func reaches(_ impl: any Implementation) -> Bool {
+        impl.launch != nil || impl.subclass != nil || impl.setting.owns.contains("queue")
+    }
 
     /// What `size` may be (the command line's `--size`), and the percentages
     /// `--misuse-rate` and `--flaw-rate`.
@@ -43,7 +57,7 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     public static let rateRange = 0...100
 
     public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, flaws: [SubclassFlaw]? = nil, subclass: Bool = false, surface2: Bool = false,
-                splitMisuse: Bool = false, focus: GeneratorFocus? = nil) {
+                splitMisuse: Bool = false, focus: GeneratorFocus? = nil, reach: Bool = false) {
         self.size = size
         self.misuseRate = misuseRate
         self.flawRate = flawRate
@@ -52,14 +66,15 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         self.surface2 = surface2
         self.splitMisuse = splitMisuse
         self.focus = focus
+        self.reach = reach
     }
 
     /// The flaws a flawed subclass is drawn from: those named, or the default draw.
     public var flawList: [SubclassFlaw] { flaws ?? SubclassFlaw.drawnByDefault }
 
-    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, flaws, subclass, surface2, splitMisuse, focus }
+    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, flaws, subclass, surface2, splitMisuse, focus, reach }
 
-    /// `flaws`, `subclass`, `surface2`, `splitMisuse` and `focus` are written only when set, and read as false when absent: files written before
+    /// `flaws`, `subclass`, `surface2`, `splitMisuse`, `focus` and `reach` are written only when set, and read as false when absent: files written before
     /// it existed keep their bytes and still read. Each number must be in the range its command
     /// line option allows, or the options could not have made the case (a finding file that says
     /// otherwise was edited): the error names the field and the range.
@@ -97,6 +112,7 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         surface2 = try c.decodeIfPresent(Bool.self, forKey: .surface2) ?? false
         splitMisuse = try c.decodeIfPresent(Bool.self, forKey: .splitMisuse) ?? false
         focus = try c.decodeIfPresent(GeneratorFocus.self, forKey: .focus)
+        reach = try c.decodeIfPresent(Bool.self, forKey: .reach) ?? false
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -109,5 +125,6 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
         if surface2 { try c.encode(true, forKey: .surface2) }
         if splitMisuse { try c.encode(true, forKey: .splitMisuse) }
         if let focus { try c.encode(focus, forKey: .focus) }
+        if reach { try c.encode(true, forKey: .reach) }
     }
 }

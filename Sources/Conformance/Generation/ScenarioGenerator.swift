@@ -16,19 +16,23 @@ public struct ScenarioGenerator: Sendable {
     /// 2: a flawed subclass is drawn from the catalog of `SubclassFlaw` (14 flaws, two of them
     /// with a driver step), not version 1's five, and Listing 2-6's flaw has a main with no
     /// work, as in the guide; cases without flaws are version 1's.
-    public static let version = 2
+    /// 3: with the option `reach`, `ReachDecorator` adds the episodes that reach the paths a
+    /// first run missed (issue 44); cases without it are version 2's (or 1's).
+    public static let version = 3
 
     /// Whether a case made by generator `version` with `options` is rebuilt the same by this
-    /// one: every case of version 1 with flaw rate 0 is.
+    /// one: every case is built the same by every version from the one its options need
+    /// (`stamp`) on, up to this one.
     public static func rebuilds(version: Int, options: GeneratorOptions) -> Bool {
-        version == self.version || (1...self.version).contains(version) && stamp(options) == 1
+        (stamp(options)...self.version).contains(version)
     }
 
     /// The version a generated scenario records: the oldest generator that builds it the same.
     /// A case generated with flaw rate 0 is version 1's to the byte, and says so, so its
-    /// scenario, its hash and the findings that hold it did not change when version 2 came.
+    /// scenario, its hash and the findings that hold it did not change when version 2 came;
+    /// a case without `reach` is version 2's at most, for the same reason.
     public static func stamp(_ options: GeneratorOptions) -> Int {
-        options.flawRate == 0 ? 1 : version
+        options.reach ? 3 : options.flawRate == 0 ? 1 : 2
     }
     public let options: GeneratorOptions
 
@@ -36,12 +40,17 @@ public struct ScenarioGenerator: Sendable {
 
     public func generate(seed: UInt64) -> Scenario {
         var b = Builder(rng: Xoshiro256(seed: seed), options: options)
-        let scenario = b.build(seed: seed)
+        var scenario = b.build(seed: seed)
         // API surface 2 is drawn from a stream of its own, after the version 1 draws: with the
-        // option off the scenario is the version 1 one, byte for byte.
-        guard options.surface2 else { return scenario }
-        var decorator = Surface2Decorator(seed: seed, options: options, scenario: scenario)
-        return decorator.decorate()
+        // option off the scenario is the version 1 one, byte for byte. The reach episodes come
+        // last, from a stream of their own too.
+        if options.surface2 {
+            var decorator = Surface2Decorator(seed: seed, options: options, scenario: scenario)
+            scenario = decorator.decorate()
+        }
+        guard options.reach else { return scenario }
+        var reach = ReachDecorator(seed: seed, options: options, scenario: scenario)
+        return reach.decorate()
     }
 }
 

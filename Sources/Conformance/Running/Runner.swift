@@ -84,6 +84,8 @@ public struct RunConfiguration: Sendable {
         // An implementation that cannot report misuse as an error dies of the first: each misuse
         // case then misuses once, early or late, so that the late misuse is reached at all.
         if !impl.capabilities.contains(.thrownErrors) { self.generator.splitMisuse = true }
+        // A user's subclass or queue is taken down the paths a first run used to miss (issue 44).
+        if GeneratorOptions.reaches(impl) { self.generator.reach = true }
         self.rules = rules
         self.shrink = shrink
         self.attempts = attempts

@@ -115,7 +115,7 @@ public enum FindingFile {
             // `originalReproduced` is written only for a nondeterministic implementation (issue 18).
             case []: return ["driver", "interrupted", "noise", "originalReproduced"] + (finding.format < 3 ? [] : ["scenario"])
             // Written only when true (`GeneratorOptions.encode`), so `false` in a file is not re-written.
-            case [.key("identity"), .key("options")]: return ["focus", "splitMisuse", "subclass", "surface2"]
+            case [.key("identity"), .key("options")]: return ["focus", "reach", "splitMisuse", "subclass", "surface2"]
             default:
                 guard path.first == .key("scenario") else { return [] }
                 return finding.scenario.optionalKeys(at: Array(path.dropFirst()))
