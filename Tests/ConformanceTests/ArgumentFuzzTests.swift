@@ -61,6 +61,7 @@ struct ArgumentFuzzTests {
             "samples": Base(arguments: ["--schedules", "1"]),
             "sweep": Base(arguments: [scenario, "--schedules", "1", "--impl", "reference"],
                           file: ["--schedules", "1", "--impl", "reference"]),
+            "reach": Base(arguments: ["--impl", "reference", "--count", "1"]),
             "convert": Base(arguments: [], file: ["--check"]),
             "driver": Base(arguments: []),
             "driver-check": Base(arguments: [binary, "--driver-arg", "driver"], file: []),

@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceTesting
 import Foundation
 import OperationSpec
 import ReferenceEngine
@@ -52,9 +53,10 @@ struct ReachTests {
         #expect(!ScenarioGenerator.rebuilds(version: 4, options: GeneratorOptions()))
         // Written only when set: a finding without it reads as version 2's options.
         let data = JSONCodec.encode(reach)
-        #expect(String(decoding: data, as: UTF8.self).contains("\"reach\":true"))
+        #expect(String(decoding: data, as: UTF8.self).contains("\"reach\""))
         #expect(!String(decoding: JSONCodec.encode(GeneratorOptions()), as: UTF8.self).contains("reach"))
-        #expect(try JSONDecoder().decode(GeneratorOptions.self, from: data).reach)
+        let decoded = try? JSONDecoder().decode(GeneratorOptions.self, from: data)
+        #expect(decoded?.reach == true)
     }
 
     @Test("the reference engine: every required cell within 100 cases with reach; fewer without")
@@ -87,7 +89,8 @@ struct ReachTests {
             let first = table.firstCase[cell]
             #expect(first.map { $0 < 30 } ?? false, "\(cell): first in case \(first.map(String.init) ?? "none")")
         }
-        #expect(table.callers[ReachTable.Cell(.start, .cancelledBeforeStart, .subclass)]?[.driver] ?? 0 > 0)
+        let starters = table.callers[ReachTable.Cell(.start, .cancelledBeforeStart, .subclass)] ?? [:]
+        #expect(starters[ReachTable.Caller.driver, default: 0] > 0, "\(starters)")
     }
 
     @Test("the command: a table, exit 0 when every required cell is reached, 1 when one is not")

@@ -87,13 +87,13 @@ struct ReachDecorator {
         return found
     }
 
-    /// The queue a step adds `op` to (the first such step).
+    /// The queue a step adds `op` to (the first such step). An operation handed over with
+    /// `addBlock` is the queue's to make: no step may name it, so it has none.
     func queueOf(_ op: Int) -> Int? {
         for step in base {
             switch step.action {
             case .add(let o, let q) where o == op: return q
             case .addBatch(let list, let q, _) where list.contains(op): return q
-            case .addBlock(let o, let q) where o == op: return q
             default: continue
             }
         }

@@ -107,6 +107,7 @@ extension ReachTable {
                 out += line + "\n"
             }
         }
+        out += keyPaths()
         let missing = gaps
         out += "\n" + (missing.isEmpty ? "every required cell reached\n"
             : "\(missing.count) required \(missing.count == 1 ? "cell" : "cells") not reached:\n"
@@ -116,6 +117,32 @@ extension ReachTable {
 }
 
 extension ReachTable {
+    /// The paths the defects of public asynchronous classes sat on, which a first run of 30
+    /// version 2 cases did not take (issue 44), for the asynchronous kinds present.
+    public static let keyCells: [(entry: Entry, state: State, what: String)] = [
+        (.cancel, .finished, "a cancel of a finished operation"),
+        (.isReady, .executing, "isReady read while the task runs"),
+        (.isExecuting, .executing, "isExecuting read while the task runs"),
+        (.start, .cancelledBeforeStart, "a start of a cancelled operation"),
+        (.cancel, .executing, "a cancel while it runs"),
+    ]
+
+    /// `keyCells`, each with the cases that reached it and the first of them.
+    func keyPaths() -> String {
+        var out = ""
+        for kind in [Kind.subclass, .concurrent] where kinds[kind, default: 0] > 0 {
+            out += "\nthe paths where asynchronous classes' defects sat (\(kind.rawValue) operations):\n"
+            for key in Self.keyCells {
+                let cell = Cell(key.entry, key.state, kind)
+                let n = reached[cell, default: 0]
+                let who = (callers[cell] ?? [:]).keys.sorted().map(\.rawValue).joined(separator: ", ")
+                out += "  \(key.what): " + (n == 0 ? "not reached\n"
+                    : "\(n) of \(cases) cases, first in case \(firstCase[cell]!) (by \(who))\n")
+            }
+        }
+        return out
+    }
+
     static func article(_ word: String) -> String {
         ("aeiou".contains(word.first ?? "x") ? "an " : "a ") + word
     }
