@@ -101,17 +101,18 @@ public enum CLI {
     /// every option here hostile values, so an option is fuzzed from the day it is added here.
     public static let commands: [CommandSyntax] = [
         CommandSyntax("rules", flags: ["--json", "--markdown", "--entry-points", "--coverage"], options: ["--rules"]),
-        CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide"],
+        CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide", "--no-reach"],
                       options: ["--impl", "--expectations", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
                                 "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",
                                 "--attempts", "--jobs", "--shard", "--log", "--html"]
                                 + Arguments.implementationOptions),
-        CommandSyntax("replay", flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse", "--trust-driver"],
+        CommandSyntax("replay", flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse", "--reach",
+                                        "--trust-driver"],
                       options: ["--schedule-seed", "--profile", "--impl", "--rules", "--seed", "--size",
                                 "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus",
                                 "--html"] + Arguments.implementationOptions),
         CommandSyntax("check", flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"]),
-        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver"],
+        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver", "--no-reach"],
                       options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
                                 "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
                                 "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions),

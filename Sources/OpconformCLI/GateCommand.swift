@@ -35,6 +35,9 @@ enum GateCommand {
         configuration.jobs = try args.jobs(for: configuration.impl)
         configuration.strict = args.flags.contains("--strict")
         configuration.guided = args.flags.contains("--guide")
+        // Version 2's cases on a driver that gets the reach episodes by default: an older run's
+        // seeds make their old cases again.
+        if args.flags.contains("--no-reach") { configuration.generator.reach = false }
         configuration.shard = try args.shard()
         configuration.replayProgram = CLI.replayProgram
         // The file's entries, and the platform's (when the driver builds on one and the file is

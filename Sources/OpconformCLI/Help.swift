@@ -195,7 +195,7 @@ enum Help {
 
     static let replay = """
     opconform replay FILE [--original] [--no-faults] [--trust-driver] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE] [--html DIR]
-    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] [--split-misuse] [--impl NAME] [--fault F] ...
+    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] [--split-misuse] [--reach] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them: a replay line of a run with noise carries it)
 
@@ -216,7 +216,8 @@ enum Help {
     misuse 10%, flaws 0%) and runs it under its own schedule seed: the line 'run' prints.
     That line also says --focus F for a case a guided run leaned (run --guide), and
     --split-misuse for a case of an implementation that traps on misuse, whose misuse case
-    misuses once (Specs/generator.md).
+    misuses once (Specs/generator.md); --reach for a case with the reach episodes (generator
+    version 3, Specs/reach.md). A finding's replay line says both when its case had them.
 
       --html DIR     also write the case as an HTML page (DIR/index.html): its violations and its
                      trace as a timeline, one lane per thread, the witnesses ringed
@@ -267,6 +268,10 @@ enum Help {
                          removeDependency, misuse, priorities, ...) that reach the rules reached
                          least so far; each such case's replay line says its --focus. The same
                          seed makes the same cases at any --jobs (Specs/generator.md)
+      --no-reach         without the reach episodes a driver named by path, or one with its own
+                         subclass or queue, gets by default (generator version 3: a cancel of a
+                         finished operation, reads while the task runs, a cancelled operation
+                         started by hand; Specs/reach.md): version 2's cases, as before them
       --strict           warnings fail the run too (broken documented examples, advice and
                          observed-only rules; by default they are reported as WARN, exit 0)
       --log FILE         one JSON line per case as soon as it is decided (default DIR/cases.jsonl):
@@ -348,7 +353,7 @@ enum Help {
     """
 
     static let gate = """
-    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide]
+    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide] [--no-reach]
                    [--trust-driver] [--no-shrink] [--json FILE] [--junit FILE] [--html DIR] [--out DIR] [--log FILE]
                    [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 

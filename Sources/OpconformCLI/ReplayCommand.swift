@@ -38,6 +38,9 @@ enum ReplayCommand {
             guard args.positionals.isEmpty else { throw InputError("replay takes a file or --seed, not both") }
             var options = try args.generatorOptions()
             options.splitMisuse = args.flags.contains("--split-misuse")
+            // Said, not inferred, as the split is: a run with --no-reach made version 2's cases on
+            // a driver that gets the episodes by default.
+            options.reach = args.flags.contains("--reach")
             let identity = CaseIdentity(caseSeed: try args.seed("--seed", default: UInt64(caseSeed) ?? 0), options: options)
             scenario = identity.scenario()
             seed = identity.scheduleSeed
@@ -46,6 +49,7 @@ enum ReplayCommand {
             guard args.positionals.count == 1 else { throw InputError("replay needs one scenario or finding file, or --seed S; given \(args.positionals.count) files") }
             let path = args.positionals[0]
             if args.flags.contains("--split-misuse") { throw InputError("replay: --split-misuse applies to --seed only; a file carries its own case") }
+            if args.flags.contains("--reach") { throw InputError("replay: --reach applies to --seed only; a file carries its own case") }
             for option in ["--size", "--misuse-rate", "--flaw-rate", "--flaws", "--focus"] where args.options[option] != nil {
                 throw InputError("replay: \(option) applies to --seed only; a file carries its own case")
             }
@@ -108,11 +112,9 @@ enum ReplayCommand {
         // subclass, and with API surface 2 when it performs it.
         if var identity = regenerated {
             let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
-            let reach = GeneratorOptions.reaches(impl)
-            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) || (reach && !identity.options.reach) {
+            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
                 identity.options.subclass = identity.options.subclass || subclass
                 identity.options.surface2 = identity.options.surface2 || surface2
-                identity.options.reach = identity.options.reach || reach
                 scenario = identity.scenario()
             }
         }

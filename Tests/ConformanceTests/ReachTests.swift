@@ -93,6 +93,31 @@ struct ReachTests {
         #expect(starters[ReachTable.Caller.driver, default: 0] > 0, "\(starters)")
     }
 
+    @Test("a run on a driver says --reach in its replay line, and --no-reach makes version 2's cases, which replay without it")
+    func replayLinesSayIt() throws {
+        let driver = try DriverExecutable.locate("corpus-driver")
+        let scratch = NSTemporaryDirectory() + "opconform-reach-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        for reach in [true, false] {
+            let out = scratch + (reach ? "/with" : "/without")
+            let run = opconform(["run", "--impl", "exec:" + driver, "--driver-arg", "--class", "--driver-arg", "cancel-flag",
+                                 "--count", "30", "--seed", "1", "--no-shrink", "--out", out] + (reach ? [] : ["--no-reach"]))
+            // Every replay line the run prints (findings' and known divergences') says it, or none.
+            let lines = run.out.split(separator: "\n").filter { $0.contains("replay") && $0.contains("--seed") }
+            #expect(!lines.isEmpty)
+            #expect(lines.allSatisfy { $0.contains(" --reach") == reach }, "\(lines)")
+            guard reach else { continue }
+            // The class's defect sits on the path the episodes take: found within 30 cases.
+            #expect(run.status == 1, "\(run.out)")
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasPrefix("CANCEL-FINISHED-NOOP") } ?? []
+            let text = files.first.flatMap { try? String(contentsOfFile: out + "/" + $0, encoding: .utf8) } ?? ""
+            #expect(text.contains("\"reach\": true") && text.contains("\"generatorVersion\": 3"), "\(files)")
+        }
+        // A finding file carries its case: --reach is for --seed only.
+        let refused = opconform("replay", "Fixtures/scenarios/start-after-finished.json", "--reach")
+        #expect(refused.status == 2 && refused.err.contains("--seed only"), "\(refused.err)")
+    }
+
     @Test("the command: a table, exit 0 when every required cell is reached, 1 when one is not")
     func command() {
         let filled = opconform("reach", "--impl", "reference", "--reach", "--count", "100")

@@ -42,6 +42,8 @@ case "careful-lock": serve("careful-lock") { ProbedCarefulLock($0) }
 case "careful-mutex": serve("careful-mutex") { ProbedCarefulMutex($0) }
 case "two-step-finish": serve("two-step-finish") { ProbedTwoStepFinish($0) }
 case "cancel-unfinishes": serve("cancel-unfinishes") { ProbedCancelUnfinishes($0) }
+case "cancel-flag": serve("cancel-flag") { ProbedCancelFlag($0) }
+case "main-first": serve("main-first") { ProbedMainFirst($0) }
 default:
     FileHandle.standardError.write(Data("corpus-driver: no class '\(arguments[at + 1])' (--list lists them)\n".utf8))
     exit(2)

@@ -235,6 +235,16 @@ public enum StyleCorpus {
                    rules: ["STATE-FINISHED-MONOTONIC", "CANCEL-FINISHED-NOOP", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP",
                            "QUEUE-ADD-WAIT"]),
         ]),
+        Entry(name: "cancel-flag", style: "careful-lock's class with a cancelled flag of its own, which cancel() "
+                + "sets whatever the state", defects: [
+            Defect("cancel-after-finish-cancels", "a finished operation cancelled later reports isCancelled YES",
+                   cites: ["003 cancel"], rules: ["CANCEL-FINISHED-NOOP"]),
+        ]),
+        Entry(name: "main-first", style: "careful-lock's class whose start sets the task off on a global queue "
+                + "and says it executes 2 ms later", defects: [
+            Defect("task-before-executing", "the task runs while the operation still reports isExecuting NO",
+                   cites: ["004 2.5.3 Table 2-2", "003 isExecuting"], rules: ["STATE-EXECUTING-DURING-TASK"]),
+        ]),
         Entry(name: "two-step-finish", style: "locked flags; the finish sets isExecuting NO with one KVO pair, then "
                 + "isFinished YES with another (swift-corelibs-foundation's own test operation)", defects: []),
     ]

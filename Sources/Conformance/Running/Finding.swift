@@ -181,6 +181,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         // Said, not inferred: a matrix runs an implementation without the split when another
         // column reports misuse as errors, so the implementation alone cannot tell.
         if identity.options.splitMisuse { line += " --split-misuse" }
+        if identity.options.reach { line += " --reach" }
         if profile != .guide { line += " --profile \(profile.rawValue)" }
         for f in faults { line += " --fault \(f.rawValue)" }
         return line
