@@ -17,6 +17,11 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 echo "-- swift test"
 swift test
 
+echo "-- the reach table: every required cell of this queue's route within 100 cases (Specs/reach.md)"
+"$opconform" reach --impl exec:.build/debug/altqueue-driver --count 100 > "$findings/reach.txt" \
+  || { cat "$findings/reach.txt"; echo "check: a required cell of the reach table was not reached" >&2; exit 1; }
+tail -n 1 "$findings/reach.txt"
+
 echo "-- the CLI route: 60 cases of the buggy driver, then its finding replayed from this folder"
 # The width bug shows only while the first operation still runs. The minimised case (two empty
 # operations) keeps the race but loses it often (the run prints in how many of its attempts it
