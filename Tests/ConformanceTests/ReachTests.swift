@@ -73,6 +73,22 @@ struct ReachTests {
         #expect(again.reached == with.reached && again.firstCase == with.firstCase)
     }
 
+    /// 1,000 cases a route; 5,000 in the long run CI makes (OPCONFORM_LONG=1).
+    static let referenceCases = RunnerTests.long ? 5000 : 1000
+
+    @Test("the reference engine breaks no rule on the cases with the episodes (1,000; 5,000 long), on both routes it simulates")
+    func referenceConformsWithReach() {
+        for subclass in [false, true] {
+            var configuration = RunConfiguration(impl: ReferenceImplementation(options: EngineOptions()), count: Self.referenceCases,
+                                                 shrink: false)
+            configuration.generator.reach = true
+            configuration.generator.subclass = subclass
+            let result = Runner(configuration).run()
+            #expect(result.findings.isEmpty, "\(result.findings.map { "\($0.rule): \($0.message)" })")
+            #expect(result.noVerdict == nil && result.cases == Self.referenceCases)
+        }
+    }
+
     @Test("a user's subclass (corpus-driver, careful-lock): every required cell within 100 cases, the missed paths within 30")
     func subclassRouteFills() throws {
         let driver = try DriverExecutable.locate("corpus-driver")
