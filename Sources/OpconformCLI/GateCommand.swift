@@ -79,7 +79,10 @@ enum GateCommand {
 
     /// The gate's lines under the run's summary: what was expected and seen, what was not.
     static func report(_ verdict: GateVerdict, expectations: Expectations, path: String, strict: Bool, _ console: Console) {
-        console.out("\ngate against \(path): \(verdict.confirmed.count) expected divergences seen, \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
+        // Rules, as the rest of the line counts; the divergences (causes) too when they differ, so
+        // the count matches the summary's "N known divergences" (issue 45: "7 known", then "6 seen").
+        let causes = verdict.seenEntries == verdict.confirmed.count ? "" : " (\(verdict.seenEntries) known divergences)"
+        console.out("\ngate against \(path): \(verdict.confirmed.count) expected rules seen\(causes), \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
         for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
         for e in verdict.exceeded {
             console.out("  RATE EXCEEDED \(e.rule): \(e.seen) of \(e.cases) cases, where its entry measured \(e.rate.cases) of \(e.rate.of)"

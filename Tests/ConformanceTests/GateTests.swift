@@ -32,6 +32,26 @@ struct GateTests {
         #expect(GateVerdict(result: result, expectations: rare).confirmed == ["PRIORITY-NORMALIZE"])
     }
 
+    @Test("the gate's line counts the known divergences as the summary does (a rule with two causes: two)",
+          .enabled(if: FoundationIsolationTests.available, "build opconform first"))
+    func countsAddUp() throws {
+        let out = NSTemporaryDirectory() + "opconform-gate-counts-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = HelpExampleTests.shell("\"$0\" gate --impl foundation --expectations Fixtures/expectations/foundation-linux.json"
+                                       + " --count 100 --seed 1 --no-shrink --out " + out, FoundationIsolationTests.driver)
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let summary = try #require(lines.first { $0.contains(" known divergences of ") }, "\(r.out)")
+        let gate = try #require(lines.first { $0.hasPrefix("gate against") }, "\(r.out)")
+        let known = Int(summary.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "") ?? -1
+        let rules = gate.components(separatedBy: ": ").dropFirst().first.flatMap { Int($0.split(separator: " ")[0]) } ?? -1
+        #expect(known > 0 && rules > 0)
+        if known == rules {
+            #expect(!gate.contains("known divergences)"), "\(gate)")
+        } else {
+            #expect(gate.contains("(\(known) known divergences)"), "\(summary) / \(gate)")
+        }
+    }
+
     @Test("the command: exit 0 when expected, 1 when not, 2 for a bad file")
     func command() throws {
         let file = temporaryFile(JSONCodec.encodeString(Self.expectations([])))

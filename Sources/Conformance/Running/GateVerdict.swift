@@ -18,6 +18,9 @@ public struct GateVerdict: Sendable {
     /// Rules broken only by absence or time that a patient run did not show again
     /// (`Confirmation`): said; the gate fails on them under `--strict`.
     public var unconfirmed: [String]
+    /// The known divergences (entries, one a cause) the run excused: a rule with two causes in
+    /// the file counts twice here and once in `confirmed`, as the run's summary counts them.
+    public var seenEntries = 0
     /// Entries with a measured rate that this run showed far more often (`Expectations.Rate`):
     /// the gate fails, since a frequent defect of the rule may hide behind a rare flake's entry.
     public var exceeded: [(rule: String, seen: Int, cases: Int, rate: Expectations.Rate, bound: Int)] = []
@@ -43,6 +46,7 @@ public struct GateVerdict: Sendable {
             unexpectedWarnings = surprising.filter { Finding.severity(of: $0) == .warning }
         }
         confirmed = seen
+        seenEntries = result.configuration.known != nil ? result.known.count : seen.count
         unconfirmed = result.unconfirmed.map(\.rule)
         for entry in expectations.expected {
             guard let rate = entry.rate else { continue }
