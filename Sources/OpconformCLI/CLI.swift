@@ -101,7 +101,7 @@ public enum CLI {
     /// every option here hostile values, so an option is fuzzed from the day it is added here.
     public static let commands: [CommandSyntax] = [
         CommandSyntax("rules", flags: ["--json", "--markdown", "--entry-points", "--coverage"], options: ["--rules"]),
-        CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide", "--no-reach"],
+        CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide", "--no-reach", "--not-checked"],
                       options: ["--impl", "--expectations", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
                                 "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",
                                 "--attempts", "--jobs", "--shard", "--log", "--html"]
@@ -112,11 +112,11 @@ public enum CLI {
                                 "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus",
                                 "--html"] + Arguments.implementationOptions),
         CommandSyntax("check", flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"]),
-        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver", "--no-reach"],
+        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver", "--no-reach", "--not-checked"],
                       options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
                                 "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
                                 "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions),
-        CommandSyntax("merge", flags: ["--allow-missing", "--strict"], options: ["--expectations", "--json", "--junit", "--html", "--out"]),
+        CommandSyntax("merge", flags: ["--allow-missing", "--strict", "--not-checked"], options: ["--expectations", "--json", "--junit", "--html", "--out"]),
         CommandSyntax("matrix", flags: ["--no-shrink"],
                       options: ["--impls", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
                                 "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",

@@ -59,7 +59,7 @@ enum GateCommand {
         let files = try RunCommand.writeFindings(result, to: out)
         try RunCommand.writeRecord(result, files: files, to: out, args)
         let verdict = GateVerdict(result: result, expectations: expectations)
-        console.out(ConsoleReport.text(result, files: files))
+        console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         report(verdict, expectations: expectations, path: path, strict: args.flags.contains("--strict"), console)
         if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }

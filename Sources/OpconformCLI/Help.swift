@@ -263,6 +263,8 @@ enum Help {
                          finding with its trace as a timeline (a lane per thread, witnesses ringed)
       --attempts N       tries per shrink candidate (nondeterministic implementations)
       --table            print hits and violations per rule
+      --not-checked      list every rule not checked (not observable here, not applicable to the
+                         profile, not reached) with its reason; by default one line counts them
       --guide            guided generation: after each round of 100 cases, every other case of
                          the next leans towards the parts of the API (cancelAll, suspension,
                          removeDependency, misuse, priorities, ...) that reach the rules reached
@@ -353,7 +355,7 @@ enum Help {
     """
 
     static let gate = """
-    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide] [--no-reach]
+    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide] [--no-reach] [--not-checked]
                    [--trust-driver] [--no-shrink] [--json FILE] [--junit FILE] [--html DIR] [--out DIR] [--log FILE]
                    [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
 

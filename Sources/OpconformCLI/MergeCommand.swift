@@ -6,7 +6,7 @@ import OperationSpec
 /// verdict and one set of reports.
 enum MergeCommand {
     static let help = """
-    opconform merge DIR... [--expectations FILE] [--allow-missing] [--strict] [--json FILE] [--junit FILE]
+    opconform merge DIR... [--expectations FILE] [--allow-missing] [--strict] [--not-checked] [--json FILE] [--junit FILE]
                     [--html DIR] [--out DIR]
 
     Joins the shards of one run into the verdict and reports of the whole run. Each DIR is the
@@ -98,7 +98,7 @@ enum MergeCommand {
             for f in result.findings { if let p = path(of: f) { files[f.rule] = p } }
             for o in result.otherCauses { if let p = path(of: o.finding) { files[o.finding.fileName] = p } }
         }
-        console.out(ConsoleReport.text(result, files: files))
+        console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         let verdict = expectations.map { GateVerdict(result: result, expectations: $0) }
         if let verdict, let e = expectations {
             GateCommand.report(verdict, expectations: e, path: args.options["--expectations"]!, strict: result.configuration.strict, console)

@@ -45,7 +45,7 @@ enum RunCommand {
 
         let files = try writeFindings(result, to: out)
         try writeRecord(result, files: files, to: out, args)
-        console.out(ConsoleReport.text(result, files: files))
+        console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         for e in result.exceededRates {
             let rate = e.entry.rate.map { "\($0.cases) of \($0.of)" } ?? ""
             console.out("FAIL rate of a known divergence: \(e.entry.rule) was excused in \(e.seen) of \(result.cases) cases, "

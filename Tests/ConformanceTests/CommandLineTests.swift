@@ -49,6 +49,20 @@ func temporaryFile(_ contents: String) -> String {
 struct CommandLineTests {
     /// On a terminal a rule's first broken case is shown when it is decided, before the shrink
     /// (issue 31); elsewhere (CI logs, pipes) the case log has it, and standard error stays quiet.
+    @Test("the rules not checked are one line by default; --not-checked lists each with its reason")
+    func notCheckedLine() {
+        let scratch = NSTemporaryDirectory() + "opconform-not-checked-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let short = opconform("run", "--impl", "reference", "--count", "20", "--out", scratch + "/a")
+        let lines = short.out.split(separator: "\n").filter { $0.hasPrefix("not checked") }
+        #expect(lines.count == 1 && lines[0].contains("not applicable to the profile") && lines[0].hasSuffix("--not-checked lists each with its reason"),
+                "\(short.out)")
+        #expect(!short.out.contains(": not-applicable ("))
+        let long = opconform("run", "--impl", "reference", "--count", "20", "--not-checked", "--out", scratch + "/b")
+        #expect(long.out.contains("\nnot checked:\n") && long.out.contains("QUEUE-THREAD-NAME: not-applicable (applies under profile gnustep only)"),
+                "\(long.out)")
+    }
+
     @Test("on a terminal, each rule's first broken case is shown with its replay line as soon as it is decided")
     func firstSightingShown() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("opconform-sighting-\(getpid())").path

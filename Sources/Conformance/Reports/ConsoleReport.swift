@@ -3,7 +3,25 @@ import OperationSpec
 /// The summary a person reads at the end of `run`: totals, each finding with its replay line,
 /// and the rules that were not checked and why.
 public enum ConsoleReport {
-    public static func text(_ r: RunResult, files: [String: String]) -> String {
+    /// One line for the rules not checked: how many of each status, the unreached ones by name
+    /// (a gap of the cases, which more cases or --guide may close), and how to see them all.
+    static func uncheckedLine(_ unchecked: [RuleStatistics]) -> String {
+        let count = { (s: RuleStatistics.Status) in unchecked.filter { $0.status == s }.count }
+        let unreached = unchecked.filter { $0.status == .notReached }.map(\.id)
+        var parts: [String] = []
+        if count(.notObservable) > 0 { parts.append("\(count(.notObservable)) not observable here") }
+        if count(.notApplicable) > 0 { parts.append("\(count(.notApplicable)) not applicable to the profile") }
+        if !unreached.isEmpty {
+            parts.append("\(unreached.count) not reached by any case" + (unreached.count <= 5 ? " (\(unreached.joined(separator: ", ")))" : ""))
+        }
+        return "not checked: \(unchecked.count) \(unchecked.count == 1 ? "rule" : "rules"): " + parts.joined(separator: ", ")
+            + "; --not-checked lists each with its reason"
+    }
+
+    /// `listUnchecked`: every rule not checked on its own line with its reason (`--not-checked`);
+    /// by default one line counts them, naming only the rules no case reached (issue 45: about
+    /// 40 such lines sat under a single finding).
+    public static func text(_ r: RunResult, files: [String: String], listUnchecked: Bool = false) -> String {
         let c = r.configuration
         var out = ""
         let rate = r.seconds > 0 ? Double(r.cases) / r.seconds : 0
@@ -92,9 +110,11 @@ public enum ConsoleReport {
             }
         }
         let unchecked = r.statistics.filter { $0.status == .notReached || $0.status == .notObservable || $0.status == .notApplicable }
-        if !unchecked.isEmpty {
+        if !unchecked.isEmpty && listUnchecked {
             out += "\nnot checked:\n"
             for s in unchecked { out += "  \(s.id): \(s.status.rawValue)" + (s.reason.map { " (\($0))" } ?? "") + "\n" }
+        } else if !unchecked.isEmpty {
+            out += "\n" + uncheckedLine(unchecked) + "\n"
         }
         if r.interrupted {
             out += "\nINTERRUPTED after \(r.cases) of \(r.configuration.shard.cases(of: c.count)) cases: the findings above are what was decided"
