@@ -44,7 +44,9 @@ import Testing
 ///   - limits: how long a case may stay silent or run, and the length of a unit of work (a
 ///     slow queue, or a debug build of a heavy one, may need longer units).
 ///   - findings: the folder finding files are written to; nil is a new folder of the run's own,
-///     `opconform-findings/<name>/<time>-seed<S>/` in the temporary folder, `<name>` the driver's
+///     `opconform-findings/<name>/<time>-seed<S>/` in the current folder (your package's root
+///     under `swift test`, where `opconform run` writes its own; the temporary folder when the
+///     current folder is the file system's root or cannot be written), `<name>` the driver's
 ///     (from its hello), which `opconform-findings/<name>/latest` points at.
 ///   - sanitize: the sanitizer the driver was built with (`swift build -Xswiftc -sanitize=thread`
 ///     or `=address`): the executable is checked to run with it, each driver process is told to
@@ -94,7 +96,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     // One folder per implementation, and in it one per run (`RunFolder`, with a `latest` link):
     // two tests may find the same rule in the same case on two drivers, and two test runs of one
     // driver must not overwrite each other's findings. Made only when there is a finding.
-    let findings = PathText.join(FileManager.default.temporaryDirectory.path, "opconform-findings")
+    let findings = PathText.join(defaultFindingsParent(), "opconform-findings")
     let directory = folder ?? (result.findings.isEmpty ? PathText.join(findings, impl.name)
                                 : RunFolder.make(under: PathText.join(findings, impl.name), seed: seed))
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -206,4 +208,15 @@ extension Strength {
         let order = Strength.allCases
         return order.firstIndex(of: self)! <= order.firstIndex(of: minimum)!
     }
+}
+
+/// Where `expectConformance` puts `opconform-findings/` when not told: the current folder, which
+/// `swift test` sets to the package's root, so a finding stays with the package it is about
+/// (issue 45: they landed in the system's temporary folder, where nobody looks and a reboot
+/// clears them); the temporary folder when the current folder is the file system's root (a test
+/// runner that sets none) or cannot be written.
+func defaultFindingsParent() -> String {
+    let here = FileManager.default.currentDirectoryPath
+    if here != "/" && !here.isEmpty && FileManager.default.isWritableFile(atPath: here) { return here }
+    return FileManager.default.temporaryDirectory.path
 }
