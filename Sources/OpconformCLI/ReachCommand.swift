@@ -9,7 +9,9 @@ enum ReachCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.reach + "\n"); return 0 }
-        if !args.positionals.isEmpty { throw InputError("reach takes no positional argument, but was given '\(args.positionals[0])'") }
+        if let extra = args.positionals.first {
+            throw InputError("reach takes no positional argument, but was given '\(extra)'")
+        }
         if args.flags.contains("--reach") && args.flags.contains("--no-reach") {
             throw InputError("reach: --reach and --no-reach contradict each other; give one")
         }
@@ -30,8 +32,9 @@ enum ReachCommand {
         let table = ReachTable.measure(configuration, jobs: jobs)
         if console.interactive { console.err(String(repeating: " ", count: 40) + "\r") }
         let g = configuration.generator
-        console.out("\(impl.name): \(table.cases) cases from seed \(configuration.seed) (generator v\(ScenarioGenerator.stamp(g)), "
-            + "size \(g.size), misuse \(g.misuseRate)%\(g.reach ? ", reach episodes" : ", without reach episodes"))\n")
+        console.out("\(impl.name): \(table.cases) cases from seed \(configuration.seed) "
+            + "(generator v\(ScenarioGenerator.stamp(g)), size \(g.size), misuse \(g.misuseRate)%"
+            + (g.reach ? ", reach episodes)\n" : ", without reach episodes)\n"))
         console.out(table.text())
         if stop.isRequested {
             console.out("interrupted after \(table.cases) of \(count) cases: the table counts those\n")

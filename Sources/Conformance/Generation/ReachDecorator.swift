@@ -171,7 +171,9 @@ struct ReachDecorator {
         // Before the adds or after them: the driving thread is free at either place.
         let p = chance(50) ? 0 : base.count
         inserts[p].append(DriverStep(.cancel(op)))
-        for key in [StateKey.isReady, .isFinished] where chance(70) { inserts[p].append(DriverStep(.read(key, op: op))) }
+        for key in [StateKey.isReady, .isFinished] where chance(70) {
+            inserts[p].append(DriverStep(.read(key, op: op)))
+        }
         inserts[p].append(DriverStep(.start(op)))
         inserts[p].append(DriverStep(.read(pick([StateKey.isFinished, .isExecuting]), op: op)))
         inserts[base.count].append(DriverStep(.waitUntilFinished(op)))

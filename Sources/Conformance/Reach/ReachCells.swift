@@ -22,8 +22,8 @@ extension ReachTable {
         }
     }
 
-    static let secondStart = "a second start: misuse (the default start's is drawn at the misuse rate; a start-overriding"
-        + " class's is not drawn by this generator version)"
+    static let secondStart = "a second start: misuse (the default start's is drawn at the misuse rate;"
+        + " a start-overriding class's is not drawn by this generator version)"
     static let startUnready = "a start of an operation that is not ready: misuse, drawn at the misuse rate"
     static let addStarted = "an add of a started operation: misuse, drawn at the misuse rate"
 
@@ -34,20 +34,27 @@ extension ReachTable {
         case (.start, .pending): return .misuse(startUnready)
         case (.start, _): return .misuse(secondStart)
         case (.cancel, .ready), (.cancel, .executing), (.cancel, .finished): return .required
-        case (.cancel, _): return .incidental("a cancel of a pending or already cancelled operation: reached by the cases that need it")
+        case (.cancel, _):
+            return .incidental("a cancel of a pending or already cancelled operation:"
+                + " reached by the cases that need it")
         case (.add, .ready), (.add, .pending): return .required
-        case (.add, .cancelledBeforeStart): return .incidental("an add of an operation cancelled first: phase A's cancel-before-add")
+        case (.add, .cancelledBeforeStart):
+            return .incidental("an add of an operation cancelled first: phase A's cancel-before-add")
         case (.add, _): return .misuse(addStarted)
         case (.addDependency, .ready): return .required
-        case (.addDependency, _): return .incidental("a dependency added to a held or started operation: late, no effect (004 2.6.1)")
+        case (.addDependency, _):
+            return .incidental("a dependency added to a held or started operation: late, no effect (004 2.6.1)")
         case (.removeDependency, .pending): return .required
-        case (.removeDependency, _): return .incidental("a removal once the dependency finished or the operation started")
+        case (.removeDependency, _):
+            return .incidental("a removal once the dependency finished or the operation started")
         case (.setCompletionBlock, _):
-            return .incidental("completion blocks are set when the operation is made; a set call is a late set (misuse)")
+            return .incidental("completion blocks are set when the operation is made;"
+                + " a set call is a late set (misuse)")
         case (.setQueuePriority, .ready), (.setQueuePriority, .pending): return .required
         case (.setQueuePriority, _): return .incidental("a priority set once the operation started has no effect on it")
         case (.waitUntilFinished, .executing), (.waitUntilFinished, .finished): return .required
-        case (.waitUntilFinished, _): return .incidental("a wait before the operation runs: reached by the cases that need it")
+        case (.waitUntilFinished, _):
+            return .incidental("a wait before the operation runs: reached by the cases that need it")
         case (.isReady, .pending), (.isReady, .ready), (.isReady, .executing), (.isReady, .finished),
              (.isReady, .cancelledBeforeStart): return .required
         case (.isExecuting, .ready), (.isExecuting, .executing), (.isExecuting, .finished),
@@ -111,7 +118,9 @@ extension ReachTable {
         let missing = gaps
         out += "\n" + (missing.isEmpty ? "every required cell reached\n"
             : "\(missing.count) required \(missing.count == 1 ? "cell" : "cells") not reached:\n"
-                + missing.map { "  \($0.entry.rawValue) of \(Self.article($0.state.rawValue)) \($0.kind.rawValue) operation\n" }.joined())
+                + missing.map { cell in
+                    "  \(cell.entry.rawValue) of \(Self.article(cell.state.rawValue)) \(cell.kind.rawValue) operation\n"
+                }.joined())
         return out
     }
 }

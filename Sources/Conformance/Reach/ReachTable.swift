@@ -140,9 +140,11 @@ public struct ReachTable: Sendable {
                 return start.map { $0 < cancel } ?? false ? .cancelledWhileRunning : .cancelledBeforeStart
             }
             if started { return .executing }
+            func done(_ other: Int) -> Bool {
+                [facts.finishingAt[other], facts.finishedAt[other]].compactMap { $0 }.min().map { $0 < i } ?? false
+            }
             let holding = facts.edges.contains { edge in
-                edge.op == op && edge.active(at: i) && (edge.on < 0 || edge.on >= n
-                    || !([facts.finishingAt[edge.on], facts.finishedAt[edge.on]].compactMap { $0 }.min().map { $0 < i } ?? false))
+                edge.op == op && edge.active(at: i) && (edge.on < 0 || edge.on >= n || !done(edge.on))
             }
             return holding ? .pending : .ready
         }
