@@ -40,6 +40,8 @@ enum MatrixCommand {
             // The same cases in every column: API surface 2 only when every column performs it.
             configuration.generator.surface2 = impls.allSatisfy { $0.capabilities.contains(.apiSurface2) }
             configuration.generator.splitMisuse = impls.allSatisfy { !$0.capabilities.contains(.thrownErrors) }
+            // The reach episodes draw other cases: only when every column would get them.
+            configuration.generator.reach = impls.allSatisfy { GeneratorOptions.reaches($0) }
             configuration.jobs = try args.jobs(for: impl)
             configuration.replayProgram = CLI.replayProgram
             // A file applies to the columns it was written for (or whose platform it is).

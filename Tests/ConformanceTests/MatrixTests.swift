@@ -37,4 +37,22 @@ struct MatrixTests {
         #expect(text.contains("rules that differ:"))
         #expect(!text.contains("READY-DEPS-UNFINISHED"), "a rule both pass is not a difference")
     }
+
+    @Test("the same cases in every column: a driver's reach episodes only when every column gets them",
+          .enabled(if: FoundationIsolationTests.available, "build opconform first"))
+    func sameCasesWithReach() throws {
+        let out = NSTemporaryDirectory() + "opconform-matrix-reach-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let binary = FoundationIsolationTests.driver
+        let r = HelpExampleTests.shell("\"$0\" matrix --impls reference,exec:\"$0\" --driver-arg driver --count 5 --no-shrink"
+                                       + " --out " + out, binary)
+        let log = try String(contentsOfFile: out + "/foundation/cases.jsonl", encoding: .utf8)
+        let replays = log.split(separator: "\n").filter { $0.contains("\"replay\"") }
+        #expect(!replays.isEmpty, "\(r.out)\(r.err)")
+        #expect(replays.allSatisfy { !$0.contains("--reach") }, "\(replays)")
+        // The driver alone gets them.
+        let alone = HelpExampleTests.shell("\"$0\" run --impl exec:\"$0\" --driver-arg driver --count 5 --no-shrink"
+                                           + " --out " + out + "/alone", binary)
+        #expect(alone.out.contains(" --reach"), "\(alone.out)")
+    }
 }
