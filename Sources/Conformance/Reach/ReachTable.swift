@@ -10,18 +10,14 @@ import OperationSpec
 /// implementation really was in that state, not when the scenario meant it to be.
 public struct ReachTable: Sendable {
     /// A call or a getter the table counts.
-    public enum Entry: String, Sendable, CaseIterable, Comparable {
+    public enum Entry: String, Sendable, CaseIterable, Comparable, DeclarationOrdered {
         case start, cancel, add, addDependency, removeDependency, setCompletionBlock, setQueuePriority
         case waitUntilFinished, isReady, isExecuting, isFinished, isCancelled, isConcurrent, queuePriority
         case dependencies
-        public static func < (a: Self, b: Self) -> Bool { a.order < b.order }
-        var order: Int { Self.allCases.firstIndex(of: self)! }
-        /// Getters are read; the others are called.
-        public var isGetter: Bool { order >= Entry.isReady.order }
     }
 
     /// The state of the operation a call targets, from the events before the call.
-    public enum State: String, Sendable, CaseIterable, Comparable {
+    public enum State: String, Sendable, CaseIterable, Comparable, DeclarationOrdered {
         /// Not started, not cancelled, a dependency in force not finished.
         case pending
         /// Not started, not cancelled, nothing in force holding it back.
@@ -34,12 +30,10 @@ public struct ReachTable: Sendable {
         case cancelledBeforeStart = "cancelled-before-start"
         /// Cancelled once started, not finished yet.
         case cancelledWhileRunning = "cancelled-while-running"
-        public static func < (a: Self, b: Self) -> Bool { a.order < b.order }
-        var order: Int { Self.allCases.firstIndex(of: self)! }
     }
 
     /// The operation's kind, as the route provides it.
-    public enum Kind: String, Sendable, CaseIterable, Comparable {
+    public enum Kind: String, Sendable, CaseIterable, Comparable, DeclarationOrdered {
         /// A block operation.
         case block
         /// A subclass that overrides main, and an invocation operation: the default start.
@@ -48,8 +42,6 @@ public struct ReachTable: Sendable {
         case concurrent
         /// The implementation's own subclass (a user's class under test).
         case subclass
-        public static func < (a: Self, b: Self) -> Bool { a.order < b.order }
-        var order: Int { Self.allCases.firstIndex(of: self)! }
 
         init(_ kind: OperationKind) {
             switch kind {
@@ -62,7 +54,7 @@ public struct ReachTable: Sendable {
     }
 
     /// Who made the call.
-    public enum Caller: String, Sendable, CaseIterable, Comparable {
+    public enum Caller: String, Sendable, CaseIterable, Comparable, DeclarationOrdered {
         /// The driving thread (a step of the driver, or code it performs).
         case driver
         /// The operation's own code (its main, a block, its start).
@@ -73,8 +65,6 @@ public struct ReachTable: Sendable {
         case queue
         /// A thread that is none of these (a subclass's own thread, say).
         case otherThread = "other-thread"
-        public static func < (a: Self, b: Self) -> Bool { a.order < b.order }
-        var order: Int { Self.allCases.firstIndex(of: self)! }
     }
 
     /// One cell of the table.
@@ -132,19 +122,16 @@ public struct ReachTable: Sendable {
         var workerThreads: [Int: Bool] = [:]
         var out: [(Cell, Caller)] = []
         func state(_ op: Int, at i: Int) -> State {
-            let finishing = [facts.finishingAt[op], facts.finishedAt[op]].compactMap { $0 }.min()
-            if let f = finishing, f < i { return .finished }
-            let started = [facts.firstStart[op], facts.executingAt[op]].compactMap { $0 }.min().map { $0 < i } ?? false
+            if facts.finishing(op, before: i) { return .finished }
+            // Started: a start call, or evidence it executes, whichever came first.
+            let start = [facts.firstStart[op], facts.executingAt[op]].compactMap { $0 }.min()
             if let cancel = facts.cancelCalledAt[op], cancel < i {
-                let start = [facts.firstStart[op], facts.executingAt[op]].compactMap { $0 }.min()
                 return start.map { $0 < cancel } ?? false ? .cancelledWhileRunning : .cancelledBeforeStart
             }
-            if started { return .executing }
-            func done(_ other: Int) -> Bool {
-                [facts.finishingAt[other], facts.finishedAt[other]].compactMap { $0 }.min().map { $0 < i } ?? false
-            }
+            if let s = start, s < i { return .executing }
             let holding = facts.edges.contains { edge in
-                edge.op == op && edge.active(at: i) && (edge.on < 0 || edge.on >= n || !done(edge.on))
+                guard edge.op == op, edge.active(at: i) else { return false }
+                return edge.on < 0 || edge.on >= n || !facts.finishing(edge.on, before: i)
             }
             return holding ? .pending : .ready
         }
@@ -202,4 +189,12 @@ public struct ReachTable: Sendable {
         default: return nil
         }
     }
+}
+
+/// Cases ordered as they are declared: the table's rows and columns, in a fixed order.
+public protocol DeclarationOrdered: CaseIterable, Comparable where AllCases.Index == Int {}
+
+extension DeclarationOrdered {
+    var order: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (a: Self, b: Self) -> Bool { a.order < b.order }
 }
