@@ -45,7 +45,7 @@ struct ReachDecorator {
 
     /// The episodes, each drawn in this fixed order.
     mutating func decorate() -> Scenario {
-        let running = runningEpisodes()
+        let running = runningOperations()
         readDuringTask(running)
         cancelAsItStarts(running)
         startCancelledByHand()
@@ -59,19 +59,19 @@ struct ReachDecorator {
 
     // MARK: Facts about the driver before
 
-    /// Operations that some step adds to a queue, each with the position just after the last
+    /// Operations that some step adds to a queue, and the position just after the last
     /// add of the driver (where the version 1 driver's episodes begin), when its queue is open
     /// there and nothing before cancels it or starts it by hand: its task will run, and a step
     /// placed there that waits for it to begin does not wait for what cannot happen.
-    func runningEpisodes() -> [(op: Int, position: Int)] {
+    func runningOperations() -> (ops: [Int], position: Int) {
         guard let lastAdd = base.lastIndex(where: { step in
             switch step.action {
             case .add, .addBatch, .addBlock: return true
             default: return false
             }
-        }) else { return [] }
+        }) else { return ([], 0) }
         let position = lastAdd + 1
-        var found: [(op: Int, position: Int)] = []
+        var found: [Int] = []
         for op in 0..<before {
             guard let queue = queueOf(op), isOpen(queue, before: position) else { continue }
             let touched = base.prefix(position).contains { step in
@@ -82,9 +82,9 @@ struct ReachDecorator {
                 default: return false
                 }
             }
-            if !touched { found.append((op, position)) }
+            if !touched { found.append(op) }
         }
-        return found
+        return (found, position)
     }
 
     /// The queue a step adds `op` to (the first such step). An operation handed over with
@@ -102,28 +102,18 @@ struct ReachDecorator {
 
     /// Whether queue `q` can start operations just before step `p`, as far as the steps before
     /// it say (suspension and width 0).
-    func isOpen(_ q: Int, before p: Int) -> Bool {
-        var suspended = scenario.queues[q].suspended, zero = scenario.queues[q].maxConcurrent == 0
-        for step in base.prefix(p) {
-            switch step.action {
-            case .suspend(q): suspended = true
-            case .resume(q): suspended = false
-            case .setMaxConcurrent(q, let n): zero = n == 0
-            default: break
-            }
-        }
-        return !suspended && !zero
-    }
+    func isOpen(_ q: Int, before p: Int) -> Bool { scenario.isOpen(queue: q, before: p, in: base) }
 
     // MARK: Episodes
 
     /// Once an operation's task has begun: `isReady`, `isExecuting` and `isFinished`, read at
     /// once. A class whose `isReady` is `state == .ready` says NO here; one that calls `main`
     /// before it says it executes is caught by the `isExecuting` read.
-    mutating func readDuringTask(_ running: [(op: Int, position: Int)]) {
-        guard !running.isEmpty, chance(45) else { return }
+    mutating func readDuringTask(_ running: (ops: [Int], position: Int)) {
+        guard !running.ops.isEmpty, chance(45) else { return }
+        let p = running.position
         for _ in 0..<(chance(30) ? 2 : 1) {
-            let (op, p) = pick(running)
+            let op = pick(running.ops)
             let keys: [StateKey] = chance(50) ? [.isReady, .isExecuting, .isFinished] : [.isExecuting, .isReady]
             inserts[p].append(DriverStep(after: .mainBegan(op), .read(keys[0], op: op)))
             for key in keys.dropFirst() { inserts[p].append(DriverStep(.read(key, op: op))) }
@@ -143,9 +133,9 @@ struct ReachDecorator {
 
     /// A cancel the moment an operation has been started, and its state read right after: two
     /// calls in a short window, where a start that sets its state late races the cancel.
-    mutating func cancelAsItStarts(_ running: [(op: Int, position: Int)]) {
-        guard !running.isEmpty, chance(30) else { return }
-        let (op, p) = pick(running)
+    mutating func cancelAsItStarts(_ running: (ops: [Int], position: Int)) {
+        guard !running.ops.isEmpty, chance(30) else { return }
+        let op = pick(running.ops), p = running.position
         inserts[p].append(DriverStep(after: .started(op), .cancel(op)))
         for key in [StateKey.isExecuting, .isCancelled, .isFinished, .isReady] where chance(70) {
             inserts[p].append(DriverStep(.read(key, op: op)))

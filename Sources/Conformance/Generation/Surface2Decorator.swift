@@ -107,18 +107,7 @@ struct Surface2Decorator {
 
     /// Whether queue `q` can start operations just before version 1 step `p`, as far as the
     /// steps before it say (suspension and width 0).
-    func isOpen(_ q: Int, before p: Int) -> Bool {
-        var suspended = scenario.queues[q].suspended, zero = scenario.queues[q].maxConcurrent == 0
-        for step in base.prefix(p) {
-            switch step.action {
-            case .suspend(q): suspended = true
-            case .resume(q): suspended = false
-            case .setMaxConcurrent(q, let n): zero = n == 0
-            default: break
-            }
-        }
-        return !suspended && !zero
-    }
+    func isOpen(_ q: Int, before p: Int) -> Bool { scenario.isOpen(queue: q, before: p, in: base) }
 
     /// The driver's last `waitUntilAllFinished` on `q` (the end when there is none).
     func lastWait(on q: Int) -> Int {
