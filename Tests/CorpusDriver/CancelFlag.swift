@@ -5,61 +5,22 @@ import Foundation
 /// and `isCancelled` returns it. A finished operation cancelled later reports isCancelled YES,
 /// which the class reference says a cancel of a finished operation must not change (issue 44:
 /// one of the public classes did this; a first run never cancelled a finished operation).
+/// Everything else is careful-lock's own code, inherited: its start checks this `isCancelled`.
 ///
-/// `@unchecked Sendable` is sound: `_state` and `_cancelled` are read and written only under
-/// `lock`.
-class CancelFlagOperation: Operation, @unchecked Sendable {
-    enum State { case ready, executing, finishing, finished }
-
-    /// Guards `_state` and `_cancelled`; never held around a KVO call.
-    private let lock = NSLock()
-    private var _state = State.ready
+/// `@unchecked Sendable` is sound: `_cancelled` is read and written only under `flagLock`, and
+/// the rest is careful-lock's, sound there.
+class CancelFlagOperation: CarefulLockOperation, @unchecked Sendable {
+    /// Guards `_cancelled`; never held around a KVO call.
+    private let flagLock = NSLock()
     private var _cancelled = false
 
-    override var isAsynchronous: Bool { true }
-    override var isExecuting: Bool { lock.withLock { _state == .executing || _state == .finishing } }
-    override var isFinished: Bool { lock.withLock { _state == .finished } }
-    override var isCancelled: Bool { lock.withLock { _cancelled } }
+    override var isCancelled: Bool { flagLock.withLock { _cancelled } }
 
     override func cancel() {
         willChangeValue(forKey: "isCancelled")
-        lock.withLock { _cancelled = true }
+        flagLock.withLock { _cancelled = true }
         didChangeValue(forKey: "isCancelled")
         super.cancel()
-    }
-
-    override func start() {
-        if isCancelled {
-            finish()
-            return
-        }
-        let began = lock.withLock { () -> Bool in
-            guard _state == .ready else { return false }
-            return true
-        }
-        guard began else { return }
-        willChangeValue(forKey: "isExecuting")
-        lock.withLock { _state = .executing }
-        didChangeValue(forKey: "isExecuting")
-        execute()
-    }
-
-    func execute() { finish() }
-
-    func finish() {
-        let wasExecuting = lock.withLock { () -> Bool? in
-            switch _state {
-            case .ready: _state = .finishing; return false
-            case .executing: _state = .finishing; return true
-            case .finishing, .finished: return nil
-            }
-        }
-        guard let wasExecuting else { return }
-        willChangeValue(forKey: "isFinished")
-        if wasExecuting { willChangeValue(forKey: "isExecuting") }
-        lock.withLock { _state = .finished }
-        if wasExecuting { didChangeValue(forKey: "isExecuting") }
-        didChangeValue(forKey: "isFinished")
     }
 }
 
