@@ -165,7 +165,10 @@ public enum StyleCorpus {
         Entry(name: "ready-state", style: "a locked state enum and isReady overridden as "
                 + "`state == .ready && super.isReady`", defects: [
             Defect("not-ready-once-started", "isReady turns NO once the operation starts, and stays NO when finished",
-                   cites: ["003 isReady"], rules: ["READY-EXECUTING-FINISHED"]),
+                   // A cancel of a started or finished operation then reads NO too (READY-CANCELLED:
+                   // reached since the reach episodes cancel operations as they start and once
+                   // finished; seen in one long CI run of 100 cases, op 4).
+                   cites: ["003 isReady"], rules: ["READY-EXECUTING-FINISHED", "READY-CANCELLED"]),
         ]),
         Entry(name: "block-handler", style: "a block-based task given a completion handler; finish() is called from "
                 + "the handler; start returns at once when cancelled", defects: [
