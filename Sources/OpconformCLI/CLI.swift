@@ -50,6 +50,10 @@ public enum CLI {
 
     /// Runs one command line and returns the exit status: 0 conformant, 1 violations,
     /// 2 bad usage or input (one sentence on standard error), 3 internal error.
+    /// For the `opconform` program, which exits when its command returns: signal handlers stay
+    /// in place until then (`Interrupts.keptUntilExit`).
+    public static func keepSignalHandlersUntilExit() { Interrupts.keptUntilExit.store(true, ordering: .relaxed) }
+
     public static func main(_ args: [String], console: Console) -> Int32 {
         do {
             return try run(args, console)

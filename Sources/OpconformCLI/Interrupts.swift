@@ -1,6 +1,7 @@
 import Conformance
 import Dispatch
 import Foundation
+import Synchronization
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP (a closed terminal, a CI runner's cancel) during a run:
 /// the first asks the run to stop (`StopRequest`) and kills every driver at once; the run then
@@ -32,8 +33,16 @@ final class Interrupts {
         }
     }
 
-    /// Puts the default dispositions back.
+    /// Whether `uninstall` leaves the handlers in place: set by the `opconform` program, which
+    /// exits right after its command. Put back, the default disposition let a signal that came
+    /// as a finished command was exiting kill the process (status by signal, not 1 or 130: one
+    /// fresh-clone CI run of the merge interrupt test). Tests that run commands in process leave
+    /// it unset and get their dispositions back.
+    static let keptUntilExit = Atomic<Bool>(false)
+
+    /// Puts the default dispositions back, unless the process is about to exit anyway.
     func uninstall() {
+        if Self.keptUntilExit.load(ordering: .relaxed) { return }
         for s in sources { s.cancel() }
         sources = []
         for number in Self.signals { signal(number, SIG_DFL) }
