@@ -161,9 +161,16 @@ struct InterruptTests {
         #expect(Self.children(of: run.child.pid).isEmpty, "no driver outlives the run")
     }
 
-    /// Whether process `pid` catches `signal` (its /proc status's SigCgt mask): opconform's
-    /// handlers are in place once it does (Dispatch's signal sources catch it).
+    /// Whether process `pid` is opconform and catches `signal` (its /proc status's SigCgt mask):
+    /// opconform's handlers are in place once it does (Dispatch's signal sources catch it).
+    /// The process starts as `/bin/sh -c ... exec opconform`, and dash catches SIGINT itself
+    /// while it runs `-c`; a SIGINT sent then killed the shell before its exec (one fresh-clone
+    /// CI run: "exited -1 after 1 ms"), so the mask counts only once the exec has happened.
     static func catches(_ pid: pid_t, _ signal: Int32) -> Bool {
+        var path = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/\(pid)/exe", &path, path.count - 1)
+        guard length > 0, String(decoding: path[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .hasSuffix("/opconform") else { return false }
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
