@@ -199,6 +199,10 @@ enum FlawsCommand {
                     ?? "MISSED (should be caught by \(should))"
             case .platformLimit: status = "platform limit, not the class's: " + (d.why ?? "")
             case .invisible: status = "not visible here: " + (d.why ?? "")
+            case .misuse:
+                let by = o.reports.filter { $0.verdict == "found" && $0.defect == d.id }.map(\.rule)
+                status = (by.isEmpty ? "not shown in these cases" : "shown by " + by.joined(separator: ", "))
+                    + " (a misuse shows it, a warning under class-reference; recall does not count it)"
             }
             lines.append("  defect \(d.id) [\(d.cites.joined(separator: "; "))]: \(status)")
         }

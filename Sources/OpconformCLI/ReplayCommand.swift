@@ -173,7 +173,8 @@ enum ReplayCommand {
             for v in violations {
                 print(v.description)
                 if let rule = RuleBook.check(id: v.rule)?.rule, rule.severity == .warning {
-                    print("    (a warning: \(rule.id) is a \(rule.strength.rawValue) rule; it fails only with --strict)")
+                    let article = rule.strength == .observedOnly ? "an" : "a"
+                    print("    (a warning: \(rule.id) is \(article) \(rule.strength.rawValue) rule; it fails only with --strict)")
                 }
             }
             if case .hang(let what)? = trace.events.last?.kind { print("the run hung: \(what)") }

@@ -161,12 +161,12 @@ struct CorpusTests {
     @Test("flaws --corpus prints each class and the totals; its options are its own")
     func command() throws {
         let driver = try DriverExecutable.locate("corpus-driver")
-        let run = opconform("flaws", "--corpus", "--classes", "unfair-lock,careful-mutex", "--count", "8",
+        let run = opconform("flaws", "--corpus", "--classes", "unfair-lock,careful-lock", "--count", "8",
                             "--jobs", "8", "--driver", driver)
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("unfair-lock (8 cases"))
         #expect(run.out.contains("defect start-ignores-cancel"))
-        #expect(run.out.contains("careful-mutex (8 cases"))
+        #expect(run.out.contains("careful-lock (8 cases"))
         #expect(run.out.contains("labelled: no defect"))
         #expect(run.out.contains("  exit status 0, as labelled"), "\(run.out)")
         #expect(run.out.contains("exit status as labelled: "), "\(run.out)")

@@ -79,6 +79,66 @@ struct ReachTests {
         #expect(again.reached == with.reached && again.firstCase == with.firstCase)
     }
 
+    @Test("a second start of a finished class that overrides start: drawn at the misuse rate; unjudged under the guide, a warning under class-reference")
+    func secondStartOfOwnStart() {
+        // The guide's own class (Listings 2-5 to 2-7, no guard in start) started by hand,
+        // waited for, and started again once finished: it runs its task a second time.
+        let scenario = Scenario(name: "restart", queues: [QueueConfig()],
+                                operations: [OperationConfig(kind: .concurrent(.correct(work: [.work(1)])))],
+                                dependencies: [],
+                                driver: [DriverStep(.start(0)), DriverStep(.waitUntilFinished(0)),
+                                         DriverStep(after: .finished(0), .start(0)),
+                                         DriverStep(.read(.isFinished, op: 0)), DriverStep(.read(.isExecuting, op: 0))])
+        #expect(scenario.problems().isEmpty, "\(scenario.problems())")
+        for seed: UInt64 in 1...20 {
+            let trace = ReferenceEngine(options: EngineOptions()).run(scenario, scheduleSeed: seed)
+            let mains = trace.events.filter { if case .mainBegan = $0.kind { return true }; return false }
+            #expect(mains.count == 2, "seed \(seed): the second start ran the task again")
+            // The guide calls the second start the caller's error: nothing after it is judged.
+            let guide = RuleBook.violations(scenario: scenario, trace: trace, profile: .guide)
+            #expect(guide.isEmpty, "seed \(seed): \(guide.map(\.rule))")
+            // The class reference: a start of a finished operation runs nothing again; a class
+            // that runs again is told, as a warning, in one finding (not also as the states it
+            // went through afterwards).
+            let reference = RuleBook.violations(scenario: scenario, trace: trace, profile: .classReference)
+            #expect(reference.map(\.rule) == ["START-FINISHED-OWN"], "seed \(seed): \(reference.map(\.rule))")
+            #expect(Finding.severity(of: "START-FINISHED-OWN") == .warning)
+        }
+        // Drawn on a user's subclass route at about the misuse rate (10 %), never without reach.
+        func restarts(_ reach: Bool) -> Int {
+            (1...400 as ClosedRange<UInt64>).filter { seed in
+                let s = ScenarioGenerator(options: Self.options(subclass: true, reach: reach)).generate(seed: seed)
+                return s.driver.contains { step in
+                    guard case .start(let op) = step.action, step.after == .finished(op) else { return false }
+                    return s.operations[op].kind.overridesStart
+                }
+            }.count
+        }
+        let drawn = restarts(true)
+        #expect(drawn >= 8 && drawn <= 60, "\(drawn) of 400 cases")
+        #expect(restarts(false) == 0)
+    }
+
+    @Test("real classes started again once finished: a start that checks only isCancelled runs again, a warning under class-reference only; a guarded one does not",
+          arguments: [("serial-queue", true), ("careful-mutex", true), ("careful-lock", false), ("cancel-flag", false)])
+    func secondStartOnRealClasses(name: String, runsAgain: Bool) throws {
+        let driver = try DriverExecutable.locate("corpus-driver")
+        let impl = try Implementations.external(command: [driver, "--class", name])
+        let scenario = Scenario(name: "restart", queues: [QueueConfig()],
+                                operations: [OperationConfig(kind: .subclass([.work(1)]))], dependencies: [],
+                                driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilFinished(0)),
+                                         DriverStep(after: .finished(0), .start(0)),
+                                         DriverStep(.read(.isFinished, op: 0)), DriverStep(.read(.isExecuting, op: 0)),
+                                         DriverStep(.waitUntilFinished(0))])
+        let trace = impl.run(scenario, scheduleSeed: 1)
+        #expect(trace.ending == .complete)
+        let rules = { (profile: Profile) in RuleBook.violations(scenario: scenario, trace: trace, profile: profile).map(\.rule) }
+        #expect(rules(.guide).isEmpty, "\(rules(.guide))")
+        #expect(rules(.classReference) == (runsAgain ? ["START-FINISHED-OWN"] : []), "\(rules(.classReference))")
+        // The corpus says the same of it.
+        #expect(StyleCorpus.entry(name)?.defects.contains { $0.rules == ["START-FINISHED-OWN"] } == runsAgain)
+    }
+
     /// 1,000 cases a route; 5,000 in the long run CI makes (OPCONFORM_LONG=1).
     static let referenceCases = RunnerTests.long ? 5000 : 1000
 

@@ -108,7 +108,8 @@ public enum CorpusMeasure {
                                jobs: Int, known: Expectations?, limits: DriverLimits = .standard,
                                stop: StopRequest? = nil) -> ClassOutcome {
         var outcome = ClassOutcome(name: entry.name, cases: 0, seconds: 0, reports: [], found: [:], missed: [],
-                                   unseen: entry.defects.filter { $0.visibility != .visible }.map(\.id))
+                                   unseen: entry.defects.filter { ![.visible, .misuse].contains($0.visibility) }
+                                       .map(\.id))
         var c: RunConfiguration
         do {
             c = try configuration(entry, driver: driver, count: count, seed: seed, profile: profile, jobs: jobs,
@@ -127,7 +128,9 @@ public enum CorpusMeasure {
         if let why = result.noVerdict { outcome.error = "no verdict: " + why }
         outcome.exitStatus = result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
         func sort(_ rule: String, _ report: inout Report) {
-            if let defect = entry.visible.first(where: { $0.rules.contains(rule) }) {
+            // A weakness only a misuse shows is true too, though recall does not count it.
+            if let defect = entry.visible.first(where: { $0.rules.contains(rule) })
+                ?? entry.defects.first(where: { $0.visibility == .misuse && $0.rules.contains(rule) }) {
                 report.verdict = "found"
                 report.defect = defect.id
             } else if let limit = entry.defects.first(where: { $0.visibility == .platformLimit && $0.rules.contains(rule) }) {

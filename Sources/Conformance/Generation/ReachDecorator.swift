@@ -3,7 +3,8 @@ import ReferenceEngine
 
 /// Adds the episodes that reach the paths a user's first run missed (issue 44): a cancel of a
 /// finished operation, getters read while the task runs, a cancel as an operation starts with
-/// reads right after it, and a cancelled operation started by hand. Applied with the option
+/// reads right after it, a cancelled operation started by hand, and (at the misuse rate) a
+/// second start of a finished class that overrides start. Applied with the option
 /// `reach` (generator version 3), after the version 2 draws and API surface 2's.
 ///
 /// Each public class that slipped through broke its rule on one of these paths, shown by a
@@ -50,6 +51,7 @@ struct ReachDecorator {
         cancelAsItStarts(running)
         startCancelledByHand()
         cancelFinished()
+        restartFinished()
         var driver: [DriverStep] = []
         for p in base.indices { driver += inserts[p]; driver.append(base[p]) }
         driver += inserts[base.count]
@@ -170,11 +172,27 @@ struct ReachDecorator {
         inserts[base.count].append(DriverStep(.read(.isFinished, op: op)))
     }
 
-    /// After the driver's last step, when every operation has finished: a cancel of one or two
-    /// of them, and their state read after it (the class reference: cancelling a finished
-    /// operation has no effect on it).
-    mutating func cancelFinished() {
-        let candidates = (0..<before).filter { op in
+    /// Misuse, in `misuseRate` % of cases: a second start of a finished operation whose class
+    /// overrides start, after the driver's last step, and its state read right after. The guide
+    /// calls a start of a finished operation an error of the caller's (004 2.7.2), so no rule of
+    /// the documents judges what the class does next (`CheckContext.Restart`); the class
+    /// reference says a start of a finished operation returns without running anything, and
+    /// START-FINISHED-OWN warns, under the `class-reference` profile, of a class that runs again.
+    /// Only once finished, never while the task runs: whether a start then meets a running or a
+    /// finished operation would depend on timing, and so would the verdict.
+    mutating func restartFinished() {
+        let candidates = startedOrAdded().filter { scenario.operations[$0].kind.overridesStart }
+        guard !candidates.isEmpty, chance(options.misuseRate) else { return }
+        let op = pick(candidates)
+        inserts[base.count].append(DriverStep(after: .finished(op), .start(op)))
+        for key in [StateKey.isFinished, .isExecuting] where chance(80) {
+            inserts[base.count].append(DriverStep(.read(key, op: op)))
+        }
+    }
+
+    /// The operations before the decoration that some step adds to a queue or starts by hand.
+    func startedOrAdded() -> [Int] {
+        (0..<before).filter { op in
             base.contains { step in
                 switch step.action {
                 case .add(op, _), .start(op): return true
@@ -183,6 +201,13 @@ struct ReachDecorator {
                 }
             }
         }
+    }
+
+    /// After the driver's last step, when every operation has finished: a cancel of one or two
+    /// of them, and their state read after it (the class reference: cancelling a finished
+    /// operation has no effect on it).
+    mutating func cancelFinished() {
+        let candidates = startedOrAdded()
         guard !candidates.isEmpty, chance(45) else { return }
         for _ in 0..<(chance(30) ? 2 : 1) {
             let op = pick(candidates)

@@ -22,8 +22,9 @@ extension ReachTable {
         }
     }
 
-    static let secondStart = "a second start: misuse (the default start's is drawn at the misuse rate;"
-        + " a start-overriding class's is not drawn by this generator version)"
+    static let secondStart = "a second start: misuse, drawn at the misuse rate (the default start's while it"
+        + " runs or once finished; a start-overriding class's once finished:"
+        + " START-FINISHED-OWN, a class-reference warning)"
     static let startUnready = "a start of an operation that is not ready: misuse, drawn at the misuse rate"
     static let addStarted = "an add of a started operation: misuse, drawn at the misuse rate"
 

@@ -69,6 +69,22 @@ extension RuleBook {
             }
             return r
         },
+        RuleCheck(Rule("START-FINISHED-OWN", .START,
+                       "A class's own start, called on a finished operation, returns without running it again, as the default start does (class reference, OS X 10.6 and later; not among the seed documents).",
+                       cites: [Citation(.guide, "2.7.2")], strength: .observedOnly, profiles: [.classReference], subject: .subclass)) { c in
+            // The guide calls such a start the caller's error and leaves what a class does then
+            // open; the context keeps what follows from every other rule (`CheckContext.Restart`).
+            var r = CheckResult()
+            for restart in c.restarts {
+                r.hits += 1
+                guard let again = restart.again else { continue }
+                r.violations.append(Violation(rule: "START-FINISHED-OWN",
+                    observed: "start on finished op \(restart.op), whose class overrides start, ran it again",
+                    expected: "a start of a finished operation runs nothing again (class-reference profile)",
+                    witnesses: [restart.finished, restart.call, again]))
+            }
+            return r
+        },
         RuleCheck(Rule("START-SYNC-MAIN", .START,
                        "The default start of a non-concurrent operation runs main synchronously on the thread that called start, before start returns.",
                        cites: [Citation(.guide, "2.2"), Citation(.guide, "2.5.3"), Citation(.zh, "1 (start before / main begin / start after)")],

@@ -11,11 +11,78 @@ public final class CheckContext: Sendable {
     public let profile: Profile
     public let facts: TraceFacts
 
+    /// Each start called on an operation whose class overrides start once it had finished, and
+    /// what the class did then (`Restart`), read from the whole trace.
+    public let restarts: [Restart]
+
+    /// The context of `trace`, without what follows a start of a finished operation whose class
+    /// overrides start (`withoutRestarts`).
     public init(scenario: Scenario, trace: Trace, profile: Profile) {
         self.scenario = scenario
-        self.trace = trace
         self.profile = profile
-        self.facts = TraceFacts(scenario: scenario, trace: trace)
+        let facts = TraceFacts(scenario: scenario, trace: trace)
+        let restarts = Self.restarts(scenario, trace, facts)
+        self.restarts = restarts
+        if restarts.isEmpty {
+            self.trace = trace
+            self.facts = facts
+        } else {
+            let judged = Self.withoutRestarts(trace, facts, restarts)
+            self.trace = judged
+            self.facts = TraceFacts(scenario: scenario, trace: judged)
+        }
+    }
+
+    /// A start called on a finished operation whose class overrides start.
+    ///
+    /// The guide calls it an error of the caller's, which the default start reports by throwing
+    /// (004 2.7.2), and says nothing of what a class's own start does then: its own Listing 2-6
+    /// runs the task again. The class reference says the default start of a finished operation
+    /// returns without running anything. So no rule of the documents judges what follows (the
+    /// context leaves it out), and START-FINISHED-OWN, a warning under the `class-reference`
+    /// profile, tells a user whose class runs again.
+    public struct Restart: Sendable {
+        public let op: Int
+        /// The evidence that it had finished, and the start call.
+        public let finished: TraceEvent, call: TraceEvent
+        /// The first sign that it ran again (its task began, or it reported isExecuting YES or
+        /// isFinished NO), if any.
+        public let again: TraceEvent?
+        /// Where the call is in the whole trace.
+        let position: Int
+    }
+
+    static func restarts(_ scenario: Scenario, _ trace: Trace, _ facts: TraceFacts) -> [Restart] {
+        var found: [Restart] = []
+        for op in scenario.operations.indices where scenario.operations[op].kind.overridesStart {
+            guard let finished = facts.finishedAt[op],
+                  let call = facts.starts(op).first(where: { facts.settled(finished, before: $0.i) }) else { continue }
+            let again = facts.opEvents[op].first { i in
+                guard i > call.i else { return false }
+                switch trace.events[i].kind {
+                case .mainBegan, .blockBegan: return true
+                case .read(_, .isExecuting, .bool(true)), .didChange(_, .isExecuting, .bool(true)),
+                     .read(_, .isFinished, .bool(false)), .didChange(_, .isFinished, .bool(false)),
+                     .set(_, .isExecuting, true), .set(_, .isFinished, false):
+                    return true
+                default: return false
+                }
+            }
+            found.append(Restart(op: op, finished: trace.events[finished], call: trace.events[call.i],
+                                 again: again.map { trace.events[$0] }, position: call.i))
+        }
+        return found
+    }
+
+    /// `trace` without the events about each restarted operation from its restart on.
+    static func withoutRestarts(_ trace: Trace, _ facts: TraceFacts, _ restarts: [Restart]) -> Trace {
+        var drop = [Bool](repeating: false, count: trace.events.count)
+        for restart in restarts {
+            for i in facts.opEvents[restart.op] where i >= restart.position { drop[i] = true }
+        }
+        var judged = trace
+        judged.events = trace.events.indices.filter { !drop[$0] }.map { trace.events[$0] }
+        return judged
     }
 
     public var events: [TraceEvent] { trace.events }

@@ -86,6 +86,17 @@ enum ExampleScenarios {
                  DriverStep(.cancel(2)), DriverStep(.start(2)),
                  DriverStep(.waitUntilFinished(0)), DriverStep(.waitUntilAllFinished(queue: 0))])
 
+    /// A concurrent subclass whose start returns at once when it is finished, started by hand,
+    /// waited for, and started again (START-FINISHED-OWN, class-reference profile).
+    static let restart = Scenario(name: "example-restart",
+        queues: [],
+        operations: [OperationConfig(kind: .concurrent(ConcurrentProgram(
+            overridesIsConcurrent: true,
+            start: [.if(.isFinished(.this), then: [.return], else: [])] + correctConcurrent.start,
+            main: correctConcurrent.main, routines: correctConcurrent.routines)))],
+        driver: [DriverStep(.start(0)), DriverStep(.waitUntilFinished(0)), DriverStep(after: .finished(0), .start(0)),
+                 DriverStep(.read(.isFinished, op: 0)), DriverStep(.read(.isExecuting, op: 0))])
+
     /// Two operations of the implementation's own subclass in a queue, read once they finished:
     /// the engine runs them as the correct program around their work, announcing isFinished.
     static let subclass = Scenario(name: "example-subclass",
@@ -153,5 +164,5 @@ enum ExampleScenarios {
                  DriverStep(.suspend(queue: 1)), DriverStep(.readSuspended(queue: 1)), DriverStep(.resume(queue: 1)),
                  DriverStep(.add(op: 3, queue: 1)), DriverStep(.waitUntilAllFinished(queue: 1))])
 
-    static let all = [queue, manual, cancelDuring, suspended, concurrent, priority, twoQueues, misuse, blocks, surface2]
+    static let all = [queue, manual, cancelDuring, suspended, concurrent, priority, twoQueues, misuse, blocks, surface2, restart]
 }

@@ -43,6 +43,8 @@ enum RuleExamples {
         "START-FINISHED": RuleExample(scenario: S.queue) { e in
             e.dropAll { if case .threw(.start(0, .driver), _, _) = $0 { return true }; return false }
             e.insert(.returned(.start(0, by: .driver)), after: startCall(0, .driver)) },
+        "START-FINISHED-OWN": RuleExample(scenario: S.restart, profile: .classReference) {
+            $0.insert(.mainBegan(op: 0, threadPriority: 0.5), after: startCall(0, .driver), nth: 1) },
         "START-SYNC-MAIN": RuleExample(scenario: S.manual) { $0.rethread(.mainBegan(op: 0, threadPriority: 0.5), to: 99) },
         "START-KVO": RuleExample(scenario: S.manual) { $0.drop(.didChange(op: 0, .isExecuting, .bool(true))) },
         "START-CONCURRENT-NO-SUPER": RuleExample(scenario: S.concurrent) { $0.insert(.call(.superStart(0)), after: startCall(0, .driver)) },
