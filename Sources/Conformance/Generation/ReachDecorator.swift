@@ -172,16 +172,19 @@ struct ReachDecorator {
         inserts[base.count].append(DriverStep(.read(.isFinished, op: op)))
     }
 
-    /// Misuse, in `misuseRate` % of cases: a second start of a finished operation whose class
-    /// overrides start, after the driver's last step, and its state read right after. The guide
-    /// calls a start of a finished operation an error of the caller's (004 2.7.2), so no rule of
-    /// the documents judges what the class does next (`CheckContext.Restart`); the class
-    /// reference says a start of a finished operation returns without running anything, and
-    /// START-FINISHED-OWN warns, under the `class-reference` profile, of a class that runs again.
+    /// Misuse, in `misuseRate` % of cases: a second start of a finished operation of the
+    /// user's own class (`OperationKind.subclass`), after the driver's last step, and its state
+    /// read right after. The guide calls a start of a finished operation an error of the
+    /// caller's (004 2.7.2), so no rule of the documents judges what the class does next
+    /// (`CheckContext.Restart`); the class reference says a start of a finished operation
+    /// returns without running anything, and START-FINISHED-OWN warns, under the
+    /// `class-reference` profile, of a class that runs again.
     /// Only once finished, never while the task runs: whether a start then meets a running or a
     /// finished operation would depend on timing, and so would the verdict.
     mutating func restartFinished() {
-        let candidates = startedOrAdded().filter { scenario.operations[$0].kind.overridesStart }
+        // The user's class only: a concurrent program the generator wrote is the harness's own
+        // code (the guide's listings, which do not guard), not what the run tests.
+        let candidates = startedOrAdded().filter { scenario.operations[$0].kind.isSubclass }
         guard !candidates.isEmpty, chance(options.misuseRate) else { return }
         let op = pick(candidates)
         inserts[base.count].append(DriverStep(after: .finished(op), .start(op)))
