@@ -7,6 +7,9 @@ import Foundation
 ///   outside it (the queue's observers read the state back).
 /// - `start()` finishes at once when the operation was cancelled before it started (004 2.5.3:
 ///   a cancelled operation must still move to finished).
+/// - `start()` does nothing on an operation that already started or finished: started again
+///   by mistake, it does not run its task a second time (the class reference: the default
+///   start of a finished operation returns without running anything).
 /// - It says it is executing before it starts the task, so the task cannot finish first.
 /// - `finish()` does nothing the second time (a task that calls it twice cannot make the
 ///   operation finish twice).
@@ -23,6 +26,7 @@ open class CarefulAsyncOperation: Operation, @unchecked Sendable {
     open override var isFinished: Bool { lock.withLock { finished } }
 
     open override func start() {
+        if lock.withLock({ executing || finished }) { return }
         if isCancelled {
             finish()
             return
