@@ -15,8 +15,8 @@ public final class CheckContext: Sendable {
     /// what the class did then (`Restart`), read from the whole trace.
     public let restarts: [Restart]
 
-    /// The context of `trace`, without what follows a start of a finished operation whose class
-    /// overrides start (`withoutRestarts`).
+    /// The context of `trace`, without a start of a finished operation whose class overrides
+    /// start, nor what the class did when it ran again (`withoutRestarts`).
     public init(scenario: Scenario, trace: Trace, profile: Profile) {
         self.scenario = scenario
         self.profile = profile
@@ -48,8 +48,8 @@ public final class CheckContext: Sendable {
         /// The first sign that it ran again (its task began, or it reported isExecuting YES or
         /// isFinished NO), if any.
         public let again: TraceEvent?
-        /// Where the call is in the whole trace.
-        let position: Int
+        /// Where the call, its return and the first sign of a run again are in the whole trace.
+        let position: Int, end: Int?, rerun: Int?
     }
 
     static func restarts(_ scenario: Scenario, _ trace: Trace, _ facts: TraceFacts) -> [Restart] {
@@ -57,28 +57,54 @@ public final class CheckContext: Sendable {
         for op in scenario.operations.indices where scenario.operations[op].kind.overridesStart {
             guard let finished = facts.finishedAt[op],
                   let call = facts.starts(op).first(where: { facts.settled(finished, before: $0.i) }) else { continue }
-            let again = facts.opEvents[op].first { i in
-                guard i > call.i else { return false }
-                switch trace.events[i].kind {
-                case .mainBegan, .blockBegan: return true
-                case .read(_, .isExecuting, .bool(true)), .didChange(_, .isExecuting, .bool(true)),
+            // The first sign it ran again (the rule's witness), and the first event of the
+            // class's doing after the call (where the judged trace stops for it): also a
+            // will-change, which a start that finishes a cancelled operation again sends too.
+            // Not a did-change or an announced key: the first run's may still be on its way
+            // when the call is made (the driver acts on the first evidence of finished).
+            func first(_ sign: (EventKind) -> Bool) -> Int? {
+                facts.opEvents[op].first { $0 > call.i && sign(trace.events[$0].kind) }
+            }
+            let again = first { kind in
+                switch kind {
+                case .mainBegan, .blockBegan,
+                     .read(_, .isExecuting, .bool(true)), .didChange(_, .isExecuting, .bool(true)),
                      .read(_, .isFinished, .bool(false)), .didChange(_, .isFinished, .bool(false)),
                      .set(_, .isExecuting, true), .set(_, .isFinished, false):
                     return true
                 default: return false
                 }
             }
+            let moved = first { kind in
+                if case .willChange(_, let key, _) = kind { return key == .isExecuting || key == .isFinished }
+                return false
+            }
+            let rerun = [again, moved].compactMap { $0 }.min()
             found.append(Restart(op: op, finished: trace.events[finished], call: trace.events[call.i],
-                                 again: again.map { trace.events[$0] }, position: call.i))
+                                 again: again.map { trace.events[$0] }, position: call.i,
+                                 end: call.end, rerun: rerun))
         }
         return found
     }
 
-    /// `trace` without the events about each restarted operation from its restart on.
+    /// `trace` without each restart's call and, from the first sign that the operation ran
+    /// again, the events about it. What the first run does after the call stays: its
+    /// completion block and its announcements may come late (Foundation runs the block after
+    /// the finish it was told of), and a verdict on them is the first run's; so does the first
+    /// completion block, wherever it falls, since a run again cannot make it happen earlier.
     static func withoutRestarts(_ trace: Trace, _ facts: TraceFacts, _ restarts: [Restart]) -> Trace {
         var drop = [Bool](repeating: false, count: trace.events.count)
         for restart in restarts {
-            for i in facts.opEvents[restart.op] where i >= restart.position { drop[i] = true }
+            drop[restart.position] = true
+            if let end = restart.end { drop[end] = true }
+            guard let rerun = restart.rerun else { continue }
+            // The first completion block's two marks are kept wherever they fall.
+            let events = facts.opEvents[restart.op]
+            let began = events.first { if case .completionBegan = trace.events[$0].kind { return true }; return false }
+            let ended = began.flatMap { b in
+                events.first { if case .completionEnded = trace.events[$0].kind { return $0 > b }; return false }
+            }
+            for i in events where i >= rerun && i != began && i != ended { drop[i] = true }
         }
         var judged = trace
         judged.events = trace.events.indices.filter { !drop[$0] }.map { trace.events[$0] }
