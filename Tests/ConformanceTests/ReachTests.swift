@@ -117,6 +117,16 @@ struct ReachTests {
             late.events.insert(contentsOf: marks.prefix(2), at: calls[1] + 1)
             let judged = RuleBook.violations(scenario: scenario, trace: late, profile: .guide)
             #expect(judged.isEmpty, "seed \(seed): \(judged.map(\.rule))")
+            // The same second start made by a queue is the queue's doing, and stays judged.
+            var byQueue = trace
+            for i in byQueue.events.indices {
+                switch byQueue.events[i].kind {
+                case .call(.start(0, by: .driver)): byQueue.events[i].kind = .call(.start(0, by: .queue))
+                case .returned(.start(0, by: .driver)): byQueue.events[i].kind = .returned(.start(0, by: .queue))
+                default: break
+                }
+            }
+            #expect(!RuleBook.violations(scenario: scenario, trace: byQueue, profile: .guide).isEmpty, "seed \(seed)")
         }
         // Drawn on a user's subclass route at about the misuse rate (10 %), never without reach.
         func restarts(_ reach: Bool) -> Int {

@@ -33,7 +33,8 @@ public final class CheckContext: Sendable {
         }
     }
 
-    /// A start called on a finished operation whose class overrides start.
+    /// A start called by the driver or an operation's code on a finished operation whose class
+    /// overrides start.
     ///
     /// The guide calls it an error of the caller's, which the default start reports by throwing
     /// (004 2.7.2), and says nothing of what a class's own start does then: its own Listing 2-6
@@ -55,8 +56,11 @@ public final class CheckContext: Sendable {
     static func restarts(_ scenario: Scenario, _ trace: Trace, _ facts: TraceFacts) -> [Restart] {
         var found: [Restart] = []
         for op in scenario.operations.indices where scenario.operations[op].kind.overridesStart {
+            // A start by a caller, not by a queue: a queue that starts a finished operation
+            // again breaks a duty of its own, and stays judged.
             guard let finished = facts.finishedAt[op],
-                  let call = facts.starts(op).first(where: { facts.settled(finished, before: $0.i) }) else { continue }
+                  let call = facts.starts(op).first(where: { $0.by != .queue && facts.settled(finished, before: $0.i) })
+            else { continue }
             // The first sign it ran again (the rule's witness), and the first event of the
             // class's doing after the call (where the judged trace stops for it): also a
             // will-change, which a start that finishes a cancelled operation again sends too.
