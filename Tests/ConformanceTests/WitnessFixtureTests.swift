@@ -62,4 +62,33 @@ struct WitnessFixtureTests {
         // other side, a wrong choice that is seen).
         #expect(Self.orderViolations(file).isEmpty)
     }
+    static func suspensionViolations(_ file: TraceFile) -> [Violation] {
+        RuleBook.verdicts(scenario: file.scenario, trace: file.trace, profile: .gnustep, rules: RuleBook.matching("QUEUE-SUSPENDED"))
+            .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+    }
+
+    /// Two GNUstep gates of 2,000 cases (2026-12-07, seeds 4 and 6): op 2 waits in queue 1 on
+    /// its dependencies, is cancelled (#93-#101, its isReady notice YES at #98), queue 1 is
+    /// suspended (#107) and its worker starts op 2 (#136). A cancelled operation is ready
+    /// whatever its dependencies, and GNUstep's queue chose it at that notice, before the
+    /// suspension: not a start the suspension forbade.
+    @Test("QUEUE-SUSPENDED: an operation cancelled, so ready, before the suspension may start after it")
+    func cancelledBeforeSuspension() throws {
+        let file = try Self.load("gnustep-suspended-after-cancel-made-ready.json")
+        #expect(Self.suspensionViolations(file).isEmpty)
+        // The same trace with the suspension moved before the cancel: queue 1 was suspended
+        // when op 2 became ready, and its start is a breach.
+        var events = file.trace.events
+        let suspend = try #require(events.firstIndex { $0.kind == .call(.setSuspended(queue: 1, true)) })
+        #expect(events[suspend + 1].kind == .returned(.setSuspended(queue: 1, true)))
+        let pair = Array(events[suspend...suspend + 1])
+        events.removeSubrange(suspend...suspend + 1)
+        let cancel = try #require(events.firstIndex { $0.kind == .call(.cancel(2)) })
+        events.insert(contentsOf: pair, at: cancel)
+        for i in events.indices { events[i].seq = i }
+        var trace = file.trace
+        trace.events = events
+        let violations = Self.suspensionViolations(TraceFile(scenario: file.scenario, trace: trace))
+        #expect(violations.map(\.observed) == ["suspended queue 1 started op 2"])
+    }
 }

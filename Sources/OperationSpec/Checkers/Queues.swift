@@ -53,12 +53,17 @@ extension RuleBook {
                 for op in c.allOps {
                     guard let add = c.facts.addedAt[op], add.queue == q, c.facts.acceptedAdds[op] == 1 else { continue }
                     // The moment the queue could first decide to run it: added, and its
-                    // dependencies had begun finishing. A decision made before a suspension took
-                    // effect may legitimately show as a start logged after it.
-                    var released = add.call
+                    // dependencies had begun finishing or it was cancelled (a cancelled operation
+                    // is ready whatever its dependencies, 004 2.7.1). A decision made before a
+                    // suspension took effect may legitimately show as a start logged after it:
+                    // GNUstep's queue takes an operation at its isReady notice and its worker
+                    // calls start later (two gates of 2,000 cases, 2026-12-07, read that as a
+                    // breach; Fixtures/traces/gnustep-suspended-after-cancel-made-ready.json).
+                    var dependenciesDone = add.call
                     for d in c.earlyDependencies(of: op, at: c.events.count) {
-                        if let f = c.facts.finishing(d) { released = max(released, f) }
+                        if let f = c.facts.finishing(d) { dependenciesDone = max(dependenciesDone, f) }
                     }
+                    let released = max(add.call, min(dependenciesDone, c.facts.cancelCalledAt[op] ?? dependenciesDone))
                     guard c.facts.suspension[q].value(before: released) else { continue }
                     r.hits += 1
                     if let s = c.startCalls(op).first(where: { $0.by == .queue }), c.facts.suspension[q].value(before: s.i),
