@@ -91,4 +91,24 @@ struct WitnessFixtureTests {
         let violations = Self.suspensionViolations(TraceFile(scenario: file.scenario, trace: trace))
         #expect(violations.map(\.observed) == ["suspended queue 1 started op 2"])
     }
+    /// A GNUstep gate of 2,000 cases (2026-12-07, seed 7): op 1's isReady override waits for
+    /// token 1; the driver signals it (#130) and sends the will-change for isReady (#131, the
+    /// getter already YES, by the subclass's design); GNUstep's queue starts op 1 inside the
+    /// notice and hangs there, so the did-change that names the lift never came. The lift's
+    /// will-change is not a silent change.
+    @Test("READY-KVO: the lift's will-change counts as the lift even when its did-change never came")
+    func liftWithoutItsDidChange() throws {
+        let file = try Self.load("gnustep-ready-lift-hangs-in-notice.json")
+        func violations(_ trace: Trace) -> [Violation] {
+            RuleBook.verdicts(scenario: file.scenario, trace: trace, profile: .gnustep, rules: RuleBook.matching("READY-KVO"))
+                .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+        }
+        #expect(violations(file.trace).isEmpty)
+        // Without the signal, the same will-change carrying YES after a read of NO shows a
+        // change nobody announced.
+        var trace = file.trace
+        trace.events.removeAll { $0.kind == .signal(token: 1) }
+        for i in trace.events.indices { trace.events[i].seq = i }
+        #expect(violations(trace).map(\.observed) == ["op 1's isReady went from NO to YES with no will-change notification (the next will-change carried YES)"])
+    }
 }

@@ -149,6 +149,29 @@ extension CheckContext {
         return indices(op, .kind(.didChange)).first { $0 > s && event($0).thread == thread && event($0).kind.isDid(.isReady) }
     }
 
+    /// The will-change the signalling code sent for `op`'s isReady when it lifted the override:
+    /// the last one before the lift's did-change on the signal's thread, or, when that
+    /// did-change never came (a queue that starts the operation inside the notification and
+    /// hangs there: a GNUstep gate, 2026-12-07), the first one on that thread after the signal
+    /// within the same driver step.
+    func overrideLiftNotice(_ op: Int) -> Int? {
+        if let did = overrideLifted(op) {
+            return indices(op, .kind(.willChange)).last { $0 < did && event($0).thread == event(did).thread && facts.isWill($0, .isReady) }
+        }
+        guard let t = scenario.operations[op].readyAfterSignal,
+              let s = facts.indices(.kind(.signal)).first(where: { if case .signal(t) = event($0).kind { return true }; return false })
+        else { return nil }
+        var j = facts.nextOnThread[s]
+        while j < events.count {
+            switch event(j).kind {
+            case .stepIssued, .stepDone, .signal: return nil
+            case .willChange(op, .isReady, _): return j
+            default: j = facts.nextOnThread[j]
+            }
+        }
+        return nil
+    }
+
     /// Whether a report of `op`'s readiness at event `i` may come from its isReady override
     /// before the override was lifted: the runtime's readiness rules do not judge it then (the
     /// subclass's `isReady` says NO whatever the runtime would say, as 004 2.6.1 allows).

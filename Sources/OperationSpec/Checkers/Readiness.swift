@@ -106,9 +106,7 @@ extension RuleBook {
                 // The will-change the signalling code sends when it lifts an isReady override
                 // (readyAfterSignal): by the subclass's design the getter already says the new
                 // value when it is sent, so its value is not the one before an announced change.
-                let lift = c.overrideLifted(op).flatMap { did in
-                    c.indices(op, .kind(.willChange)).last { $0 < did && c.event($0).thread == c.event(did).thread && c.facts.isWill($0, .isReady) }
-                }
+                let lift = c.overrideLiftNotice(op)
                 for (i, k) in c.opEvents(op, .keys(.isReady, nil)) {
                     switch k {
                     case .willChange(_, .isReady, let v):
