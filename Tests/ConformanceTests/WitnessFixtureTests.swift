@@ -111,4 +111,31 @@ struct WitnessFixtureTests {
         for i in trace.events.indices { trace.events[i].seq = i }
         #expect(violations(trace).map(\.observed) == ["op 1's isReady went from NO to YES with no will-change notification (the next will-change carried YES)"])
     }
+    /// A GNUstep gate of 2,000 cases (2026-12-07, seed 14, case 1852): op 0, a block operation,
+    /// finishes by GNUstep's own default start; the driver heard the will-changes for
+    /// isExecuting and isFinished (#165, #166) and no did-change for either, though isFinished
+    /// read YES at once (#167). The entries for GNUstep's own finish excuse that, and only on
+    /// GNUstep's operations: a queue's or a subclass's of the tested code's own stays a failure.
+    @Test("GNUstep's lost finish notices are excused on its own operations, not on the tested code's")
+    func defaultFinishNoticesLost() throws {
+        let file = try Self.load("gnustep-default-finish-notices-lost.json")
+        let path = SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/gnustep.json").path
+        let known = try Expectations.load(path)
+        let violations = RuleBook.verdicts(scenario: file.scenario, trace: file.trace, profile: .gnustep,
+                                           rules: RuleBook.matching("KVO-BALANCED") + RuleBook.matching("KVO-FINISH-ALWAYS"))
+            .flatMap { v -> [Violation] in if case .checked(let r) = v.verdict { return r.violations }; return [] }
+        #expect(Set(violations.map(\.rule)) == ["KVO-BALANCED", "KVO-FINISH-ALWAYS"])
+        let gnustep = Attribution.Setting(platform: "gnustep", owns: [])
+        for v in violations {
+            let entry = Attribution.excuse(v, in: file.scenario, known: known, setting: gnustep)
+            #expect(entry?.finding.hasSuffix("-default-finish.json") == true, "\(v.description)")
+        }
+        // The same operation as a subclass of the tested code's own: not GNUstep's to excuse.
+        var mine = file.scenario
+        mine.operations[0].kind = .subclass([.work(2)])
+        for v in violations {
+            #expect(Attribution.excuse(v, in: mine, known: known, setting: Attribution.Setting(platform: "gnustep", owns: ["subclass"])) == nil,
+                    "\(v.description)")
+        }
+    }
 }
