@@ -51,11 +51,11 @@ for code in ${codes//,/ }; do
     started=$SECONDS
     status=0
     Scripts/load.sh -x 4 -- bash -c 'one "$0" "$1"' "$code" "$seed" > "$tmp/out.txt" 2>&1 || status=$?
-    failing=$(grep -c '^FAIL ' "$tmp/out.txt" || true)
+    failing=$(grep -cE '^ *FAIL ' "$tmp/out.txt" || true)
     unconfirmed=$(sed -n '/^unconfirmed/,/^$/p' "$tmp/out.txt" | grep -c '^  [A-Z]' || true)
     rate=$(grep -o '[0-9.]* cases/s' "$tmp/out.txt" | head -1)
     echo "$code seed $seed: exit $status, $failing FAIL, $unconfirmed unconfirmed rules, $rate, $((SECONDS - started)) s"
-    grep '^FAIL ' "$tmp/out.txt" | sed 's/^/    /' || true
+    grep -E '^ *FAIL ' "$tmp/out.txt" | sed 's/^ */    /' || true
     [ "$status" -eq 0 ] || fails=$((fails + 1))
   done
 done

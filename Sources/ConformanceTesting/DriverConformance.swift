@@ -100,12 +100,17 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     let directory = folder ?? (result.findings.isEmpty ? PathText.join(findings, impl.name)
                                 : RunFolder.make(under: PathText.join(findings, impl.name), seed: seed))
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    for unshrunk in result.findings {
-        let finding = shrink ? Runner(configuration).shrunk(unshrunk) : unshrunk
+    // One bug, one story (`Story`, issue 45): a knock-on is told inside its root's issue.
+    var knockOnOf: [String: String] = [:]
+    for story in result.stories { for k in story.knockOns { knockOnOf[k.rule] = story.root.rule } }
+    // Told first (issue 45: Swift Testing printed nothing for 158 s, shrinking every finding
+    // before it said anything): each finding's file is written as found and its issue recorded
+    // now; shrinking follows and replaces the file with the minimum, attached when ready.
+    for finding in result.findings {
         let path = PathText.join(directory, finding.fileName)
         let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
         outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
-                                                        expectation: nil))
+                                                        expectation: nil, knockOnOf: knockOnOf[finding.rule]))
     }
     // The platform's: its first case as found (the entry's finding is the minimum).
     for k in result.known {
@@ -122,6 +127,8 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     outcome.nowPassing = known?.expected.map(\.rule).filter { !seen.contains($0) }.reduce(into: [String]()) { list, rule in
         if !list.contains(rule) { list.append(rule) }
     } ?? []
+    let minimising = shrink ? "\n(minimising: the finding file is replaced by the smallest case that still breaks the rule, "
+        + "attached when ready)" : ""
     for report in outcome.reports {
         if let entry = report.expectation {
             // One line each: they are expected, and the reason says why.
@@ -130,12 +137,24 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
                            sourceLocation: sourceLocation) {
                 Issue.record(Comment(rawValue: seen), sourceLocation: sourceLocation)
             }
-        } else {
+        } else if report.knockOnOf == nil {
             let warns = report.finding.severity == .warning && !strict
-            Issue.record(Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result)),
+            let knockOns = outcome.reports.filter { $0.knockOnOf == report.finding.rule }
+            let told = knockOns.isEmpty ? "" : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; each replays on its own):\n"
+                + knockOns.map { "  \($0.finding.rule): \($0.finding.message)\n  replay: \($0.replay)" }.joined(separator: "\n")
+            Issue.record(Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result) + told + minimising),
                          severity: warns ? .warning : .error, sourceLocation: sourceLocation)
-            Attachment.record(Array(report.finding.fileData), named: report.finding.fileName, sourceLocation: sourceLocation)
         }
+    }
+    // Then each of the tested code's findings is shrunk, its file replaced and attached.
+    for (index, report) in outcome.reports.enumerated() where report.expectation == nil {
+        let finding = shrink ? Runner(configuration).shrunk(report.finding) : report.finding
+        let path = PathText.join(directory, finding.fileName)
+        let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
+        outcome.reports[index].finding = finding
+        outcome.reports[index].file = file
+        outcome.reports[index].replay = finding.replayLine(file: file, program: program)
+        Attachment.record(Array(finding.fileData), named: finding.fileName, sourceLocation: sourceLocation)
     }
     return outcome
 }
@@ -151,6 +170,9 @@ public struct DriverConformance: Sendable {
         public var replay: String
         /// The known divergence it is, or nil when it is the queue's own (an `Issue`).
         public var expectation: Expectations.Entry?
+        /// The rule whose story this finding is a knock-on of (`Story`): told in that rule's
+        /// issue, not in one of its own. Nil for a story's root and a finding that stands alone.
+        public var knockOnOf: String? = nil
         public var isKnown: Bool { expectation != nil }
 
         /// The rule, its sentence, what happened, the case and how to replay it.
@@ -193,7 +215,8 @@ public struct DriverConformance: Sendable {
 
     init(command: [String]) { self.command = command }
 
-    /// The broken rules that are the queue's own: each was an `Issue`.
+    /// The broken rules that are the queue's own: each story's root was an `Issue`, and its
+    /// knock-ons were told in it.
     public var unexpected: [Report] { reports.filter { !$0.isKnown } }
     /// The broken rules that are known divergences of the platform: each was a known issue.
     public var known: [Report] { reports.filter(\.isKnown) }

@@ -28,16 +28,23 @@ public func expectConformance(of impl: any Implementation, count: Int = 200, see
                                          generator: generator, rules: rules)
     configuration.strict = strict
     let result = Runner(configuration).run()
-    for finding in result.failures + result.warnings {
+    // One bug, one story (`Story`, issue 45): one issue for each, its knock-ons told in it.
+    let program = ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)
+    for story in result.stories {
+        let finding = story.root
         let rule = RuleBook.check(id: finding.rule)?.rule
         let warns = finding.severity == .warning && !strict
+        let told = story.knockOns.isEmpty ? "" : "\nthe same case then breaks (knock-ons of \(finding.rule), most likely; each replays on its own):\n"
+            + story.knockOns.map { "  \($0.rule): \($0.message)\n  replay: \($0.replayLine(file: nil, program: program))" }.joined(separator: "\n")
         Issue.record(Comment(rawValue: """
             \(warns ? "warning: " : "")\(finding.rule) [\(finding.strengthLabel)]: \(finding.message)
             \(rule?.statement ?? "")
             case \(finding.caseIndex) of seed \(seed), case seed \(finding.identity.caseSeed); minimised to \(finding.operations) operations
-            replay: \(finding.replayLine(file: nil, program: ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)))
-            """), severity: warns ? .warning : .error, sourceLocation: sourceLocation)
-        Attachment.record(Array(finding.fileData.map { $0 }), named: finding.fileName, sourceLocation: sourceLocation)
+            replay: \(finding.replayLine(file: nil, program: program))
+            """ + told), severity: warns ? .warning : .error, sourceLocation: sourceLocation)
+        for f in story.findings {
+            Attachment.record(Array(f.fileData.map { $0 }), named: f.fileName, sourceLocation: sourceLocation)
+        }
     }
     return result
 }

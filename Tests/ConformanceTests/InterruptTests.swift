@@ -110,9 +110,11 @@ struct InterruptTests {
         #expect(took < 5, "stopped in \(took) s")
         #expect(out.contains("INTERRUPTED after 20 of 20 cases"), "\(out)")
         let findings = try FileManager.default.contentsOfDirectory(atPath: dir + "/opconform-findings/latest").filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }
-        let failed = out.components(separatedBy: "\nFAIL ").count - 1
+        // A story's root at the start of its line, its knock-ons indented under it (`Story`).
+        let lines = out.components(separatedBy: "\n").map { $0.drop { $0 == " " } }
+        let failed = lines.filter { $0.hasPrefix("FAIL ") }.count
         // A rule's further causes have files of their own (none once the run was stopped).
-        let others = out.components(separatedBy: "\n  another cause, in ").count - 1
+        let others = lines.filter { $0.hasPrefix("another cause, in ") }.count
         #expect(failed > 0 && findings.count == failed + others, "every finding of the summary is written: \(findings) for \(failed) + \(others)")
         // And the run's record beside them, for `merge`: an interrupted shard says so.
         let record = try JSONCodec.decode(RunRecord.self, from: try #require(FileManager.default.contents(atPath: dir + "/opconform-findings/latest/" + RunRecord.fileName)),

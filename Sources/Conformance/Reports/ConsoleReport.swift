@@ -46,44 +46,26 @@ public enum ConsoleReport {
         out += "  rules: \(count(.pass)) pass, \(count(.fail)) fail, \(count(.warn)) warn, \(count(.known)) known, \(count(.unconfirmed)) unconfirmed, \(count(.notObservable)) not observable, \(count(.notApplicable)) not applicable, \(count(.notReached)) not reached"
             + (runFailures.isEmpty ? "" : "; and the run: \(runFailures.count) fail (\(runFailures.joined(separator: ", ")))") + "\n"
         // Failures first: they decide the exit status. A warning fails it only under --strict.
-        for f in r.failures + r.warnings {
-            // `FAIL RULE: message` stays the line scripts look for; the strength follows.
-            out += "\n\(f.severity.label(strict: c.strict)) \(f.rule): \(f.message)\n"
-            if let s = r.statistics.first(where: { $0.id == f.rule }) {
-                out += "  \(f.strengthLabel); broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
-            } else {
-                let ending = Finding.pseudoEnding(f.rule) ?? .crash
-                let cases = r.deathCases[f.rule] ?? r.endings[ending.rawValue] ?? 0
-                out += "  \(cases) of \(r.cases) cases ended in \(f.endingPhrase ?? "a crash"); first: case \(f.caseIndex), seed \(f.identity.caseSeed)\n"
-            }
-            // A run told not to shrink says so, not "minimised from 6 to 6 in 0 steps" (issue 45).
-            if !c.shrink {
-                out += "  not shrunk (--no-shrink): \(f.operations) operations\n"
-            } else {
-                out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
-                    + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
-                out += f.replayRate.map { ", " + $0 } ?? ""
-                // The smallest case replayed less often than the original: a larger one was kept.
-                if f.shrinkWalkedBack > 0 {
-                    out += f.shrinkSteps == 0 ? "; the original kept (smaller cases replayed less often)"
-                        : "; kept \(f.shrinkWalkedBack) \(f.shrinkWalkedBack == 1 ? "step" : "steps") short of the smallest, which replayed less often"
+        // Findings one minimal case shows are one story (`Story`): its root in full, the rules
+        // the case breaks after it under the root, each with its replay.
+        let stories = r.stories
+        if stories.contains(where: { !$0.knockOns.isEmpty }) {
+            let told = stories.reduce(0) { $0 + $1.findings.count }
+            out += "  \(told) findings tell \(stories.count) \(stories.count == 1 ? "story" : "stories"): "
+                + "findings first seen in the same case, or shrunk to the same one, are told under the rule it breaks first\n"
+        }
+        for story in stories {
+            out += block(story.root, r, files: files)
+            guard !story.knockOns.isEmpty else { continue }
+            out += "  the same case then breaks (knock-ons of \(story.root.rule), most likely; each replays on its own):\n"
+            for k in story.knockOns {
+                out += "    \(k.severity.label(strict: c.strict)) \(k.rule): \(k.message)\n"
+                out += "      " + brokenIn(k, r) + "\n"
+                out += "      replay: \(k.replayLine(file: files[k.rule], program: r.configuration.replayProgram))\n"
+                for other in r.otherCauses where other.finding.rule == k.rule {
+                    out += "      another cause, in \(other.cases) of \(r.cases) cases: \(other.finding.message); replay: "
+                        + other.finding.replayLine(file: files[other.finding.fileName], program: r.configuration.replayProgram) + "\n"
                 }
-                out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
-            }
-            out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
-            if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
-            // The case as the run saw it: a failure that never shows again still has its witness.
-            if let file = files[f.rule], f.witness != nil, !r.interrupted {
-                let witness = PathText.join(PathText.join(PathText.folder(of: file), Finding.witnessFolder), f.fileName)
-                out += "  witness: \(witness) (the trace of case \(f.caseIndex) as run; 'opconform check' judges it again)\n"
-            }
-            // The rule's other causes (`CauseGroups`): each its own minimum and replay.
-            for other in r.otherCauses where other.finding.rule == f.rule {
-                let o = other.finding
-                out += "  another cause, in \(other.cases) of \(r.cases) cases: \(o.message)\n"
-                out += "    first: case \(o.caseIndex); " + (c.shrink ? "minimised from \(o.originalOperations) to \(o.operations) operations"
-                    + (o.replayRate.map { ", " + $0 } ?? "") : "not shrunk (--no-shrink): \(o.operations) operations") + "\n"
-                out += "    replay: \(o.replayLine(file: files[o.fileName], program: r.configuration.replayProgram))\n"
             }
         }
         // Absence or time that a patient run did not show again: slowness is not proof.
@@ -132,6 +114,57 @@ public enum ConsoleReport {
                 + "a documented example, a piece of advice or observed behaviour was not followed (--strict fails on warnings)\n"
         }
         return out
+    }
+
+    /// The full account of one finding: what broke, how often, its minimum, its replay, its
+    /// witness and the rule's other causes.
+    static func block(_ f: Finding, _ r: RunResult, files: [String: String]) -> String {
+        let c = r.configuration
+        var out = ""
+        // `FAIL RULE: message` stays the line scripts look for; the strength follows.
+        out += "\n\(f.severity.label(strict: c.strict)) \(f.rule): \(f.message)\n"
+        out += "  " + brokenIn(f, r) + "\n"
+        // A run told not to shrink says so, not "minimised from 6 to 6 in 0 steps" (issue 45).
+        if !c.shrink {
+            out += "  not shrunk (--no-shrink): \(f.operations) operations\n"
+        } else {
+            out += "  minimised from \(f.originalOperations) to \(f.operations) operations in \(f.shrinkSteps) steps (\(f.shrinkMilliseconds) ms"
+                + (f.shrinkExhausted ? ", budget exhausted: a smaller case may exist)" : ")")
+            out += f.replayRate.map { ", " + $0 } ?? ""
+            // The smallest case replayed less often than the original: a larger one was kept.
+            if f.shrinkWalkedBack > 0 {
+                out += f.shrinkSteps == 0 ? "; the original kept (smaller cases replayed less often)"
+                    : "; kept \(f.shrinkWalkedBack) \(f.shrinkWalkedBack == 1 ? "step" : "steps") short of the smallest, which replayed less often"
+            }
+            out += f.interrupted == true ? " (interrupted: not fully shrunk)\n" : "\n"
+        }
+        out += "  replay: \(f.replayLine(file: files[f.rule], program: r.configuration.replayProgram))\n"
+        if files[f.rule] != nil { out += "     or: \(f.replayLine(file: nil, program: r.configuration.replayProgram))\n" }
+        // The case as the run saw it: a failure that never shows again still has its witness.
+        if let file = files[f.rule], f.witness != nil, !r.interrupted {
+            let witness = PathText.join(PathText.join(PathText.folder(of: file), Finding.witnessFolder), f.fileName)
+            out += "  witness: \(witness) (the trace of case \(f.caseIndex) as run; 'opconform check' judges it again)\n"
+        }
+        // The rule's other causes (`CauseGroups`): each its own minimum and replay.
+        for other in r.otherCauses where other.finding.rule == f.rule {
+            let o = other.finding
+            out += "  another cause, in \(other.cases) of \(r.cases) cases: \(o.message)\n"
+            out += "    first: case \(o.caseIndex); " + (c.shrink ? "minimised from \(o.originalOperations) to \(o.operations) operations"
+                + (o.replayRate.map { ", " + $0 } ?? "") : "not shrunk (--no-shrink): \(o.operations) operations") + "\n"
+            out += "    replay: \(o.replayLine(file: files[o.fileName], program: r.configuration.replayProgram))\n"
+        }
+        return out
+    }
+
+    /// "documented must; broken in 3 of 20 cases; first: case 4, seed 17", or for the run's
+    /// own failures "2 of 20 cases ended in a hang; first: ...".
+    static func brokenIn(_ f: Finding, _ r: RunResult) -> String {
+        if let s = r.statistics.first(where: { $0.id == f.rule }) {
+            return "\(f.strengthLabel); broken in \(s.violations) of \(r.cases) cases; first: case \(f.caseIndex), seed \(f.identity.caseSeed)"
+        }
+        let ending = Finding.pseudoEnding(f.rule) ?? .crash
+        let cases = r.deathCases[f.rule] ?? r.endings[ending.rawValue] ?? 0
+        return "\(cases) of \(r.cases) cases ended in \(f.endingPhrase ?? "a crash"); first: case \(f.caseIndex), seed \(f.identity.caseSeed)"
     }
 
     /// ", CPU 12 ms a case (harness 5, drivers 7)" for an implementation run in child processes,

@@ -16,6 +16,15 @@ public enum JUnitReport {
             + runFailures
         let skipped = r.statistics.filter { !$0.broken && $0.status != .pass && $0.status != .known && $0.status != .unconfirmed }.count
         let tests = r.statistics.count + Finding.pseudoRules.count
+        // Stories (issue 45): a knock-on's test case names its root, a root's names its knock-ons.
+        var storyLine: [String: String] = [:]
+        for story in r.stories where !story.knockOns.isEmpty {
+            storyLine[story.root.rule] = "the same case then breaks: " + story.knockOns.map(\.rule).joined(separator: ", ")
+                + " (knock-ons of this one, most likely)\n"
+            for k in story.knockOns {
+                storyLine[k.rule] = "knock-on of \(story.root.rule), most likely: the same case broke \(story.root.rule) first\n"
+            }
+        }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"opconform\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
         out += "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
@@ -41,7 +50,7 @@ public enum JUnitReport {
             case .fail, .warn:
                 let f = r.findings.first { $0.rule == s.id }
                 let message = f?.message ?? "\(s.violations) violating cases"
-                var body = "\(s.violations) of \(r.cases) cases broke \(s.id) [\(strength)]\n"
+                var body = "\(s.violations) of \(r.cases) cases broke \(s.id) [\(strength)]\n" + (storyLine[s.id] ?? "")
                 if let f { body += "replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n" + (f.replayRate.map { $0 + "\n" } ?? "") }
                 if s.status == .fail || strict {
                     out += "  <failure message=\"\(escape(message))\">" + escape(body) + "</failure>\n    "
@@ -57,7 +66,8 @@ public enum JUnitReport {
             out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
             if let f = r.findings.first(where: { $0.rule == rule }) {
                 out += "\n      <failure message=\"\(escape(f.message))\">"
-                out += escape("\(r.deathCases[rule] ?? r.endings[ending] ?? 0) of \(r.cases) cases ended in \(f.endingPhrase ?? "a " + ending)\nreplay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n" + (f.replayRate.map { $0 + "\n" } ?? ""))
+                out += escape("\(r.deathCases[rule] ?? r.endings[ending] ?? 0) of \(r.cases) cases ended in \(f.endingPhrase ?? "a " + ending)\n"
+                              + (storyLine[rule] ?? "") + "replay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n" + (f.replayRate.map { $0 + "\n" } ?? ""))
                 out += "</failure>\n    "
             }
             out += "</testcase>\n"

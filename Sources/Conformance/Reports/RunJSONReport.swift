@@ -27,6 +27,9 @@ public struct RunJSONReport: Codable, Sendable {
         public var shrinkExhausted: Bool
         /// On an entry of `otherCauses` only: the cases that broke the rule this way.
         public var causeCases: Int?
+        /// On a knock-on only (`Story`): the rule that leads its story, which the same case
+        /// showed broken first. Absent on a story's root and on a finding that stands alone.
+        public var knockOnOf: String?
     }
     /// The release of the harness that made the report (`HarnessVersion`).
     public var harness: String
@@ -80,7 +83,14 @@ public struct RunJSONReport: Codable, Sendable {
         seconds = r.seconds
         shrinkSeconds = r.shrinkSeconds
         cpuSeconds = r.cpu.map { CPUSeconds(harness: $0.harnessSeconds, drivers: $0.driversSeconds) }
-        findings = r.findings.map { Self.entry($0, file: files[$0.rule], r) }
+        // Story order: each root, then its knock-ons (issue 45), failures' stories first.
+        findings = r.stories.flatMap { story in
+            [Self.entry(story.root, file: files[story.root.rule], r)] + story.knockOns.map { k in
+                var entry = Self.entry(k, file: files[k.rule], r)
+                entry.knockOnOf = story.root.rule
+                return entry
+            }
+        }
         otherCauses = r.otherCauses.isEmpty ? nil : r.otherCauses.map { other in
             var entry = Self.entry(other.finding, file: files[other.finding.fileName], r)
             entry.causeCases = other.cases

@@ -16,8 +16,11 @@ public enum HTMLReport {
         try make(dir)
         let impl = result.configuration.impl
         try save(index(result, gate: gate, title: gate == nil ? "run" : "gate"), in: dir, as: "index.html")
-        for f in result.findings {
-            try save(findingPage(f, impl: impl, file: files[f.rule], back: "index.html"), in: dir, as: pageName(f.rule))
+        for story in result.stories {
+            for f in story.findings {
+                let page = findingPage(f, impl: impl, file: files[f.rule], back: "index.html", story: story.knockOns.isEmpty ? nil : story)
+                try save(page, in: dir, as: pageName(f.rule))
+            }
         }
         return PathText.join(dir, "index.html")
     }
@@ -101,9 +104,19 @@ public enum HTMLReport {
             body += "; expected and seen: \(gate.confirmed.count)</p>\n"
         }
         if !result.findings.isEmpty {
+            // One story per bug (`Story`): its root, and the rules the same case broke after it.
             body += "<h2>Findings</h2>\n<ul>\n"
-            for f in result.findings {
-                body += "<li><a href=\"\(pageName(f.rule))\"><code>\(f.rule)</code></a>: \(HTMLPage.escape(f.message)) (case \(f.caseIndex), \(f.originalOperations) → \(f.operations) operations)</li>\n"
+            for story in result.stories {
+                let f = story.root
+                body += "<li><a href=\"\(pageName(f.rule))\"><code>\(f.rule)</code></a>: \(HTMLPage.escape(f.message)) (case \(f.caseIndex), \(f.originalOperations) → \(f.operations) operations)"
+                if !story.knockOns.isEmpty {
+                    body += "\n<br><span class=\"meta\">the same case then breaks (knock-ons, most likely):</span><ul>\n"
+                    for k in story.knockOns {
+                        body += "<li><a href=\"\(pageName(k.rule))\"><code>\(k.rule)</code></a>: \(HTMLPage.escape(k.message))</li>\n"
+                    }
+                    body += "</ul>"
+                }
+                body += "</li>\n"
             }
             body += "</ul>\n"
         }
@@ -125,7 +138,7 @@ public enum HTMLReport {
         return HTMLPage.page(title: "\(title): \(c.impl.name)", body: body)
     }
 
-    static func findingPage(_ f: Finding, impl: any Implementation, file: String?, back: String) -> String {
+    static func findingPage(_ f: Finding, impl: any Implementation, file: String?, back: String, story: Story? = nil) -> String {
         let rule = RuleBook.check(id: f.rule)?.rule
         var body = "<p><a href=\"\(back)\">← the run</a></p>\n"
         let status = f.severity == .failure ? "fail" : "warn"
@@ -136,6 +149,12 @@ public enum HTMLReport {
             body += HTMLPage.escape(rule.citations.map(\.description).joined(separator: "; ")) + "</p>\n"
         }
         body += "<h2>What happened</h2>\n<p>\(HTMLPage.escape(f.message))</p>\n"
+        if let story {
+            let link = { (g: Finding) in "<a href=\"\(pageName(g.rule))\"><code>\(g.rule)</code></a>" }
+            body += story.root.rule == f.rule
+                ? "<p class=\"meta\">The same case then breaks " + story.knockOns.map(link).joined(separator: ", ") + " (knock-ons of this one, most likely).</p>\n"
+                : "<p class=\"meta\">A knock-on of " + link(story.root) + ", most likely: the same case broke it first.</p>\n"
+        }
         var facts = "\(f.impl), case \(f.caseIndex) of run seed \(f.runSeed), case seed \(f.identity.caseSeed), schedule seed \(f.scheduleSeed); "
         facts += "minimised from \(f.originalOperations) to \(f.operations) operations; the minimum broke the rule \(f.reproduced) of \(f.attempts) times"
         if let o = f.originalReproduced { facts += " (the original: \(o) of \(f.attempts))" }
