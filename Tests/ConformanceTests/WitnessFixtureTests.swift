@@ -138,4 +138,16 @@ struct WitnessFixtureTests {
                     "\(v.description)")
         }
     }
+    /// A GNUstep gate of 2,000 cases (2026-12-07, seed 30, case 852): op 1 waits on op 0 in
+    /// queue 0; the driver lifts op 1's isReady override (#53, #54: the notice says NO, op 0 still
+    /// runs), suspends queue 0 (#60), and once op 0 finishes the queue's worker starts op 1 (#87).
+    /// GNUstep's queue takes any isReady notice as "ready" (the READY-OVERRIDE entry) and handed
+    /// op 1 to its worker at #54; the worker started it after the suspension. The operation was
+    /// not ready when it was chosen, so the choice before the suspension is not the documents'
+    /// "scheduled"; the start is GNUstep's breach of QUEUE-SUSPENDED, and stays a failure.
+    @Test("QUEUE-SUSPENDED: a start chosen at a notice that said NO is not excused by the choice's time")
+    func chosenAtANoticeOfNotReady() throws {
+        let file = try Self.load("gnustep-suspended-after-premature-choice.json")
+        #expect(Self.suspensionViolations(file).map(\.observed) == ["suspended queue 0 started op 1"])
+    }
 }
