@@ -79,4 +79,25 @@ struct StoryTests {
             #expect(root <= (points[k.rule] ?? .max), "\(k.rule) was complete at \(points[k.rule] ?? -1), the root at \(root)")
         }
     }
+    @Test("a finding shrunk from another's minimum joins its story, though another case showed it first")
+    func shrunkFromAnothersMinimum() throws {
+        let result = Self.cancelledNeverFinishes()
+        // The run's own evidence: a knock-on's shrink started from a sibling's minimum, which
+        // broke its rule when replayed.
+        let story = try #require(result.stories.first { $0.findings.count > 1 })
+        #expect(story.knockOns.contains { k in story.findings.contains { Story.follows($0, k) } },
+                "no knock-on was shrunk from a sibling's minimum: \(story.findings.map { ($0.rule, $0.startedFrom != nil) })")
+        // Two findings of different first cases and minima: apart, unless one was shrunk from
+        // the other's minimum.
+        let root = story.root
+        var other = try #require(story.knockOns.first { Finding.pseudoEnding($0.rule) == nil })
+        other.caseIndex = root.caseIndex + 1000
+        other.identity.caseSeed = root.identity.caseSeed &+ 1
+        other.scenario.driver.removeLast()
+        other.startedFrom = nil
+        #expect(Story.tell([root, other], profile: .guide).count == 2)
+        other.startedFrom = Shrinker.Hint(minimumOf: root)
+        let joined = Story.tell([root, other], profile: .guide)
+        #expect(joined.count == 1 && joined.first?.knockOns.map(\.rule) == [other.rule])
+    }
 }

@@ -72,6 +72,14 @@ public struct Finding: Sendable, Encodable, Equatable {
         set { witnessAside.value = newValue }
     }
     var witnessAside = Aside<TraceFile?>(value: nil)
+    /// The minimum of another finding of the same run that this finding's shrink started from
+    /// (`Shrinker.Hint`): that minimum, replayed, broke this rule too, so this finding may
+    /// follow from the other's bug (`Story`). Not part of the file, and not compared.
+    public var startedFrom: Shrinker.Hint? {
+        get { startedFromAside.value }
+        set { startedFromAside.value = newValue }
+    }
+    var startedFromAside = Aside<Shrinker.Hint?>(value: nil)
     /// True when the run was interrupted (SIGINT, SIGTERM) before this finding was fully
     /// shrunk: `scenario` is the smallest case confirmed so far (the failing case itself if
     /// shrinking had not begun), and `reproduced` is 1 of 1, the run that showed it. Absent

@@ -764,10 +764,15 @@ public struct Runner: Sendable {
         // Nor is anything shrunk once the run was stopped.
         let shrinks = c.shrink && target.id != Finding.protocolRule
         var interrupted = c.stop?.isRequested == true
+        var startedFrom: Shrinker.Hint?
         if shrinks && !interrupted {
             let model = c.impl.isDeterministic ? [] : modelMinimum(of: f, target: target).map { [$0] } ?? []
             result = shrinker.shrink(f.scenario, scheduleSeed: f.identity.scheduleSeed, hints: model + hints)
             interrupted = result.interrupted
+            // Started from another finding's minimum: that minimum breaks this rule too.
+            if let taken = result.hint, taken >= model.count, taken - model.count < hints.count {
+                startedFrom = hints[taken - model.count]
+            }
             if result.reproduced == 0 && !interrupted {
                 // The minimum did not hold up: report the original case, measured the same way.
                 result.scenario = f.scenario; result.scheduleSeed = f.identity.scheduleSeed; result.violation = f.violation
@@ -794,6 +799,7 @@ public struct Runner: Sendable {
         }
         finding.shrinkWalkedBack = result.walkedBack
         finding.witness = f.witness.map { TraceFile(scenario: f.scenario, trace: $0) }
+        if result.accepted > 0 { finding.startedFrom = startedFrom }
         return finding
     }
 }

@@ -6,7 +6,8 @@ import OperationSpec
 /// Each finding is shrunk on its own, and a bug's knock-ons (a cancelled operation that never
 /// finishes, then the wait on it that never returns) first show in the same case as their
 /// cause and often shrink to the same minimum. Findings whose minimised scenarios are equal,
-/// or that the same case showed first, are one story. Its root is the rule the case
+/// that the same case showed first, or one of which was shrunk from the other's minimum (that
+/// minimum, replayed, broke both rules), are one story. Its root is the rule the case
 /// showed broken first: each rule of the story is judged again on the witness trace of the
 /// story's earliest case, and the rule whose breach was complete earliest (its last witness
 /// event) leads. The run's own failures (a crash, a hang) come last: they end a case. A
@@ -23,7 +24,7 @@ public struct Story: Sendable, Equatable {
     public static func tell(_ findings: [Finding], profile: Profile) -> [Story] {
         var groups: [[Finding]] = []
         for f in findings {
-            if let g = groups.firstIndex(where: { $0.contains { sameCase($0, f) } }) {
+            if let g = groups.firstIndex(where: { $0.contains { sameCase($0, f) || follows($0, f) || follows(f, $0) } }) {
                 groups[g].append(f)
             } else {
                 groups.append([f])
@@ -47,6 +48,13 @@ public struct Story: Sendable, Equatable {
     static func sameCase(_ a: Finding, _ b: Finding) -> Bool {
         guard a.impl == b.impl else { return false }
         return a.scenario == b.scenario || (a.caseIndex == b.caseIndex && a.identity.caseSeed == b.identity.caseSeed)
+    }
+
+    /// Whether `later`'s shrink started from `earlier`'s minimum (`Finding.startedFrom`): that
+    /// minimum, which isolates `earlier`'s failure, broke `later`'s rule too when replayed.
+    static func follows(_ earlier: Finding, _ later: Finding) -> Bool {
+        guard let from = later.startedFrom, let minimum = Shrinker.Hint(minimumOf: earlier) else { return false }
+        return from == minimum
     }
 
     /// How a story orders its findings: failures first, the run's own failures last, then by
