@@ -54,8 +54,8 @@ struct StoryTests {
         // A queue that runs one operation too many, and a cancelled operation that is not ready:
         // two faults, two bugs, found in different cases.
         let faults: [Fault] = [.oneTooMany, .cancelledNotReady]
-        let configuration = RunConfiguration(impl: ReferenceImplementation(options: EngineOptions(faults: faults)), faults: faults,
-                                             seed: 1, count: 100)
+        let engine = ReferenceImplementation(options: EngineOptions(faults: faults))
+        let configuration = RunConfiguration(impl: engine, faults: faults, seed: 1, count: 100)
         let result = Runner(configuration).run()
         let rules = Set(result.findings.map(\.rule))
         #expect(rules.contains("QUEUE-MAX-CONCURRENT") && rules.contains("READY-CANCELLED"), "\(rules)")
@@ -76,7 +76,8 @@ struct StoryTests {
         let points = Story.evidentPoints(story.findings, profile: result.configuration.profile)
         let root = try #require(points[story.root.rule])
         for k in story.knockOns where k.severity == .failure && Finding.pseudoEnding(k.rule) == nil {
-            #expect(root <= (points[k.rule] ?? .max), "\(k.rule) was complete at \(points[k.rule] ?? -1), the root at \(root)")
+            #expect(root <= (points[k.rule] ?? .max),
+                    "\(k.rule) was complete at \(points[k.rule] ?? -1), the root at \(root)")
         }
     }
     @Test("a finding shrunk from another's minimum joins its story, though another case showed it first")
@@ -85,8 +86,9 @@ struct StoryTests {
         // The run's own evidence: a knock-on's shrink started from a sibling's minimum, which
         // broke its rule when replayed.
         let story = try #require(result.stories.first { $0.findings.count > 1 })
+        let started = story.findings.map { ($0.rule, $0.startedFrom != nil) }
         #expect(story.knockOns.contains { k in story.findings.contains { Story.follows($0, k) } },
-                "no knock-on was shrunk from a sibling's minimum: \(story.findings.map { ($0.rule, $0.startedFrom != nil) })")
+                "no knock-on was shrunk from a sibling's minimum: \(started)")
         // Two findings of different first cases and minima: apart, unless one was shrunk from
         // the other's minimum.
         let root = story.root

@@ -52,7 +52,8 @@ public enum ConsoleReport {
         if stories.contains(where: { !$0.knockOns.isEmpty }) {
             let told = stories.reduce(0) { $0 + $1.findings.count }
             out += "  \(told) findings tell \(stories.count) \(stories.count == 1 ? "story" : "stories"): "
-                + "findings first seen in the same case, or shrunk to the same one, are told under the rule it breaks first\n"
+                + "findings of one case (first seen together, or shrunk to or from the same minimum) "
+                + "are told under the rule it breaks first\n"
         }
         for story in stories {
             out += block(story.root, r, files: files)

@@ -24,7 +24,8 @@ public struct Story: Sendable, Equatable {
     public static func tell(_ findings: [Finding], profile: Profile) -> [Story] {
         var groups: [[Finding]] = []
         for f in findings {
-            if let g = groups.firstIndex(where: { $0.contains { sameCase($0, f) || follows($0, f) || follows(f, $0) } }) {
+            let joined = { (g: Finding) in sameCase(g, f) || follows(g, f) || follows(f, g) }
+            if let g = groups.firstIndex(where: { $0.contains(where: joined) }) {
                 groups[g].append(f)
             } else {
                 groups.append([f])
@@ -73,7 +74,9 @@ public struct Story: Sendable, Equatable {
               let witness = first.witness else { return [:] }
         let checks = RuleBook.all.filter { check in group.contains { $0.rule == check.rule.id } }
         var points: [String: Int] = [:]
-        for (rule, verdict) in RuleBook.verdicts(scenario: witness.scenario, trace: witness.trace, profile: profile, rules: checks) {
+        let verdicts = RuleBook.verdicts(scenario: witness.scenario, trace: witness.trace, profile: profile,
+                                         rules: checks)
+        for (rule, verdict) in verdicts {
             guard case .checked(let result) = verdict else { continue }
             let ends = result.violations.compactMap { $0.witnesses.map(\.seq).max() }
             if let earliest = ends.min() { points[rule.id] = earliest }
