@@ -84,8 +84,16 @@ struct CorpusTests {
     ///   Most likely the class's own early finish (its cancel finishes an operation whose task
     ///   still runs, or one the queue then starts again) seen from the width's side, but no
     ///   trace of it was kept: unexplained, listed here.
+    /// - no-start: START-FINISHED-OWN ("start on finished op 2, whose class overrides start,
+    ///   ran it again"), a warning, once in the long corpus run of a fresh-clone CI (2026-12-07).
+    ///   no-start overrides no start: the start that ran the task again was Foundation's
+    ///   default one (its known trouble with a start of a finished operation), and the rule
+    ///   takes every operation of the user's class for one whose class overrides start, which
+    ///   the harness cannot see on Linux. A misattribution of the platform's; listed here until
+    ///   the kit can tell an overridden start.
     static let rareFalseAlarms: [String: Set<String>] = [
         "cancel-finishes": ["QUEUE-MAX-CONCURRENT"],
+        "no-start": ["START-FINISHED-OWN"],
         "dependent-keys": ["CANCEL-BEFORE-START-FINISHES", "QUEUE-SUSPEND-RUNNING-CONTINUE"],
         "state-kvo": ["QUEUE-PROGRESS"],
         "ready-writes": ["QUEUE-PROGRESS"],
