@@ -87,7 +87,7 @@ struct CorpusTests {
     /// - no-start: START-FINISHED-OWN ("start on finished op 2, whose class overrides start,
     ///   ran it again"), a warning, once in the long corpus run of a fresh-clone CI (2026-12-07).
     ///   no-start overrides no start: the start that ran the task again was Foundation's
-    ///   default one (its known trouble with a start of a finished operation), and the rule
+    ///   default one (why it did is not established: no trace was kept), and the rule
     ///   takes every operation of the user's class for one whose class overrides start, which
     ///   the harness cannot see on Linux. A misattribution of the platform's; listed here until
     ///   the kit can tell an overridden start.
