@@ -23,16 +23,24 @@ struct CauseGroups: Sendable {
         var signature: String
         var first: FailingCase
         var cases: Int
+        /// The cause's second case, with its witness: the case shrunk instead of `first` when
+        /// `first`'s failure, a rare schedule, does not show again in any replay (a finding that
+        /// replays 0 of 5 is a poor first story, and a CI script that replays it sees exit 0).
+        var second: FailingCase? = nil
     }
 
     private(set) var groups: [Group] = []
 
     /// Counts `failing` under its cause, opening a group for a new cause while fewer than
     /// `limit` are open.
-    mutating func add(_ failing: FailingCase) {
+    mutating func add(_ failing: FailingCase, witness: @autoclosure () -> Trace? = nil) {
         let signature = Self.cause(of: failing.violation)
         if let n = groups.firstIndex(where: { $0.signature == signature }) {
             groups[n].cases += 1
+            if groups[n].second == nil {
+                groups[n].second = failing
+                groups[n].second?.witness = witness()
+            }
         } else if groups.count < Self.limit {
             groups.append(Group(signature: signature, first: failing, cases: 1))
         }
@@ -45,6 +53,9 @@ struct CauseGroups: Sendable {
         while text.contains("#, #") { text = text.replacingOccurrences(of: "#, #", with: "#") }
         return text
     }
+
+    /// The second case of the first cause: the rule's finding's fallback (`Group.second`).
+    var fallback: FailingCase? { groups.first?.second }
 
     /// The causes after the first, in the order their first cases came.
     var others: ArraySlice<Group> { groups.dropFirst() }

@@ -349,7 +349,9 @@ public struct Runner: Sendable {
                 if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
                     if deaths[d] == nil { deaths[d] = failing; deaths[d]?.witness = Finding.keepsWitness(outcome.trace) }
                     deathCases[d] += 1
-                    if v.rule != Finding.protocolRule { causes[c.rules.count + d].add(failing) }
+                    if v.rule != Finding.protocolRule {
+                        causes[c.rules.count + d].add(failing, witness: Finding.keepsWitness(outcome.trace))
+                    }
                 }
                 brokenRules.append(v.rule)
                 message = v.observed
@@ -378,7 +380,7 @@ public struct Runner: Sendable {
                         if message == nil { message = violation.observed }
                         let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
                         if first[n] == nil { first[n] = failing; first[n]?.witness = Finding.keepsWitness(outcome.trace) }
-                        causes[n].add(failing)
+                        causes[n].add(failing, witness: Finding.keepsWitness(outcome.trace))
                     } else if let entry = excusedBy, let violation = r.violations.first {
                         stats[n].known += 1
                         knownRules.append(v.rule.id)
@@ -429,21 +431,21 @@ public struct Runner: Sendable {
             if let hint = Shrinker.Hint(minimumOf: finding), !minima.contains(hint) { minima.append(hint) }
         }
         // Each broken rule's first case (catalog order), then each death's.
-        var firsts: [(failing: FailingCase, target: ShrinkTarget)] = []
+        var firsts: [ShrinkJob] = []
         for (n, failing) in first.enumerated() {
             guard let f = failing, c.stopRules?.contains(c.rules[n].rule.id) ?? true else { continue }
-            firsts.append((f, ShrinkTarget(c.rules[n])))
+            firsts.append(ShrinkJob(failing: f, fallback: causes[n].fallback, target: ShrinkTarget(c.rules[n])))
         }
-        for (f, target) in zip(deaths, deathTargets) {
+        for (d, (f, target)) in zip(deaths, deathTargets).enumerated() {
             // A run that waits for some rules only (a flaw probe) shrinks those only.
             guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
-            firsts.append((f, target))
+            firsts.append(ShrinkJob(failing: f, fallback: causes[c.rules.count + d].fallback, target: target))
         }
         let workers = Self.shrinkWorkers(c, findings: firsts.count)
         if workers <= 1 {
             for job in firsts {
                 shrinking(job.target.id)
-                found(finding(for: job.failing, target: job.target, hints: hints))
+                found(replayingFinding(job, hints: hints))
             }
         } else {
             for job in firsts { shrinking(job.target.id) }
@@ -628,7 +630,7 @@ public struct Runner: Sendable {
     /// The minima of `jobs`, in their order, shrunk `workers` at a time: each worker takes the
     /// next job and starts from the minima finished so far (the hints a sequential run would
     /// have had, as far as they are known).
-    func shrunk(_ jobs: [(failing: FailingCase, target: ShrinkTarget)], workers: Int, hints: [Shrinker.Hint]) -> [Finding] {
+    func shrunk(_ jobs: [ShrinkJob], workers: Int, hints: [Shrinker.Hint]) -> [Finding] {
         let results = Mutex<[Finding?]>(Array(repeating: nil, count: jobs.count))
         let known = Mutex<[Shrinker.Hint]>(hints)
         let next = Atomic<Int>(0)
@@ -652,7 +654,7 @@ public struct Runner: Sendable {
             while true {
                 let k = next.add(1, ordering: .relaxed).oldValue
                 guard k < jobs.count else { return }
-                let finding = runner.finding(for: jobs[k].failing, target: jobs[k].target, hints: known.withLock { $0 })
+                let finding = runner.replayingFinding(jobs[k], hints: known.withLock { $0 })
                 results.withLock { $0[k] = finding }
                 guard let hint = Shrinker.Hint(minimumOf: finding) else { continue }
                 known.withLock { if !$0.contains(hint) { $0.append(hint) } }
@@ -748,6 +750,28 @@ public struct Runner: Sendable {
         c.shrink = false
         let target = RuleBook.check(id: rule).map(ShrinkTarget.init) ?? ShrinkTarget.death(rule) ?? .hang
         return Runner(c).finding(for: f, target: target)
+    }
+
+    /// A rule's first case to shrink, and the second case of the same cause to shrink instead
+    /// when the first does not replay.
+    struct ShrinkJob: Sendable {
+        var failing: FailingCase
+        var fallback: FailingCase?
+        var target: ShrinkTarget
+    }
+
+    /// The finding of `job`'s first case; on a nondeterministic implementation, when that case
+    /// broke the rule once and no replay shows it again (a schedule too rare to meet twice), the
+    /// finding of the same cause's second case if that one replays. A finding is what a user
+    /// replays and a CI script checks: "replays 0 of 5" tells the truth but proves nothing, and
+    /// the second case is the same failure (`CauseGroups.cause`).
+    func replayingFinding(_ job: ShrinkJob, hints: [Shrinker.Hint]) -> Finding {
+        let found = finding(for: job.failing, target: job.target, hints: hints)
+        guard found.reproduced == 0, found.interrupted != true, let fallback = job.fallback,
+              configuration.shrink, !configuration.impl.isDeterministic, configuration.stop?.isRequested != true
+        else { return found }
+        let other = finding(for: fallback, target: job.target, hints: hints)
+        return other.reproduced > 0 ? other : found
     }
 
     /// The failing case, shrunk (unless the run says not to) to the smallest scenario that still
