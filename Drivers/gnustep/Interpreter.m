@@ -329,6 +329,23 @@ TheInterpreter(void)
         @try { [(NSOperation *)[ops objectAtIndex: target] cancel]; }
         @catch (NSException *e) { }     /* logged by the cancel override */
         break;
+      case StepCancelAll:
+        {
+          /* From the operation's own code (API surface 3), logged as the driver's call is. */
+          id call = CallCancelAll(s->n);
+
+          Record(EvCall(call));
+          @try
+            {
+              [(NSOperationQueue *)[queues objectAtIndex: s->n] cancelAllOperations];
+              Record(EvReturned(call));
+            }
+          @catch (NSException *e)
+            {
+              Record(EvThrew(call, MisuseKindOf(e), MessageOf(e)));
+            }
+        }
+        break;
       case StepRead:
         [self read: s->key of: target logging: YES];
         break;

@@ -32,14 +32,14 @@ typedef enum
 {
   StepWork, StepReturnIfCancelled, StepIf, StepRepeat, StepReturn, StepWillChange,
   StepDidChange, StepSet, StepCall, StepCallMain, StepCallSuperStart, StepSpawn, StepStart,
-  StepCancel, StepRead, StepSignal, StepAwait, StepReadCurrentQueue
+  StepCancel, StepRead, StepSignal, StepAwait, StepReadCurrentQueue, StepCancelAll
 } StepType;
 
 @interface Step : NSObject
 {
 @public
   StepType type;
-  NSInteger n;                  /* work units, repeat count, token */
+  NSInteger n;                  /* work units, repeat count, token, cancelAll's queue */
   NSInteger timeout;            /* await */
   NSString *key;                /* a StateKey raw value */
   BOOL flag;                    /* set: the stored value; spawn: YES for start, NO for main */

@@ -409,6 +409,11 @@ IsStateKey(NSString *key)
         || ![self ref: [self field: @"_1" of: p in: place] into: &s->ref in: place])
         return nil;
     }
+  else if ([c isEqual: @"cancelAll"])
+    {
+      s->type = StepCancelAll;
+      if (![self intField: @"_0" of: p into: &s->n in: place]) return nil;
+    }
   else if ([c isEqual: @"signal"])
     {
       s->type = StepSignal;
@@ -983,6 +988,9 @@ nameProblem(NSString *name)
           case StepCallSuperStart:
             if (![me overridesStart])
               [sink addObject: [NSString stringWithFormat: @"%@ calls [super start], but operation %ld does not override start", place, (long)this]];
+            break;
+          case StepCancelAll:
+            [self queue: s->n place: place into: sink];
             break;
           case StepSpawn: case StepStart: case StepCancel: case StepRead:
             if (s->ref != REF_THIS) [self op: s->ref place: place into: sink];

@@ -95,7 +95,7 @@ extension DriverContext {
         return .hang(stuck.map { "queue \($0) still holds \(queues[$0].operationCount) operations" }.joined(separator: "; "))
     }
 
-    private func call(_ c: Call, _ body: () -> Void) {
+    func call(_ c: Call, _ body: () -> Void) {
         log(.call(c))
         body()
         log(.returned(c))

@@ -221,6 +221,10 @@ final class DriverContext: @unchecked Sendable {
             ThreadRole.with(.program) { target.start() }
         case .cancel(let ref):
             ops[ref.resolve(this)].cancel()
+        case .cancelAll(let q):
+            // From the operation's own code (API surface 3), logged as the driver's call is.
+            let queue = queues[q]
+            call(.cancelAll(queue: q)) { queue.cancelAllOperations() }
         case .read(let key, let ref):
             _ = read(key, of: ref.resolve(this), logging: true)
         case .signal(let t):

@@ -6,9 +6,9 @@ import OperationSpec
 /// process for every case of `--impl foundation`. A user's queue goes through the same code:
 /// only the queue differs.
 public enum FoundationDriver {
-    /// The shared driver's capabilities, and `apiSurface2`: it performs every construct of API
-    /// surface 2 on `OperationQueue` (Specs/api-surface.md).
-    public static let capabilities: [Observation] = OperationDriver.capabilities + [.apiSurface2]
+    /// The shared driver's capabilities, `apiSurface2` and `apiSurface3`: it performs every
+    /// construct of API surfaces 2 and 3 on `OperationQueue` (Specs/api-surface.md).
+    public static let capabilities: [Observation] = OperationDriver.capabilities + [.apiSurface2, .apiSurface3]
     public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }, apiSurface2: true) }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.

@@ -100,9 +100,12 @@ public struct OperationDriver {
 
     /// What this driver observes: `capabilities`, less `superStart` for a subclass of yours (its
     /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call),
-    /// plus `apiSurface2` when it declares it (`surface2`).
+    /// plus `apiSurface2` when it declares it (`surface2`), and `apiSurface3` always: the kit
+    /// performs its constructs for any queue (a `cancelAll` step calls the queue's own
+    /// `cancelAllOperations`), and no generated case depends on it, so no pinned seed moves.
     var observations: [Observation] {
         (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart }) + (surface2 ? [.apiSurface2] : [])
+            + [.apiSurface3]
             + (makeSubclass != nil && Announcements.active ? [.announcements] : [])
     }
 

@@ -33,16 +33,7 @@ extension Simulation {
         case .cancel(let op):
             cancel(op)
         case .cancelAll(let q):
-            atomic(.cancelAll(queue: q)) {
-                for op in queues[q].ops {
-                    // The queue cancels the operation it made for a block as it cancels any
-                    // other, but nobody can see that object: nothing is logged, and it never runs.
-                    if ops[op].hidden { if !ops[op].finished { ops[op].cancelled = true }; continue }
-                    if has(.cancelAllSkipsExecuting) && ops[op].dispatched { continue }
-                    cancel(op)
-                }
-                return nil
-            }
+            cancelAll(q)
         case .suspend(let q):
             atomic(.setSuspended(queue: q, true)) { queues[q].suspended = true; return nil }
         case .resume(let q):
@@ -156,6 +147,21 @@ extension Simulation {
                 emit(.invocationResult(op: op))
                 return nil
             }
+        }
+    }
+
+    /// `cancelAllOperations` (004 2.9.3): `cancel` of every operation the queue holds, from
+    /// whichever thread calls it (the driver's, or an operation's own code: a `cancelAll` step).
+    func cancelAll(_ q: Int) {
+        atomic(.cancelAll(queue: q)) {
+            for op in queues[q].ops {
+                // The queue cancels the operation it made for a block as it cancels any
+                // other, but nobody can see that object: nothing is logged, and it never runs.
+                if ops[op].hidden { if !ops[op].finished { ops[op].cancelled = true }; continue }
+                if has(.cancelAllSkipsExecuting) && ops[op].dispatched { continue }
+                cancel(op)
+            }
+            return nil
         }
     }
 

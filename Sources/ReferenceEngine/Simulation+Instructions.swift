@@ -321,6 +321,8 @@ extension Simulation {
             push(Frame([.callStart(ref.resolve(op), .program)], this: op))
         case .cancel(let ref):
             cancel(ref.resolve(op))
+        case .cancelAll(let q):
+            cancelAll(q)
         case .read(let key, let ref):
             let target = ref.resolve(op)
             emit(.read(op: target, key, getter(target, key)))

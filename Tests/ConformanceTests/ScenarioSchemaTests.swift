@@ -453,7 +453,8 @@ struct ScenarioSchemaTests {
                                 queuePriority: -3),
                 OperationConfig(kind: .block([[.await(1, timeout: 10), .work(0)], [.if(.isConcurrent(.this), then: [.callMain], else: [.start(.op(3))])],
                                               [.read(.executionBlocks, .this)]])),
-                OperationConfig(kind: .invocation([.work(2), .read(.queuePriority, .op(0))]), completion: [], readyAfterSignal: 2),
+                OperationConfig(kind: .invocation([.work(2), .read(.queuePriority, .op(0)), .cancelAll(1)]), completion: [],
+                                readyAfterSignal: 2),
                 OperationConfig(kind: .subclass([.work(1), .spawn(.start, .op(3))])),
                 // Added with addBlock: the queue makes its operation, so nothing else names it.
                 OperationConfig(kind: .block([[.readCurrentQueue, .work(1), .signal(2)]])),
@@ -534,6 +535,7 @@ enum ModelNames {
                 case .signal: name = "signal"
                 case .await: name = "await"
                 case .readCurrentQueue: name = "readCurrentQueue"
+                case .cancelAll: name = "cancelAll"
                 }
                 out["Step", default: []].insert(name)
             }

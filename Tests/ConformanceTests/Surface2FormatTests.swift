@@ -176,7 +176,7 @@ struct Surface2FormatTests {
              "queues[0]", #"has an unknown key "nmae" at"#, "name", "(the keys of a queue are: maxConcurrent, name, suspended)"),
             (#"{"format": 2, "operations": [{"kind": {"main": [{"readCurrentQueu": {}}]}}]}"#, #""readCurrentQueu""#,
              "operations[0].kind.main[0]", #"has the key "readCurrentQueu" at"#, "readCurrentQueue",
-             "(the steps are: await, call, callMain, callSuperStart, cancel, didChange, didChangeUnprefixed, if, read, readCurrentQueue, repeat, return, returnIfCancelled, set, signal, spawn, start, willChange, willChangeUnprefixed, work)"),
+             "(the steps are: await, call, callMain, callSuperStart, cancel, cancelAll, didChange, didChangeUnprefixed, if, read, readCurrentQueue, repeat, return, returnIfCancelled, set, signal, spawn, start, willChange, willChangeUnprefixed, work)"),
             (#"{"format": 2, "queues": [{}], "driver": [{"action": {"addBlok": {"op": 0, "queue": 0}}}]}"#, #""addBlok""#,
              "driver[0].action", #"has the key "addBlok" at"#, "addBlock", "readSuspended, removeDependency"),
             (#"{"format": 2, "queues": [{}], "driver": [{"action": {"readSuspnded": 0}}]}"#, #""readSuspnded""#,

@@ -127,13 +127,36 @@ struct TraceFormatTests {
         #expect(Set(calls).sorted() == TraceDecoder.callCases.names.sorted())
     }
 
+    @Test("A trace is written in the oldest format that holds it, and a file that claims an older one is refused")
+    func oldestFormatThatHoldsIt() throws {
+        var file = Self.file([.end])
+        file.trace.capabilities = [.kvo, .finishing]
+        #expect(TraceFormat.format(of: file.trace) == 2)
+        file.trace.capabilities = [.kvo, .announcements]
+        #expect(TraceFormat.format(of: file.trace) == 3)
+        let three = String(decoding: TraceFormat.encode(file), as: UTF8.self)
+        #expect(three.contains(#""format": 3"#))
+        do {
+            _ = try TraceFormat.decode(Data(three.replacing(#""format": 3"#, with: #""format": 2"#).utf8), source: "old.json")
+            Issue.record("a format-2 file with the announcements capability was accepted")
+        } catch {
+            #expect(error.message.contains("which trace format 3 added: write \"format\": 3"), "\(error.message)")
+        }
+        file.trace.capabilities = [.kvo, .announcements, .apiSurface3]
+        #expect(TraceFormat.format(of: file.trace) == 4)
+        // The reference engine performs API surface 3 but leaves it out of its traces, which keep format 2.
+        #expect(!ReferenceEngine.capabilities.contains(.apiSurface3))
+        #expect(ReferenceImplementation().capabilities.contains(.apiSurface3))
+    }
+
     @Test("Reading is strict: each mistake is refused in one sentence with its place and the valid choices", arguments: [
         (#""isFinished", "op": 0, "value": false"#, #""isFinishd", "op": 0, "value": false"#, #"did you mean "isFinished"?"#),
         (#""read": {"key""#, #""raed": {"key""#, #"did you mean "read"?"#),
         (#""seq": 3,"#, #""seq": 3, "time": 1,"#, "the keys of an event are: kind, seq, thread"),
         (#""key": "isFinished", "op": 0, "value": false"#, #""key": "isFinished", "op": 0, "value": 0"#, "must be true or false: the value of isFinished"),
-        (#""format": 3"#, #""format": 4"#, "this build reads trace formats 2 and 3"),
-        (#""format": 3"#, #""format": 2"#, "which trace format 3 added: write \"format\": 3"),
+        (#""format": 4"#, #""format": 5"#, "this build reads trace formats 2, 3 and 4"),
+        (#""format": 4"#, #""format": 3"#, "which trace format 4 added: write \"format\": 4"),
+        (#""format": 4"#, #""format": 2"#, "which trace format 4 added: write \"format\": 4"),
         (#""misuse": "selfDependency""#, #""misuse": "selfDependancy""#, #"did you mean "selfDependency"?"#),
         (#""by": "driver""#, #""by": "main""#, "which is not a caller"),
         (#""isFinished", "op": 0, "value": false"#, #""isFinished", "op": 9, "value": false"#, "names operation 9, but the scenario has 3"),

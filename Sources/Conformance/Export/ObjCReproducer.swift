@@ -228,6 +228,7 @@ struct ObjCReproducer {
                 }
             case .await(let t, let timeout): lines.append(pad + "awaitToken(\(t), \(timeout));")
             case .readCurrentQueue: lines.append(pad + "(void)[NSOperationQueue currentQueue];")
+            case .cancelAll(let q): lines.append(pad + "[Q(\(q)) cancelAllOperations];")
             }
         }
         return lines

@@ -195,6 +195,7 @@ struct SwiftReproducer {
                 }
             case .await(let t, let timeout): lines.append(pad + "run.await(\(t), \(timeout))")
             case .readCurrentQueue: lines.append(pad + "_ = OperationQueue.current")
+            case .cancelAll(let q): lines.append(pad + "run.queues[\(q)].cancelAllOperations()")
             }
         }
         return lines

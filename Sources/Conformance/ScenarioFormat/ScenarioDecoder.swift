@@ -55,7 +55,7 @@ struct ScenarioDecoder {
     static let kindCases = Cases(noun: "a kind", plural: "the kinds", names: ["block", "concurrent", "invocation", "main", "subclass"],
                              example: #"{"main": [{"work": 1}]}"#)
     static let stepCases = Cases(noun: "a step", plural: "the steps",
-                             names: ["await", "call", "callMain", "callSuperStart", "cancel", "didChange", "if", "read", "readCurrentQueue", "repeat",
+                             names: ["await", "call", "callMain", "callSuperStart", "cancel", "cancelAll", "didChange", "if", "read", "readCurrentQueue", "repeat",
                                      "return", "returnIfCancelled", "set", "signal", "spawn", "start", "willChange", "work",
                                      "willChangeUnprefixed", "didChangeUnprefixed"].sorted(),
                              example: #"{"work": 1}"#)
@@ -193,6 +193,7 @@ struct ScenarioDecoder {
             return .spawn(try method(f.required("method")), try opRef(f.required("op")))
         case "start": return .start(try opRef(n, p))
         case "cancel": return .cancel(try opRef(n, p))
+        case "cancelAll": return .cancelAll(try int(n, p))
         case "read":
             let f = try fields(n, p, Shape(noun: "a read", keys: ["key", "op"], required: ["key", "op"], example: #"{"key": "isReady", "op": "self"}"#))
             return .read(try stateKey(f.required("key")), try opRef(f.required("op")))

@@ -95,6 +95,7 @@ enum ScenarioEncoder {
         case .signal(let t): return one("signal", .int(t))
         case .await(let t, let timeout): return one("await", .object([("token", .int(t)), ("timeout", .int(timeout))]))
         case .readCurrentQueue: return bare("readCurrentQueue")
+        case .cancelAll(let q): return one("cancelAll", .int(q))
         }
     }
 

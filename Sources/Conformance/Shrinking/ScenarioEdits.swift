@@ -50,11 +50,33 @@ extension Scenario {
         var s = self
         func renumber(_ q: Int) -> Int { q > victim ? q - 1 : q }
         s.queues.remove(at: victim)
+        s.operations = s.operations.map { $0.mappingSteps { Scenario.steps($0, withoutQueue: victim, renumber) } }
         s.driver = s.driver.compactMap { step in
-            guard let action = step.action.removing(queue: victim, renumber) else { return nil }
+            guard var action = step.action.removing(queue: victim, renumber) else { return nil }
+            switch action {
+            case .perform(let o, let b): action = .perform(op: o, Scenario.steps(b, withoutQueue: victim, renumber))
+            case .setCompletionBlock(let o, let b):
+                action = .setCompletionBlock(op: o, Scenario.steps(b, withoutQueue: victim, renumber))
+            case .addExecutionBlock(let o, let b):
+                action = .addExecutionBlock(op: o, Scenario.steps(b, withoutQueue: victim, renumber))
+            default: break
+            }
             return DriverStep(after: step.after, action)
         }
         return s
+    }
+
+    /// Drops any step naming queue `victim` (a `cancelAll`), renumbers references to later queues.
+    static func steps(_ body: [Step], withoutQueue victim: Int, _ renumber: (Int) -> Int) -> [Step] {
+        body.compactMap { step -> Step? in
+            switch step {
+            case .cancelAll(let q): return q == victim ? nil : .cancelAll(renumber(q))
+            case .if(let c, let a, let b):
+                return .if(c, then: steps(a, withoutQueue: victim, renumber), else: steps(b, withoutQueue: victim, renumber))
+            case .repeat(let n, let a): return .repeat(n, steps(a, withoutQueue: victim, renumber))
+            default: return step
+            }
+        }
     }
 
     /// Drops any step naming `victim`, renumbers references to later operations.

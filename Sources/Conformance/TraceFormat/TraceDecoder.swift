@@ -76,9 +76,10 @@ struct TraceDecoder {
         switch format.value {
         case .number("2"): return 2
         case .number("3"): return 3
+        case .number("4"): return 4
         default:
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(JSONDiagnosis.describe(format)) at "
-                + "\(r.at(format)), but this build reads trace formats 2 and 3 (and the format-1 'replay --json' "
+                + "\(r.at(format)), but this build reads trace formats 2, 3 and 4 (and the format-1 'replay --json' "
                 + "document, which has no format)")
         }
     }
@@ -107,6 +108,10 @@ struct TraceDecoder {
         for (item, at) in items { events.append(try event(item, at)) }
         let trace = Trace(impl: try r.string(f.required("impl")), scheduleSeed: try r.seed(f.required("scheduleSeed").0, f.required("scheduleSeed").1),
                           capabilities: capabilities, events: events)
+        if let declared, declared < 4 && trace.capabilities.contains(.apiSurface3) {
+            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
+                + "the 'apiSurface3' capability, which trace format 4 added: write \"format\": 4")
+        }
         if declared == 2 && TraceFormat.format(of: trace) == 3 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is 2, but the trace has an 'announced' event or "
                 + "the 'announcements' capability, which trace format 3 added: write \"format\": 3")

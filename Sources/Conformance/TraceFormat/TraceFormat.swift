@@ -13,12 +13,15 @@ import OperationSpec
 /// scenario as scenario format 1 is, its keys checked the same way) and rewritten by `convert`.
 public enum TraceFormat {
     /// The newest format this build writes. Format 3 adds what the driver kit sees a tested
-    /// subclass announce (the `announced` event and the `announcements` capability); a trace
-    /// without them is written as format 2, so its bytes do not move (`format(of:)`).
-    public static let newest = 3
+    /// subclass announce (the `announced` event and the `announcements` capability); format 4
+    /// the `apiSurface3` capability (a driver that performs the peer suite's constructs). A
+    /// trace without them is written in the oldest format that holds it, so its bytes do not
+    /// move (`format(of:)`).
+    public static let newest = 4
 
-    /// The format a trace is written in: 3 when it holds format 3's additions, else 2.
+    /// The format a trace is written in: the oldest that holds what it has.
     public static func format(of trace: Trace) -> Int {
+        if trace.capabilities.contains(.apiSurface3) { return 4 }
         let announces = trace.capabilities.contains(.announcements)
             || trace.events.contains { if case .announced = $0.kind { return true }; return false }
         return announces ? 3 : 2

@@ -32,4 +32,21 @@ extension Scenario {
         stepLists.forEach(scan)
         return used
     }
+
+    /// The constructs of API surface 3 (`Specs/api-surface.md`) this scenario uses, as
+    /// `surface2Constructs` names those of surface 2: a driver that does not declare
+    /// `apiSurface3` is not sent a scenario for which this is not empty.
+    public var surface3Constructs: [String] {
+        func uses(_ steps: [Step]) -> Bool {
+            steps.contains { step in
+                switch step {
+                case .cancelAll: return true
+                case .if(_, let a, let b): return uses(a) || uses(b)
+                case .repeat(_, let a): return uses(a)
+                default: return false
+                }
+            }
+        }
+        return stepLists.contains(where: uses) ? ["cancelAll step"] : []
+    }
 }

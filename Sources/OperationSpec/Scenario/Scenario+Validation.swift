@@ -158,6 +158,8 @@ extension Scenario {
                 out.append("\(place) calls [super start], but operation \(this) does not override start")
             case .spawn(_, let r), .start(let r), .cancel(let r), .read(_, let r):
                 if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+            case .cancelAll(let q) where q < 0 || q >= queues.count:
+                out.append("\(place) names queue \(q) in cancelAll, but the scenario has \(queues.count) (0..<\(queues.count))")
             case .await(_, let t) where !Step.awaitTimeoutRange.contains(t):
                 out.append("\(place) awaits with timeout \(t); allowed is \(Step.awaitTimeoutRange.lowerBound)...\(Step.awaitTimeoutRange.upperBound)")
             default: break
@@ -235,7 +237,7 @@ extension Scenario {
     static func firstSelfUse(_ steps: [Step]) -> String? {
         for step in steps {
             switch step {
-            case .work, .signal, .await, .readCurrentQueue: continue
+            case .work, .signal, .await, .readCurrentQueue, .cancelAll: continue
             case .repeat(_, let body): if let s = firstSelfUse(body) { return s }
             case .spawn(_, .op), .start(.op), .cancel(.op), .read(_, .op): continue
             default: return "\(step)"

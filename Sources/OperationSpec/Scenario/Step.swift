@@ -40,6 +40,11 @@ public indirect enum Step: Codable, Sendable, Equatable {
     /// Read `[NSOperationQueue currentQueue]` (`OperationQueue.current`) from this code; the
     /// value lands in the trace as `currentQueue(op: self, queue)`. API surface 2.
     case readCurrentQueue
+    /// `[queue cancelAllOperations]` on the scenario's queue `n`, from this code: a queue
+    /// cancelled from the inside by one of its own operations, as corelibs' peer suite does
+    /// (API surface 3). The call and its return land in the trace as the driver's would, on
+    /// the thread that runs this code.
+    case cancelAll(Int)
 
     /// The units a `work` step may last, the times a `repeat` may run its body, the units an
     /// `await` may wait: what `Scenario.problems()` allows.

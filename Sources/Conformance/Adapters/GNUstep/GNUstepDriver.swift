@@ -6,10 +6,11 @@ import OperationSpec
 /// it: `Drivers/gnustep/build.sh` does, with gcc and gnustep-config, on first use.
 public enum GNUstepDriver {
     /// What the driver observes: real KVO (observers with the Prior option), NSExceptions caught
-    /// around every call, thread identity, names and priorities; and it performs API surface 2
-    /// (`apiSurface2`). The driver's `hello` is what counts; this list is what it is expected
-    /// to say.
-    public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority, .superStart, .finishing, .apiSurface2, .undefinedQueuePriorities]
+    /// around every call, thread identity, names and priorities; and it performs API surfaces 2
+    /// and 3 (`apiSurface2`, `apiSurface3`). The driver's `hello` is what counts; this list is
+    /// what it is expected to say.
+    public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority,
+                                                     .superStart, .finishing, .apiSurface2, .apiSurface3, .undefinedQueuePriorities]
 
     /// Held while looking for and building the driver, so that two callers in one process do
     /// not build it at once (tests run in parallel). `build.sh` itself moves the finished

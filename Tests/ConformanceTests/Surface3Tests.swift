@@ -1,0 +1,86 @@
+@testable import Conformance
+import Foundation
+import OperationSpec
+import ReferenceEngine
+import Testing
+
+/// API surface 3 (issue 44 item 4): the constructs corelibs' peer suite needs that surface 2
+/// lacks. Today the `cancelAll` step: a queue's `cancelAllOperations` called from the code of
+/// one of its own operations (corelibs' test_CancelOneOperation... family cancels from inside).
+@Suite("API surface 3: cancelAllOperations from an operation's own code")
+struct Surface3Tests {
+    /// A serial queue: op 0 cancels its own queue from its main, while op 1 waits its turn.
+    static let cancelFromInside = Scenario(
+        name: "cancelAll from inside",
+        queues: [QueueConfig(maxConcurrent: 1)],
+        operations: [OperationConfig(kind: .main([.cancelAll(0), .work(1)])),
+                     OperationConfig(kind: .main([.returnIfCancelled, .work(1)]))],
+        driver: [DriverStep(.addBatch(ops: [0, 1], queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
+
+    /// The cancelAll call, made on a thread other than the driver's, and op 1 cancelled.
+    static func cancelledFromInside(_ t: Trace) -> Bool {
+        let call = t.events.first { $0.kind == .call(.cancelAll(queue: 0)) }
+        return call != nil && call?.thread != 0 && t.events.contains { $0.kind == .returned(.cancelAll(queue: 0)) }
+            && t.events.contains { $0.kind == .call(.cancel(1)) }
+    }
+
+    @Test("the reference engine performs the step on the operation's thread, and CANCEL-ALL judges it")
+    func engine() throws {
+        #expect(Self.cancelFromInside.problems().isEmpty, "\(Self.cancelFromInside.problems())")
+        #expect(Self.cancelFromInside.surface3Constructs == ["cancelAll step"])
+        let t = ReferenceEngine().run(Self.cancelFromInside, scheduleSeed: 1)
+        #expect(Self.cancelledFromInside(t), "\(t.events.map(\.kind))")
+        #expect(RuleBook.violations(scenario: Self.cancelFromInside, trace: t, profile: .guide).isEmpty)
+        // A queue whose cancelAll skips the operations already running (op 0, the caller) breaks
+        // CANCEL-ALL: the step reaches the rule.
+        let faulty = ReferenceEngine(options: EngineOptions(faults: [.cancelAllSkipsExecuting])).run(Self.cancelFromInside, scheduleSeed: 1)
+        let rules = RuleBook.violations(scenario: Self.cancelFromInside, trace: faulty, profile: .guide).map(\.rule)
+        #expect(rules.contains("CANCEL-ALL"), "\(rules)")
+    }
+
+    @Test("a driver that does not declare apiSurface3 is not sent the step, and is told why")
+    func refusal() throws {
+        let blind = BlindToKVO()
+        #expect(!blind.capabilities.contains(.apiSurface3))
+        let sentence = try #require(blind.refusal(of: Self.cancelFromInside))
+        #expect(sentence.contains("does not declare the capability apiSurface3") && sentence.contains("cancelAll step"), "\(sentence)")
+        #expect(ReferenceImplementation().refusal(of: Self.cancelFromInside) == nil)
+        #expect(blind.refusal(of: Scenario(name: "plain")) == nil)
+    }
+
+    @Test("the format: read and written as {\"cancelAll\": Q}, a queue the scenario lacks refused with its place")
+    func format() throws {
+        let bytes = ScenarioFormat.encode(Self.cancelFromInside)
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""cancelAll": 0"#))
+        #expect(try ScenarioFormat.decode(bytes, source: "s.json") == Self.cancelFromInside)
+        var wrong = Self.cancelFromInside
+        wrong.operations[0].kind = .main([.cancelAll(3)])
+        #expect(wrong.problems().contains { $0.contains("names queue 3 in cancelAll, but the scenario has 1") }, "\(wrong.problems())")
+        // Shrinking a queue away takes its cancelAll steps with it, and renumbers the others.
+        var two = Self.cancelFromInside
+        two.queues.append(QueueConfig())
+        two.operations[1].kind = .main([.cancelAll(1), .cancelAll(0)])
+        let fewer = two.removingQueue(0)
+        #expect(fewer.operations[0].kind == .main([.work(1)]) && fewer.operations[1].kind == .main([.cancelAll(0)]), "\(fewer.operations)")
+    }
+
+    @Test("Foundation's driver performs it (on its own thread, logged as the driver's call is)",
+          .enabled(if: FoundationIsolationTests.available, "build opconform first (swift build)"))
+    func foundation() throws {
+        let t = FoundationIsolationTests.foundation().run(Self.cancelFromInside, scheduleSeed: 1)
+        #expect(t.capabilities.contains(.apiSurface3))
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(Self.cancelledFromInside(t), "\(t.events.map(\.kind))")
+        #expect(RuleBook.violations(scenario: Self.cancelFromInside, trace: t, profile: .classReference).isEmpty)
+    }
+
+    @Test("GNUstep's driver performs it", .enabled(if: GNUstepDriverTests.available, "needs GNUstep"))
+    func gnustep() throws {
+        let t = try Surface2GNUstepTests.run(Self.cancelFromInside)
+        #expect(t.capabilities.contains(.apiSurface3))
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(Self.cancelledFromInside(t), "\(t.events.map(\.kind))")
+        let rules = RuleBook.violations(scenario: Self.cancelFromInside, trace: t, profile: .gnustep).map(\.rule)
+        #expect(!rules.contains("CANCEL-ALL"), "\(rules)")
+    }
+}
