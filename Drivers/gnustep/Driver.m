@@ -82,6 +82,10 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
   NSOperation *op = (d->op >= 0 && d->op < (NSInteger)[ops count]) ? [ops objectAtIndex: d->op] : nil;
   NSOperationQueue *q = (d->queue >= 0 && d->queue < (NSInteger)[queues count]) ? [queues objectAtIndex: d->queue] : nil;
 
+  /* A released queue is NSNull here; the scenario names it no more (Scenario.m checks). */
+  if (![q isKindOfClass: [NSOperationQueue class]])
+    q = nil;
+
   switch (d->action)
     {
       case ActAdd:
@@ -184,6 +188,23 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
       case ActSleep:
         [TheRecorder() idleFor: d->number * unit];
         break;
+      case ActReleaseQueue:
+        {
+          /* The driver's reference goes (the list's retain): the queue lives on only if GNUstep
+           * keeps it. What it holds now is remembered, since a queue the driver no longer holds
+           * cannot be asked at the end (there are no zeroing weak references with this
+           * runtime): the drain waits for those operations instead. */
+          id call = CallReleaseQueue(d->queue);
+
+          Record(EvCall(call));
+          if (q != nil)
+            {
+              [released addObjectsFromArray: [q operations]];
+              [queues replaceObjectAtIndex: d->queue withObject: [NSNull null]];
+            }
+          Record(EvReturned(call));
+        }
+        break;
       case ActResult:
         {
           id call = CallResult(d->op);
@@ -217,7 +238,29 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
 
 - (BOOL) busy: (NSOperationQueue *)q
 {
+  if (![q isKindOfClass: [NSOperationQueue class]])
+    return NO;                  /* released: its operations are in `released` */
   return [q operationCount] > 0 && ![q isSuspended] && [q maxConcurrentOperationCount] != 0;
+}
+
+/* How many operations released queues held that are not finished yet (read quietly: these
+ * reads are the driver's, not the scenario's). */
+- (NSUInteger) releasedPending
+{
+  NSUInteger n = 0;
+
+  BeginQuiet();
+  @try
+    {
+      for (NSOperation *op in released)
+        if (![op isFinished])
+          n++;
+    }
+  @finally
+    {
+      EndQuiet();
+    }
+  return n;
 }
 
 /* Lets everything started finish: every queue empties (at most 2 s, and only while something
@@ -235,6 +278,7 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
 
       for (NSOperationQueue *q in queues)
         any = any || [self busy: q];
+      any = any || [self releasedPending] > 0;
       if (!any || Now() >= deadline || [r silence] >= stall)
         break;
       [r settleQuiet: 0.005 timeout: 0.05];
@@ -257,6 +301,9 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
         [stuck addObject: [NSString stringWithFormat: @"queue %lu still holds %lu operations",
           (unsigned long)i, (unsigned long)[q operationCount]]];
     }
+  if ([self releasedPending] > 0)
+    [stuck addObject: [NSString stringWithFormat: @"%lu operations of released queues never finished",
+      (unsigned long)[self releasedPending]]];
   if ([stuck count] == 0)
     return EvEnd();
   return EvHang([stuck componentsJoinedByString: @"; "]);
@@ -335,6 +382,8 @@ static const double letGoTimeout = 0.1;
 static BOOL
 heldForEver(NSOperationQueue *q)
 {
+  if (![q isKindOfClass: [NSOperationQueue class]])
+    return NO;                  /* released */
   return [q operationCount] > 0 && ([q isSuspended] || [q maxConcurrentOperationCount] == 0);
 }
 
@@ -351,9 +400,11 @@ heldForEver(NSOperationQueue *q)
     return NO;
   for (NSOperationQueue *q in queues)
     {
-      if ([q operationCount] > 0)
+      if ([q isKindOfClass: [NSOperationQueue class]] && [q operationCount] > 0)
         return NO;
     }
+  if ([self releasedPending] > 0)
+    return NO;
   BeginQuiet();
   @try
     {

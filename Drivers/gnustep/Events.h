@@ -29,6 +29,7 @@ id CallAddExecutionBlock(NSInteger op);
 id CallSetQueuePriority(NSInteger op, NSInteger raw);
 id CallSetThreadPriority(NSInteger op, double p);
 id CallCancelAll(NSInteger queue);
+id CallReleaseQueue(NSInteger queue);
 id CallSetSuspended(NSInteger queue, BOOL suspended);
 id CallSetMaxConcurrent(NSInteger queue, NSInteger n);
 id CallWaitUntilFinished(NSInteger op);

@@ -40,6 +40,7 @@ id CallAddExecutionBlock(NSInteger op) { return unary(@"addExecutionBlock", JInt
 id CallSetQueuePriority(NSInteger op, NSInteger raw) { return JCase(@"setQueuePriority", JObj(@"_0", JInt(op), @"_1", JInt(raw), nil)); }
 id CallSetThreadPriority(NSInteger op, double p) { return JCase(@"setThreadPriority", JObj(@"_0", JInt(op), @"_1", JDouble(p), nil)); }
 id CallCancelAll(NSInteger q) { return JCase(@"cancelAll", JObj(@"queue", JInt(q), nil)); }
+id CallReleaseQueue(NSInteger q) { return JCase(@"releaseQueue", JObj(@"queue", JInt(q), nil)); }
 id CallSetSuspended(NSInteger q, BOOL s) { return JCase(@"setSuspended", JObj(@"queue", JInt(q), @"_1", JBool(s), nil)); }
 id CallSetMaxConcurrent(NSInteger q, NSInteger n) { return JCase(@"setMaxConcurrent", JObj(@"queue", JInt(q), @"_1", JInt(n), nil)); }
 id CallWaitUntilFinished(NSInteger op) { return unary(@"waitUntilFinished", JInt(op)); }

@@ -12,7 +12,8 @@
   Scenario *scenario;
   double unit;                  /* seconds per unit of work */
   NSMutableArray *ops;          /* operation i is ops[i] */
-  NSMutableArray *queues;       /* queue i is queues[i] */
+  NSMutableArray *queues;       /* queue i is queues[i]; NSNull once a releaseQueue step let it go */
+  NSMutableArray *released;     /* what released queues held when let go: the drain waits for them */
   id observer;                  /* the KVO observer of every operation */
 }
 - (id) initWithScenario: (Scenario *)s unit: (double)seconds;

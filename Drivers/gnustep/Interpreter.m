@@ -59,6 +59,7 @@ TheInterpreter(void)
       unit = seconds;
       ops = [NSMutableArray new];
       queues = [NSMutableArray new];
+      released = [NSMutableArray new];
       observer = [KVOObserver new];
       current = self;
     }
@@ -75,6 +76,7 @@ TheInterpreter(void)
     }
   DESTROY(ops);
   DESTROY(queues);
+  DESTROY(released);
   DESTROY(observer);
   DESTROY(scenario);
   [super dealloc];

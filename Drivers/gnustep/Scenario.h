@@ -92,7 +92,7 @@ typedef enum
   ActSetMaxConcurrent, ActAddDependency, ActRemoveDependency, ActWaitUntilFinished,
   ActWaitUntilAllFinished, ActSetCompletionBlock, ActAddExecutionBlock, ActSetQueuePriority,
   ActSetThreadPriority, ActRead, ActReadOperationCount, ActResult, ActAddBlock,
-  ActReadSuspended, ActSleep
+  ActReadSuspended, ActSleep, ActReleaseQueue
 } ActionType;
 
 @interface DriverStep : NSObject

@@ -68,7 +68,7 @@ extension DriverContext {
     private func drain() -> EventKind {
         let deadline = recorder.activeTime + 2
         let stall = stallQuiet
-        while queues.contains(where: { $0.operationCount > 0 && !$0.isSuspended && $0.maxConcurrentOperationCount != 0 }) && recorder.activeTime < deadline
+        while queues.live.contains(where: { Self.busy($0.queue) }) && recorder.activeTime < deadline
                 && recorder.silence < stall {
             _ = recorder.settle(quiet: 0.005, timeout: 0.05)
         }
@@ -90,9 +90,15 @@ extension DriverContext {
         }
         // Late events matter to a trace; a plain run has none to keep.
         if recorder.recording { _ = recorder.settle(quiet: 0.03, timeout: 1) }
-        let stuck = queues.indices.filter { queues[$0].operationCount > 0 && !queues[$0].isSuspended && queues[$0].maxConcurrentOperationCount != 0 }
+        // A released queue counts while it is alive: it may still run what it holds.
+        let stuck = queues.live.filter { Self.busy($0.queue) }
         if stuck.isEmpty { return .end }
-        return .hang(stuck.map { "queue \($0) still holds \(queues[$0].operationCount) operations" }.joined(separator: "; "))
+        return .hang(stuck.map { "queue \($0.index) still holds \($0.queue.operationCount) operations" }.joined(separator: "; "))
+    }
+
+    /// Whether a queue holds operations it should run: not suspended, not of width 0.
+    private static func busy(_ queue: any QueueUnderTest) -> Bool {
+        queue.operationCount > 0 && !queue.isSuspended && queue.maxConcurrentOperationCount != 0
     }
 
     func call(_ c: Call, _ body: () -> Void) {
@@ -173,6 +179,9 @@ extension DriverContext {
             log(.suspended(queue: q, queues[q].isSuspended))
         case .sleep(let n):
             recorder.idle(for: Double(n) * unit)
+        case .releaseQueue(let q):
+            // The driver's last reference: the queue lives on only if the implementation keeps it.
+            call(.releaseQueue(queue: q)) { queues.slots[q].release() }
         }
     }
 

@@ -6,8 +6,9 @@ import OperationSpec
 /// interpreter of step programs.
 ///
 /// `@unchecked Sendable` is sound: `ops` and `queues` are filled once by `prepare` before any
-/// operation can run, and only read afterwards; the recorder guards its own state. The queues
-/// guard their own state too (`QueueUnderTest` asks them to be usable from any thread).
+/// operation can run, and only read afterwards (a release changes a slot, which guards itself:
+/// `QueueSlots`); the recorder guards its own state. The queues guard their own state too
+/// (`QueueUnderTest` asks them to be usable from any thread).
 final class DriverContext: @unchecked Sendable {
     /// Foundation on Linux has no thread priorities: events that carry one say -1, "cannot tell",
     /// and the capabilities leave `threadPriority` out.
@@ -27,7 +28,7 @@ final class DriverContext: @unchecked Sendable {
     /// Per operation, the driver step after which the driver lets go of it (-1: after the
     /// setup; nil: never), from `Scenario.lastDriverUses`.
     private(set) var lastUses: [Int?] = []
-    private(set) var queues: [any QueueUnderTest] = []
+    private(set) var queues = QueueSlots()
 
     /// `noise`: the request's timing noise (`TimingNoise`), made by the recorder at every
     /// instrumented point; nil for none.
@@ -40,15 +41,15 @@ final class DriverContext: @unchecked Sendable {
         var lookup: (() -> Int?)!
         self.recorder = DriverRecorder(recording: recording, noise: noise, sink: sink, queueOfCurrentThread: { lookup() })
         // The first queue that says the thread is its own; nil when none can tell.
-        lookup = { [unowned self] in self.queues.firstIndex { $0.ownsCurrentThread == true } }
+        lookup = { [unowned self] in self.queues.live.first { $0.queue.ownsCurrentThread == true }?.index }
     }
 
     func prepare() {
-        queues = scenario.queues.indices.map { q in
+        queues = QueueSlots(scenario.queues.indices.map { q in
             let queue = makeQueue()
             queue.name = "opconform-\(q)"
             return queue
-        }
+        })
         let blockAdded = Set(scenario.blockAddedOperations().map(\.op))   // looked up, never iterated
         // A block given to `addBlock` runs with its slot as `self`: the slot is held.
         lastUses = scenario.lastDriverUses()
@@ -153,8 +154,8 @@ final class DriverContext: @unchecked Sendable {
     /// (protocol 3, Specs/driver-protocol.md, "Sessions"); anything else ends the process, since
     /// that code would run into the next case's time, threads and standard output.
     func leftovers() -> String? {
-        if let q = queues.indices.first(where: { queues[$0].operationCount > 0 }) {
-            return "queue \(q) still holds \(queues[q].operationCount) operations"
+        if let (q, queue) = queues.live.first(where: { $0.queue.operationCount > 0 }) {
+            return "queue \(q) still holds \(queue.operationCount) operations"
         }
         if let op = ops.indices.first(where: { ops.live($0)?.isExecuting == true }) { return "operation \(op) is still executing" }
         // An operation nothing holds any more is over.
@@ -278,12 +279,13 @@ final class DriverContext: @unchecked Sendable {
     /// `OperationQueue.current`: it answers through `ownsCurrentThread`, and when one of them
     /// cannot tell, the result is nil ("cannot say").
     func currentQueue() -> Int?? {
-        if queues.allSatisfy({ $0 is OperationQueue }) {
+        let live = queues.live
+        if live.allSatisfy({ $0.queue is OperationQueue }) {
             guard let current = OperationQueue.current else { return .some(nil) }
-            return .some(queues.firstIndex { ($0 as AnyObject) === current })
+            return .some(live.first { ($0.queue as AnyObject) === current }?.index)
         }
         var owner: Int?
-        for (q, queue) in queues.enumerated() {
+        for (q, queue) in live {
             guard let owns = queue.ownsCurrentThread else { return nil }
             if owns && owner == nil { owner = q }
         }

@@ -184,6 +184,7 @@ enum EventLineWriter {
             out.key("_1"); out.double(p)
             out.close()
         case .cancelAll(let queue): queueOnly("cancelAll", queue, &out)
+        case .releaseQueue(let queue): queueOnly("releaseQueue", queue, &out)
         case .setSuspended(let queue, let b): queueAndOne("setSuspended", queue, &out) { $0.bool(b) }
         case .setMaxConcurrent(let queue, let n): queueAndOne("setMaxConcurrent", queue, &out) { $0.int(n) }
         case .waitUntilFinished(let op): out.single("waitUntilFinished") { $0.int(op) }

@@ -135,6 +135,10 @@ extension Simulation {
                 pump(q)
                 return nil
             }
+        case .releaseQueue(let q):
+            // The driver's reference goes; the queue runs what it holds as before (the engine's
+            // queues live for the whole run), as corelibs' test_Deadlock expects.
+            atomic(.releaseQueue(queue: q)) { nil }
         case .readSuspended(let q):
             emit(.suspended(queue: q, queues[q].suspended))
         case .sleep(let units):

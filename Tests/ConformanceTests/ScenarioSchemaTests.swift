@@ -453,7 +453,7 @@ struct ScenarioSchemaTests {
                                 queuePriority: -3),
                 OperationConfig(kind: .block([[.await(1, timeout: 10), .work(0)], [.if(.isConcurrent(.this), then: [.callMain], else: [.start(.op(3))])],
                                               [.read(.executionBlocks, .this)]])),
-                OperationConfig(kind: .invocation([.work(2), .read(.queuePriority, .op(0)), .cancelAll(1)]), completion: [],
+                OperationConfig(kind: .invocation([.work(2), .read(.queuePriority, .op(0)), .cancelAll(0)]), completion: [],
                                 readyAfterSignal: 2),
                 OperationConfig(kind: .subclass([.work(1), .spawn(.start, .op(3))])),
                 // Added with addBlock: the queue makes its operation, so nothing else names it.
@@ -489,6 +489,7 @@ struct ScenarioSchemaTests {
                 DriverStep(after: .blockBegan(5, block: 0), .readSuspended(queue: 1)),
                 DriverStep(after: .signaled(2), .sleep(3)),
                 DriverStep(.waitUntilAllFinished(queue: 0)),
+                DriverStep(.releaseQueue(queue: 1)),
             ])
     }()
 }
@@ -589,6 +590,7 @@ enum ModelNames {
             case .addBlock: name = "addBlock"
             case .readSuspended: name = "readSuspended"
             case .sleep: name = "sleep"
+            case .releaseQueue: name = "releaseQueue"
             }
             out["Action", default: []].insert(name)
         }

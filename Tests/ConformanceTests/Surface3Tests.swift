@@ -5,9 +5,10 @@ import ReferenceEngine
 import Testing
 
 /// API surface 3 (issue 44 item 4): the constructs corelibs' peer suite needs that surface 2
-/// lacks. Today the `cancelAll` step: a queue's `cancelAllOperations` called from the code of
-/// one of its own operations (corelibs' test_CancelOneOperation... family cancels from inside).
-@Suite("API surface 3: cancelAllOperations from an operation's own code")
+/// lacks: the `cancelAll` step (a queue's `cancelAllOperations` called from the code of one of
+/// its own operations, test_CurrentQueueOnBackgroundQueueWithSelfCancel) and the `releaseQueue`
+/// action (the driver lets go of a queue that still holds operations: test_Deadlock).
+@Suite("API surface 3: cancelAll from an operation's code, a queue released while it works")
 struct Surface3Tests {
     /// A serial queue: op 0 cancels its own queue from its main, while op 1 waits its turn.
     static let cancelFromInside = Scenario(
@@ -82,5 +83,64 @@ struct Surface3Tests {
         #expect(Self.cancelledFromInside(t), "\(t.events.map(\.kind))")
         let rules = RuleBook.violations(scenario: Self.cancelFromInside, trace: t, profile: .gnustep).map(\.rule)
         #expect(!rules.contains("CANCEL-ALL"), "\(rules)")
+    }
+
+    /// A serial queue holds two operations, the first waiting on the second, and the driver lets
+    /// go of the queue at once (corelibs' test_Deadlock): both must still run, in order.
+    static let releasedWhileWorking = Scenario(
+        name: "released while working",
+        queues: [QueueConfig(maxConcurrent: 1)],
+        operations: [OperationConfig(kind: .block([[.work(2), .signal(1)]])), OperationConfig(kind: .block([[.work(2), .signal(2)]]))],
+        dependencies: [Edge(0, on: 1)],
+        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.releaseQueue(queue: 0)),
+                 DriverStep(after: .signaled(1), .sleep(0))])
+
+    /// Both blocks ran, after the release was logged.
+    static func ranAfterRelease(_ t: Trace) -> Bool {
+        guard let release = t.events.firstIndex(where: { $0.kind == .returned(.releaseQueue(queue: 0)) }) else { return false }
+        return [0, 1].allSatisfy { op in t.events.contains { $0.kind == .blockEnded(op: op, block: 0) } }
+            && t.events[release...].contains { $0.kind == .blockEnded(op: 0, block: 0) }
+    }
+
+    @Test("a released queue runs what it holds on the engine; the trace says so in format 4; the format refuses a later use")
+    func releaseOnEngine() throws {
+        let s = Self.releasedWhileWorking
+        #expect(s.problems().isEmpty, "\(s.problems())")
+        #expect(s.surface3Constructs == ["releaseQueue"])
+        let t = ReferenceEngine().run(s, scheduleSeed: 1)
+        #expect(t.ending == .complete && Self.ranAfterRelease(t), "\(t.events.map(\.kind))")
+        #expect(RuleBook.violations(scenario: s, trace: t, profile: .guide).isEmpty)
+        #expect(TraceFormat.format(of: t) == 4)
+        let file = TraceFile(scenario: s, trace: t)
+        #expect(try TraceFormat.decode(TraceFormat.encode(file), source: "t.json").trace == t)
+
+        var later = s
+        later.driver.append(DriverStep(.readOperationCount(queue: 0)))
+        #expect(later.problems().contains { $0.contains("names queue 0, which driver step 2 released") }, "\(later.problems())")
+        var fromCode = s
+        fromCode.operations[1].kind = .block([[.cancelAll(0)]])
+        #expect(fromCode.problems().contains { $0.contains("a step cancels all operations of queue 0, which driver step 2 releases") },
+                "\(fromCode.problems())")
+        #expect(BlindToKVO().refusal(of: s)?.contains("releaseQueue") == true)
+        // The reproducers hold every queue for the whole test: they refuse rather than drop the release.
+        #expect(throws: RuleClaims.Unsupported.self) {
+            try RuleClaims.claims(rule: "DEP-ORDER", message: "op 0 started before op 1 finished", scenario: s)
+        }
+    }
+
+    @Test("Foundation's queue, released, runs what it holds",
+          .enabled(if: FoundationIsolationTests.available, "build opconform first (swift build)"))
+    func releaseOnFoundation() throws {
+        let t = FoundationIsolationTests.foundation().run(Self.releasedWhileWorking, scheduleSeed: 1)
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(Self.ranAfterRelease(t), "\(t.events.map(\.kind))")
+        #expect(RuleBook.violations(scenario: Self.releasedWhileWorking, trace: t, profile: .classReference).isEmpty)
+    }
+
+    @Test("GNUstep's queue, released, runs what it holds", .enabled(if: GNUstepDriverTests.available, "needs GNUstep"))
+    func releaseOnGNUstep() throws {
+        let t = try Surface2GNUstepTests.run(Self.releasedWhileWorking)
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(Self.ranAfterRelease(t), "\(t.events.map(\.kind))")
     }
 }

@@ -40,6 +40,7 @@ struct TraceFormatTests {
         .addOperations([1, 2], queue: 1, wait: true), .addDependency(1, on: 0), .removeDependency(1, on: 0), .setCompletionBlock(2),
         .addExecutionBlock(1), .setQueuePriority(2, -8), .setThreadPriority(2, 0.25), .cancelAll(queue: 1), .setSuspended(queue: 0, true),
         .setMaxConcurrent(queue: 1, -1), .waitUntilFinished(0), .waitUntilAllFinished(queue: 0), .result(2), .addBlock(1, queue: 1),
+        .releaseQueue(queue: 0),
     ]
 
     /// Every event kind that does not end a trace, with every key and every type of value.

@@ -476,7 +476,9 @@ public struct DriverCheck: Sendable {
         case .addOperation(let o, let q), .addBlock(let o, let q): return ([o], [q])
         case .addOperations(let list, let q, _): return (list, [q])
         case .addDependency(let a, let b), .removeDependency(let a, let b): return ([a, b], [])
-        case .cancelAll(let q), .setSuspended(let q, _), .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q): return ([], [q])
+        case .cancelAll(let q), .setSuspended(let q, _), .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q),
+             .releaseQueue(let q):
+            return ([], [q])
         }
     }
 

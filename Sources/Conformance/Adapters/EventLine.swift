@@ -446,6 +446,9 @@ private enum Reading {
         case "cancelAll":
             guard let f = fields(body, ["queue"]), let q = f[0].int else { return nil }
             return .cancelAll(queue: q)
+        case "releaseQueue":
+            guard let f = fields(body, ["queue"]), let q = f[0].int else { return nil }
+            return .releaseQueue(queue: q)
         case "setSuspended":
             guard let f = fields(body, ["queue", "_1"]), let q = f[0].int, let b = f[1].bool else { return nil }
             return .setSuspended(queue: q, b)

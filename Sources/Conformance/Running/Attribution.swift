@@ -74,7 +74,7 @@ public enum Attribution: Sendable, Equatable {
     /// The names `during` may use: a call by its scenario-file action name, `start` for a start
     /// by hand (the driver's or an operation's own code) and `queueStart` for a queue's.
     public static let callNames = ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
-                                   "queueStart", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
+                                   "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
                                    "setQueuePriority", "setThreadPriority", "start", "superStart", "suspend", "waitUntilAllFinished",
                                    "waitUntilFinished"]
 
@@ -103,6 +103,7 @@ public enum Attribution: Sendable, Equatable {
         case .setQueuePriority: return "setQueuePriority"
         case .setThreadPriority: return "setThreadPriority"
         case .cancelAll: return "cancelAll"
+        case .releaseQueue: return "releaseQueue"
         case .setSuspended(_, let suspended): return suspended ? "suspend" : "resume"
         case .setMaxConcurrent: return "setMaxConcurrent"
         case .waitUntilFinished: return "waitUntilFinished"

@@ -31,7 +31,7 @@ struct TraceDecoder {
                                  example: #"{"end": {}}"#)
     static let callCases = Cases(noun: "a call", plural: "the calls",
                                  names: ["addBlock", "addDependency", "addExecutionBlock", "addOperation", "addOperations", "cancel", "cancelAll",
-                                         "removeDependency", "result", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority", "setSuspended",
+                                         "releaseQueue", "removeDependency", "result", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority", "setSuspended",
                                          "setThreadPriority", "start", "superStart", "waitUntilAllFinished", "waitUntilFinished"],
                                  example: #"{"addOperation": {"op": 0, "queue": 0}}"#)
 
@@ -108,9 +108,9 @@ struct TraceDecoder {
         for (item, at) in items { events.append(try event(item, at)) }
         let trace = Trace(impl: try r.string(f.required("impl")), scheduleSeed: try r.seed(f.required("scheduleSeed").0, f.required("scheduleSeed").1),
                           capabilities: capabilities, events: events)
-        if let declared, declared < 4 && trace.capabilities.contains(.apiSurface3) {
+        if let declared, declared < 4 && TraceFormat.format(of: trace) == 4 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
-                + "the 'apiSurface3' capability, which trace format 4 added: write \"format\": 4")
+                + "the 'apiSurface3' capability or a 'releaseQueue' call, which trace format 4 added: write \"format\": 4")
         }
         if declared == 2 && TraceFormat.format(of: trace) == 3 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is 2, but the trace has an 'announced' event or "
@@ -231,6 +231,7 @@ struct TraceDecoder {
         case "waitUntilFinished": return .waitUntilFinished(try bare())
         case "result": return .result(try bare())
         case "cancelAll": return .cancelAll(queue: try bare())
+        case "releaseQueue": return .releaseQueue(queue: try bare())
         case "waitUntilAllFinished": return .waitUntilAllFinished(queue: try bare())
         case "addOperation", "addBlock":
             let f = try shape(["op", "queue"], #"{"op": 0, "queue": 0}"#)

@@ -106,6 +106,7 @@ enum TraceEncoder {
         case .waitUntilAllFinished(let q): return one("waitUntilAllFinished", .int(q))
         case .result(let op): return one("result", .int(op))
         case .addBlock(let op, let q): return opAnd("addBlock", op, "queue", .int(q))
+        case .releaseQueue(let q): return one("releaseQueue", .int(q))
         }
     }
 }

@@ -14,14 +14,16 @@ import OperationSpec
 public enum TraceFormat {
     /// The newest format this build writes. Format 3 adds what the driver kit sees a tested
     /// subclass announce (the `announced` event and the `announcements` capability); format 4
-    /// the `apiSurface3` capability (a driver that performs the peer suite's constructs). A
+    /// API surface 3 (the `apiSurface3` capability, a driver that performs the peer suite's
+    /// constructs, and the `releaseQueue` call). A
     /// trace without them is written in the oldest format that holds it, so its bytes do not
     /// move (`format(of:)`).
     public static let newest = 4
 
     /// The format a trace is written in: the oldest that holds what it has.
     public static func format(of trace: Trace) -> Int {
-        if trace.capabilities.contains(.apiSurface3) { return 4 }
+        if trace.capabilities.contains(.apiSurface3)
+            || trace.events.contains(where: { if case .call(.releaseQueue) = $0.kind { return true }; return false }) { return 4 }
         let announces = trace.capabilities.contains(.announcements)
             || trace.events.contains { if case .announced = $0.kind { return true }; return false }
         return announces ? 3 : 2

@@ -23,11 +23,11 @@ public struct EventTag: Hashable, Sendable {
     // `static let` is a lazily made global, checked on every read. These fold to constants.
     // (A test holds them equal to `allCases.count`.)
     static var kinds: Int { EventKind.Tag.end.rawValue + 1 }
-    static var calls: Int { Call.Tag.addBlock.rawValue + 1 }
+    static var calls: Int { Call.Tag.releaseQueue.rawValue + 1 }
 }
 
 /// One or two `EventTag`s as a set of the codes the facts store (one bit per code, in two
-/// words: there are 70 codes), so "is this event of kind a or b" is a shift and a mask. Asked
+/// words: there are 71 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
 /// for every event of an operation by many rules, the same test by comparisons was a fifth of a
 /// checking pass.
 struct EventTagMask: Sendable {
@@ -111,7 +111,7 @@ extension Call {
     public enum Tag: Int, Sendable, CaseIterable {
         case start, superStart, cancel, addOperation, addOperations, addDependency, removeDependency
         case setCompletionBlock, addExecutionBlock, setQueuePriority, setThreadPriority, cancelAll
-        case setSuspended, setMaxConcurrent, waitUntilFinished, waitUntilAllFinished, result, addBlock
+        case setSuspended, setMaxConcurrent, waitUntilFinished, waitUntilAllFinished, result, addBlock, releaseQueue
     }
 
     public var tag: Tag {
@@ -134,6 +134,7 @@ extension Call {
         case .waitUntilAllFinished: return .waitUntilAllFinished
         case .result: return .result
         case .addBlock: return .addBlock
+        case .releaseQueue: return .releaseQueue
         }
     }
 }

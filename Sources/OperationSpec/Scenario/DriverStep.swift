@@ -67,6 +67,11 @@ public enum DriverAction: Codable, Sendable, Equatable {
     /// The driving thread idles for `n` work units (a scenario construct, not an API call: no
     /// event of its own beyond the step's `stepIssued` / `stepDone`). API surface 2.
     case sleep(Int)
+    /// The driver lets go of its reference to the queue (the last one it holds: `[queue release]`
+    /// under manual reference counting, dropping the variable in Swift) while the queue may still
+    /// hold operations, as corelibs' peer tests test_Deadlock and test_Lifecycle do. No later step
+    /// may name the queue. API surface 3.
+    case releaseQueue(queue: Int)
 
     /// The operations the action names itself: not the block operation of an `addBlock`, which
     /// only names its block, nor what the code of a `perform` names.
@@ -79,8 +84,21 @@ public enum DriverAction: Codable, Sendable, Equatable {
         case .addBatch(let list, _, _): return list
         case .addDependency(let a, let b), .removeDependency(let a, let b): return [a, b]
         case .addBlock, .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount,
-             .readSuspended, .sleep:
+             .readSuspended, .sleep, .releaseQueue:
             return []
+        }
+    }
+
+    /// The queue the action names, if any.
+    public var namedQueue: Int? {
+        switch self {
+        case .add(_, let q), .addBatch(_, let q, _), .cancelAll(let q), .suspend(let q), .resume(let q),
+             .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q), .readOperationCount(let q), .addBlock(_, let q),
+             .readSuspended(let q), .releaseQueue(let q):
+            return q
+        case .start, .perform, .cancel, .addDependency, .removeDependency, .waitUntilFinished, .setCompletionBlock,
+             .addExecutionBlock, .setQueuePriority, .setThreadPriority, .read, .result, .sleep:
+            return nil
         }
     }
 }

@@ -47,6 +47,8 @@ extension Scenario {
                 }
             }
         }
-        return stepLists.contains(where: uses) ? ["cancelAll step"] : []
+        var used = stepLists.contains(where: uses) ? ["cancelAll step"] : []
+        if driver.contains(where: { if case .releaseQueue = $0.action { return true }; return false }) { used.append("releaseQueue") }
+        return used
     }
 }

@@ -78,7 +78,7 @@ extension Scenario {
                 op(o, place)
                 if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
             case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q),
-                 .readSuspended(let q): queue(q, place)
+                 .readSuspended(let q), .releaseQueue(let q): queue(q, place)
             case .addBlock(let o, let q): op(o, place); queue(q, place)
             case .sleep(let n):
                 if !Step.workRange.contains(n) { out.append("\(place) sleeps \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)") }
@@ -103,6 +103,38 @@ extension Scenario {
                     out.append("\(place) asks operation \(o) for a result, but only invocation operations have one")
                 }
             }
+        }
+        out += releaseProblems()
+        return out
+    }
+
+    /// A released queue is gone from the driver's hands: no later driver step may name it, and
+    /// no code may cancel its operations (code runs when it runs, possibly after the release).
+    private func releaseProblems() -> [String] {
+        var out: [String] = []
+        var releasedBy: [Int: Int] = [:]   // looked up, never iterated
+        for (s, step) in driver.enumerated() {
+            guard let q = step.action.namedQueue else { continue }
+            if let r = releasedBy[q] {
+                out.append("driver step \(s) names queue \(q), which driver step \(r) released; the driver no longer holds it")
+            } else if case .releaseQueue = step.action {
+                releasedBy[q] = s
+            }
+        }
+        func cancelled(_ steps: [Step]) -> [Int] {
+            steps.flatMap { step -> [Int] in
+                switch step {
+                case .cancelAll(let q): return [q]
+                case .if(_, let a, let b): return cancelled(a) + cancelled(b)
+                case .repeat(_, let a): return cancelled(a)
+                default: return []
+                }
+            }
+        }
+        let named = stepLists.flatMap(cancelled)
+        for q in queues.indices where releasedBy[q] != nil && named.contains(q) {
+            out.append("a step cancels all operations of queue \(q), which driver step \(releasedBy[q]!) releases; "
+                + "code may run after the release, when the driver no longer holds it")
         }
         return out
     }

@@ -20,6 +20,8 @@ public enum Call: Codable, Sendable, Equatable, Hashable {
     case result(Int)
     /// `addOperationWithBlock:` with the block of scenario operation `op` (API surface 2).
     case addBlock(Int, queue: Int)
+    /// The driver let go of its reference to the queue (API surface 3).
+    case releaseQueue(queue: Int)
 
     /// The operation the call is about, when there is one.
     public var op: Int? {

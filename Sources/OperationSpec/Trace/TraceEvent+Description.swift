@@ -65,6 +65,7 @@ extension Call: CustomStringConvertible {
         case .waitUntilAllFinished(let q): return "waitUntilAllOperationsAreFinished(queue \(q))"
         case .result(let op): return "result(op \(op))"
         case .addBlock(let op, let q): return "addOperationWithBlock(block of op \(op), queue \(q))"
+        case .releaseQueue(let q): return "release(queue \(q)): the driver let go of it"
         }
     }
 }
