@@ -188,6 +188,21 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
       case ActSleep:
         [TheRecorder() idleFor: d->number * unit];
         break;
+      case ActReadOperations:
+        {
+          /* In the queue's order; an operation the driver does not hold (one the queue made for
+           * an addBlock block) is -1. */
+          NSMutableArray *list = [NSMutableArray array];
+
+          for (NSOperation *o in [q operations])
+            {
+              NSUInteger i = [ops indexOfObjectIdenticalTo: o];
+
+              [list addObject: JInt(i == NSNotFound ? -1 : (NSInteger)i)];
+            }
+          Record(EvOperations(d->queue, list));
+        }
+        break;
       case ActReleaseQueue:
         {
           /* The driver's reference goes (the list's retain): the queue lives on only if GNUstep

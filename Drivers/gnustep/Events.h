@@ -56,6 +56,7 @@ id EvDidChange(NSInteger op, NSString *key, id value);
 id EvRead(NSInteger op, NSString *key, id value);
 id EvSet(NSInteger op, NSString *key, BOOL value);
 id EvOperationCount(NSInteger queue, NSInteger n);
+id EvOperations(NSInteger queue, NSArray *ops);      /* ops: NSNumbers, -1 for one the driver does not know */
 id EvSuspended(NSInteger queue, BOOL suspended);
 id EvCurrentQueue(NSInteger op, NSInteger queue);       /* queue < 0: none of the scenario's */
 id EvWork(NSInteger op, NSInteger units);

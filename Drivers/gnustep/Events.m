@@ -80,6 +80,7 @@ id EvDidChange(NSInteger op, NSString *key, id value) { return keyed(@"didChange
 id EvRead(NSInteger op, NSString *key, id value) { return keyed(@"read", op, key, value); }
 id EvSet(NSInteger op, NSString *key, BOOL value) { return keyed(@"set", op, key, JBool(value)); }
 id EvOperationCount(NSInteger q, NSInteger n) { return JCase(@"operationCount", JObj(@"queue", JInt(q), @"_1", JInt(n), nil)); }
+id EvOperations(NSInteger q, NSArray *ops) { return JCase(@"operations", JObj(@"ops", ops, @"queue", JInt(q), nil)); }
 id EvSuspended(NSInteger q, BOOL s) { return JCase(@"suspended", JObj(@"queue", JInt(q), @"_1", JBool(s), nil)); }
 id
 EvCurrentQueue(NSInteger op, NSInteger queue)

@@ -92,7 +92,7 @@ typedef enum
   ActSetMaxConcurrent, ActAddDependency, ActRemoveDependency, ActWaitUntilFinished,
   ActWaitUntilAllFinished, ActSetCompletionBlock, ActAddExecutionBlock, ActSetQueuePriority,
   ActSetThreadPriority, ActRead, ActReadOperationCount, ActResult, ActAddBlock,
-  ActReadSuspended, ActSleep, ActReleaseQueue
+  ActReadSuspended, ActSleep, ActReleaseQueue, ActReadOperations
 } ActionType;
 
 @interface DriverStep : NSObject

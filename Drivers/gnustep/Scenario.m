@@ -605,7 +605,7 @@ describeAction(NSString *name, NSDictionary *payload)
         @"removeDependency", @"waitUntilFinished", @"waitUntilAllFinished",
         @"setCompletionBlock", @"addExecutionBlock", @"setQueuePriority",
         @"setThreadPriority", @"read", @"readOperationCount", @"result", @"addBlock",
-        @"readSuspended", @"sleep", @"releaseQueue", nil];
+        @"readSuspended", @"sleep", @"releaseQueue", @"readOperations", nil];
     }
   d->trigger = TriggerNone;
   if (after != nil && ![after isKindOfClass: [NSNull class]])
@@ -674,7 +674,7 @@ describeAction(NSString *name, NSDictionary *payload)
           || (d->steps = [self ownSteps: [self field: @"_1" of: p in: place] in: place]) == nil) return nil;
         break;
       case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
-      case ActReadOperationCount: case ActReadSuspended: case ActReleaseQueue:
+      case ActReadOperationCount: case ActReadSuspended: case ActReleaseQueue: case ActReadOperations:
         if (![self intField: @"queue" of: p into: &d->queue in: place]) return nil;
         break;
       case ActAddBlock:
@@ -1131,7 +1131,7 @@ nameProblem(NSString *name)
               }
             break;
           case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
-          case ActReadOperationCount: case ActReadSuspended: case ActReleaseQueue:
+          case ActReadOperationCount: case ActReadSuspended: case ActReleaseQueue: case ActReadOperations:
             [self queue: d->queue place: place into: sink];
             break;
           case ActSetMaxConcurrent:

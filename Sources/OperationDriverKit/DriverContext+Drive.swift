@@ -179,6 +179,12 @@ extension DriverContext {
             log(.suspended(queue: q, queues[q].isSuspended))
         case .sleep(let n):
             recorder.idle(for: Double(n) * unit)
+        case .readOperations(let q):
+            if let list = queues[q].listedOperations {
+                log(.operations(queue: q, ops: list.map { ops.index(of: $0) ?? -1 }))
+            } else {
+                log(.unsupported("the queue under test does not list its operations (its listedOperations is nil)"))
+            }
         case .releaseQueue(let q):
             // The driver's last reference: the queue lives on only if the implementation keeps it.
             call(.releaseQueue(queue: q)) { queues.slots[q].release() }

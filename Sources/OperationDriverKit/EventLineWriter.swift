@@ -56,6 +56,11 @@ enum EventLineWriter {
         case .read(let op, let key, let v): keyed("read", op, key, &out) { value(v, &$0) }
         case .set(let op, let key, let b): keyed("set", op, key, &out) { $0.bool(b) }
         case .operationCount(let queue, let n): queueAndOne("operationCount", queue, &out) { $0.int(n) }
+        case .operations(let queue, let list):
+            out.open("operations")
+            out.key("ops", first: true); out.ints(list)
+            out.key("queue"); out.int(queue)
+            out.close()
         case .suspended(let queue, let b): queueAndOne("suspended", queue, &out) { $0.bool(b) }
         case .currentQueue(let op, let queue):
             out.open("currentQueue")

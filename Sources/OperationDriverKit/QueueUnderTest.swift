@@ -49,16 +49,24 @@ public protocol QueueUnderTest: AnyObject {
     /// It is called from any thread, while the driver's recorder holds no lock, and must not
     /// block or call into the operations.
     var ownsCurrentThread: Bool? { get }
+
+    /// The operations the queue holds, in its order (`[queue operations]`), for a
+    /// `readOperations` action (API surface 3). Optional: the default says nil, "cannot list
+    /// them", and the action is then `unsupported`; `OperationQueue` answers with `operations`.
+    var listedOperations: [Operation]? { get }
 }
 
 extension QueueUnderTest {
     public var ownsCurrentThread: Bool? { nil }
+    public var listedOperations: [Operation]? { nil }
     public func addOperation(_ block: @escaping @Sendable () -> Void) { addOperation(BlockOperation(block: block)) }
 }
 
 extension QueueUnderTest where Self: OperationQueue {
     /// Foundation knows the queue of the operation running on this thread.
     public var ownsCurrentThread: Bool? { OperationQueue.current === self }
+    /// Foundation's own list.
+    public var listedOperations: [Operation]? { operations }
 }
 
 /// Foundation's own queue, the `foundation` implementation (`opconform driver`).

@@ -139,6 +139,10 @@ extension Simulation {
             // The driver's reference goes; the queue runs what it holds as before (the engine's
             // queues live for the whole run), as corelibs' test_Deadlock expects.
             atomic(.releaseQueue(queue: q)) { nil }
+        case .readOperations(let q):
+            // What the queue holds, as `operationCount` counts it; the operation it made for an
+            // `addBlock` block is nobody's to name (-1).
+            emit(.operations(queue: q, ops: queues[q].members.map { ops[$0].hidden ? -1 : $0 }))
         case .readSuspended(let q):
             emit(.suspended(queue: q, queues[q].suspended))
         case .sleep(let units):

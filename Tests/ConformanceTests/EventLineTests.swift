@@ -22,7 +22,7 @@ struct EventLineTests {
             .addDependency(1, on: 2), .removeDependency(2, on: 1), .setCompletionBlock(5), .addExecutionBlock(6),
             .setQueuePriority(1, -8), .setThreadPriority(1, 0.25), .setThreadPriority(2, 1), .cancelAll(queue: 2),
             .setSuspended(queue: 0, true), .setMaxConcurrent(queue: 1, -1), .waitUntilFinished(7),
-            .waitUntilAllFinished(queue: 3), .result(8), .addBlock(9, queue: 0),
+            .waitUntilAllFinished(queue: 3), .result(8), .addBlock(9, queue: 0), .releaseQueue(queue: 1),
         ]
         var kinds: [EventKind] = [
             .threadStarted(name: "opconform", queue: nil),
@@ -36,7 +36,8 @@ struct EventLineTests {
             .read(op: 2, .queuePriority, .int(-4)), .read(op: 2, .threadPriority, .double(0.75)),
             .read(op: 3, .dependencies, .ops([0, 1])), .read(op: 3, .dependencies, .ops([])),
             .read(op: 4, .executionBlocks, .int(2)), .set(op: 1, .isExecuting, true),
-            .operationCount(queue: 0, 3), .suspended(queue: 1, false), .currentQueue(op: 1, queue: nil),
+            .operationCount(queue: 0, 3), .operations(queue: 1, ops: [2, -1, 0]), .operations(queue: 0, ops: []),
+            .suspended(queue: 1, false), .currentQueue(op: 1, queue: nil),
             .currentQueue(op: 1, queue: 0), .work(op: 1, units: 4), .signal(token: 2),
             .awaited(token: 2, satisfied: true),
             .invocationResult(op: 5), .crash(signal: 4, message: "Fatal error: receiver is not yet ready"),
@@ -58,7 +59,7 @@ struct EventLineTests {
             case .threadStarted, .stepIssued, .stepDone, .triggerMissed, .call, .returned, .threw, .mainBegan,
                  .mainEnded,
                  .blockBegan, .blockEnded, .completionBegan, .completionEnded, .willChange, .didChange, .read, .set,
-                 .operationCount, .suspended, .currentQueue, .work, .signal, .awaited, .invocationResult, .crash, .hang,
+                 .operationCount, .operations, .suspended, .currentQueue, .work, .signal, .awaited, .invocationResult, .crash, .hang,
                  .unsupported, .cut, .breach, .announced, .end:
                 break
             }

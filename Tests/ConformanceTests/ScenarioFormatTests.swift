@@ -58,7 +58,7 @@ struct ScenarioFormatTests {
                             DriverStep(.read(.isFinished, op: 1)), DriverStep(.readOperationCount(queue: 2)), DriverStep(.result(3)),
                             DriverStep(.addBlock(op: 1, queue: 2)), DriverStep(after: .signaled(7), .readSuspended(queue: 1)),
                             DriverStep(.sleep(0)), DriverStep(.sleep(1_000_000)), DriverStep(.read(.executionBlocks, op: 1)),
-                            DriverStep(.releaseQueue(queue: 2)),
+                            DriverStep(.readOperations(queue: 2)), DriverStep(.releaseQueue(queue: 2)),
                         ])
     }()
 

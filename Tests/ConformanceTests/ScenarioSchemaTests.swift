@@ -489,6 +489,7 @@ struct ScenarioSchemaTests {
                 DriverStep(after: .blockBegan(5, block: 0), .readSuspended(queue: 1)),
                 DriverStep(after: .signaled(2), .sleep(3)),
                 DriverStep(.waitUntilAllFinished(queue: 0)),
+                DriverStep(.readOperations(queue: 1)),
                 DriverStep(.releaseQueue(queue: 1)),
             ])
     }()
@@ -591,6 +592,7 @@ enum ModelNames {
             case .readSuspended: name = "readSuspended"
             case .sleep: name = "sleep"
             case .releaseQueue: name = "releaseQueue"
+            case .readOperations: name = "readOperations"
             }
             out["Action", default: []].insert(name)
         }

@@ -143,4 +143,44 @@ struct Surface3Tests {
         #expect(t.ending == .complete, "\(t.events.suffix(3))")
         #expect(Self.ranAfterRelease(t), "\(t.events.map(\.kind))")
     }
+
+    /// A suspended queue holds three operations, one of them a block handed over with
+    /// `addBlock`, and the driver reads its `operations` (corelibs' test_OperationCount).
+    static let listed = Scenario(
+        name: "operations listed",
+        queues: [QueueConfig(suspended: true)],
+        operations: [OperationConfig(kind: .block([[.work(1)]])), OperationConfig(kind: .block([[.work(1)]])),
+                     OperationConfig(kind: .block([[.work(1)]]))],
+        driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.addBlock(op: 2, queue: 0)), DriverStep(.add(op: 0, queue: 0)),
+                 DriverStep(.readOperations(queue: 0)), DriverStep(.resume(queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0)),
+                 DriverStep(.readOperations(queue: 0))])
+
+    /// The two reads: what the suspended queue held, in the order added, then nothing.
+    static func listedReads(_ t: Trace) -> [[Int]] {
+        t.events.compactMap { if case .operations(0, let list) = $0.kind { return list }; return nil }
+    }
+
+    @Test("the operations array: in the order added, the block's operation as -1, empty after the wait; format 4")
+    func operationsOnEngine() throws {
+        #expect(Self.listed.problems().isEmpty, "\(Self.listed.problems())")
+        #expect(Self.listed.surface3Constructs == ["readOperations"])
+        let t = ReferenceEngine().run(Self.listed, scheduleSeed: 1)
+        #expect(Self.listedReads(t) == [[1, -1, 0], []], "\(Self.listedReads(t))")
+        #expect(TraceFormat.format(of: t) == 4)
+        #expect(try TraceFormat.decode(TraceFormat.encode(TraceFile(scenario: Self.listed, trace: t)), source: "t.json").trace == t)
+    }
+
+    @Test("Foundation lists the operations it holds", .enabled(if: FoundationIsolationTests.available, "build opconform first (swift build)"))
+    func operationsOnFoundation() throws {
+        let t = FoundationIsolationTests.foundation().run(Self.listed, scheduleSeed: 1)
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(Self.listedReads(t) == [[1, -1, 0], []], "\(Self.listedReads(t))")
+    }
+
+    @Test("GNUstep lists the operations it holds", .enabled(if: GNUstepDriverTests.available, "needs GNUstep"))
+    func operationsOnGNUstep() throws {
+        let t = try Surface2GNUstepTests.run(Self.listed)
+        #expect(t.ending == .complete, "\(t.events.suffix(3))")
+        #expect(Self.listedReads(t) == [[1, -1, 0], []], "\(Self.listedReads(t))")
+    }
 }

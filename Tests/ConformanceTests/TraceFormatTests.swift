@@ -61,7 +61,7 @@ struct TraceFormatTests {
         .read(op: 0, .isReady, .bool(true)), .read(op: 0, .isConcurrent, .bool(true)), .read(op: 0, .isCancelled, .bool(false)),
         .read(op: 0, .isFinished, .bool(false)),
         .set(op: 0, .isExecuting, true), .set(op: 0, .isFinished, false),
-        .operationCount(queue: 0, 3), .suspended(queue: 1, true), .currentQueue(op: 1, queue: 1), .currentQueue(op: 2, queue: nil),
+        .operationCount(queue: 0, 3), .operations(queue: 1, ops: [2, -1, 0]), .operations(queue: 0, ops: []), .suspended(queue: 1, true), .currentQueue(op: 1, queue: 1), .currentQueue(op: 2, queue: nil),
         .work(op: 1, units: 3), .signal(token: -4), .awaited(token: 7, satisfied: false), .invocationResult(op: 2),
         .unsupported("an API it lacks"),
     ]

@@ -463,6 +463,7 @@ public struct DriverCheck: Sendable {
              .work(let o, _), .invocationResult(let o), .announced(let o, _, _):
             return ([o], [], [])
         case .operationCount(let q, _), .suspended(let q, _): return ([], [q], [])
+        case .operations(let q, let list): return (list.filter { $0 >= 0 }, [q], [])
         case .currentQueue(let o, let q): return ([o], q.map { [$0] } ?? [], [])
         case .signal, .awaited, .crash, .hang, .unsupported, .cut, .breach, .end: return ([], [], [])
         }

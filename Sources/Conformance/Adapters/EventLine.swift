@@ -360,6 +360,9 @@ private enum Reading {
         case "operationCount":
             guard let f = fields(body, ["queue", "_1"]), let q = f[0].int, let n = f[1].int else { return nil }
             return .operationCount(queue: q, n)
+        case "operations":
+            guard let f = fields(body, ["ops", "queue"]), let list = f[0].ints, let q = f[1].int else { return nil }
+            return .operations(queue: q, ops: list)
         case "suspended":
             guard let f = fields(body, ["queue", "_1"]), let q = f[0].int, let b = f[1].bool else { return nil }
             return .suspended(queue: q, b)

@@ -335,6 +335,7 @@ struct ObjCReproducer {
                 function("queueBlock_\(op)", only, this: op)
                 body.append("  [Q(\(q)) addOperationWithBlock: (GSBlockOperationBlock)[StepsBlock block: queueBlock_\(op) op: \(op) number: 0 role: 0]];")
             case .readSuspended(let q): body.append("  (void)[Q(\(q)) isSuspended];")
+            case .readOperations(let q): body.append("  (void)[Q(\(q)) operations];")
             case .releaseQueue: break   // refused before: RuleClaims.claims
             case .sleep(let n): body.append("  work(\(n));")
             }

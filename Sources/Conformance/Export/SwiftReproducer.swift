@@ -294,6 +294,7 @@ struct SwiftReproducer {
                 function("queueBlock_\(op)", only, this: op)
                 d.append("        run.queues[\(q)].addOperation { [run] in run.record(.blockBegan, \(op), 0); run.taskThread(\(op)); queueBlock_\(op)(run); run.record(.blockEnded, \(op), 0) }")
             case .readSuspended(let q): d.append("        _ = run.queues[\(q)].isSuspended")
+            case .readOperations: break   // a read of the list changes nothing, and a queue of yours need not have one
             case .releaseQueue: break   // refused before: RuleClaims.claims
             case .sleep(let n): d.append("        work(\(n))")
             }

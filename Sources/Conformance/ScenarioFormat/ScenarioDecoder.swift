@@ -66,7 +66,7 @@ struct ScenarioDecoder {
                                 example: #"{"finished": 0}"#)
     static let actionCases = Cases(noun: "an action", plural: "the actions",
                                names: ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll", "perform", "read",
-                                       "readOperationCount", "readSuspended", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock",
+                                       "readOperationCount", "readOperations", "readSuspended", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock",
                                        "setMaxConcurrent", "setQueuePriority", "setThreadPriority", "sleep", "start", "suspend",
                                        "waitUntilAllFinished", "waitUntilFinished"],
                                example: #"{"add": {"op": 0, "queue": 0}}"#)
@@ -272,6 +272,7 @@ struct ScenarioDecoder {
         case "readOperationCount": return .readOperationCount(queue: try int(n, p))
         case "readSuspended": return .readSuspended(queue: try int(n, p))
         case "releaseQueue": return .releaseQueue(queue: try int(n, p))
+        case "readOperations": return .readOperations(queue: try int(n, p))
         case "sleep": return .sleep(try int(n, p, Step.workRange))
         case "addBlock":
             let f = try fields(n, p, Shape(noun: "an addBlock", keys: ["op", "queue"], required: ["op", "queue"], example: #"{"op": 0, "queue": 0}"#))

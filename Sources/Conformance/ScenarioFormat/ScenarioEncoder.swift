@@ -139,6 +139,7 @@ enum ScenarioEncoder {
         case .perform(let o, let body): return opAnd("perform", o, "body", steps(body))
         case .cancel(let o): return one("cancel", .int(o))
         case .releaseQueue(let q): return one("releaseQueue", .int(q))
+        case .readOperations(let q): return one("readOperations", .int(q))
         case .cancelAll(let q): return one("cancelAll", .int(q))
         case .suspend(let q): return one("suspend", .int(q))
         case .resume(let q): return one("resume", .int(q))

@@ -26,7 +26,7 @@ struct TraceDecoder {
     static let kindCases = Cases(noun: "an event kind", plural: "the event kinds",
                                  names: ["announced", "awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded", "crash",
                                          "currentQueue", "cut", "didChange", "end", "hang", "invocationResult", "mainBegan", "mainEnded",
-                                         "operationCount", "read", "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
+                                         "operationCount", "operations", "read", "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
                                          "threadStarted", "threw", "triggerMissed", "unsupported", "willChange", "work"],
                                  example: #"{"end": {}}"#)
     static let callCases = Cases(noun: "a call", plural: "the calls",
@@ -110,7 +110,7 @@ struct TraceDecoder {
                           capabilities: capabilities, events: events)
         if let declared, declared < 4 && TraceFormat.format(of: trace) == 4 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
-                + "the 'apiSurface3' capability or a 'releaseQueue' call, which trace format 4 added: write \"format\": 4")
+                + "the 'apiSurface3' capability, a 'releaseQueue' call or an 'operations' event, which trace format 4 added: write \"format\": 4")
         }
         if declared == 2 && TraceFormat.format(of: trace) == 3 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is 2, but the trace has an 'announced' event or "
@@ -176,6 +176,12 @@ struct TraceDecoder {
         case "operationCount":
             let f = try shape(["count", "queue"], #"{"queue": 0, "count": 2}"#)
             return .operationCount(queue: try index(f.required("queue")), try index(f.required("count")))
+        case "operations":
+            let f = try shape(["ops", "queue"], #"{"queue": 0, "ops": [0, 2]}"#)
+            let (ln, lp) = f.required("ops")
+            var list: [Int] = []
+            for (item, at) in try r.list(ln, lp, of: "operation numbers") { list.append(try r.int(item, at, -1...Int.max)) }
+            return .operations(queue: try index(f.required("queue")), ops: list)
         case "suspended":
             let f = try shape(["queue", "value"], #"{"queue": 0, "value": true}"#)
             return .suspended(queue: try index(f.required("queue")), try r.bool(f.required("value")))

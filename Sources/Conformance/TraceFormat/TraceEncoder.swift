@@ -46,6 +46,7 @@ enum TraceEncoder {
         case .read(let op, let key, let v): return fields("read", keyed(op, key, value(v)))
         case .set(let op, let key, let b): return fields("set", keyed(op, key, .bool(b)))
         case .operationCount(let q, let n): return fields("operationCount", [("queue", .int(q)), ("count", .int(n))])
+        case .operations(let q, let list): return fields("operations", [("ops", .array(list.map { .int($0) })), ("queue", .int(q))])
         case .suspended(let q, let b): return fields("suspended", [("queue", .int(q)), ("value", .bool(b))])
         case .currentQueue(let op, let q): return fields("currentQueue", [("op", .int(op))] + (q.map { [("queue", .int($0))] } ?? []))
         case .work(let op, let units): return fields("work", [("op", .int(op)), ("units", .int(units))])

@@ -15,7 +15,7 @@ public enum TraceFormat {
     /// The newest format this build writes. Format 3 adds what the driver kit sees a tested
     /// subclass announce (the `announced` event and the `announcements` capability); format 4
     /// API surface 3 (the `apiSurface3` capability, a driver that performs the peer suite's
-    /// constructs, and the `releaseQueue` call). A
+    /// constructs, the `releaseQueue` call and the `operations` event). A
     /// trace without them is written in the oldest format that holds it, so its bytes do not
     /// move (`format(of:)`).
     public static let newest = 4
@@ -23,7 +23,9 @@ public enum TraceFormat {
     /// The format a trace is written in: the oldest that holds what it has.
     public static func format(of trace: Trace) -> Int {
         if trace.capabilities.contains(.apiSurface3)
-            || trace.events.contains(where: { if case .call(.releaseQueue) = $0.kind { return true }; return false }) { return 4 }
+            || trace.events.contains(where: {
+                switch $0.kind { case .call(.releaseQueue), .operations: return true; default: return false }
+            }) { return 4 }
         let announces = trace.capabilities.contains(.announcements)
             || trace.events.contains { if case .announced = $0.kind { return true }; return false }
         return announces ? 3 : 2

@@ -27,7 +27,7 @@ public struct EventTag: Hashable, Sendable {
 }
 
 /// One or two `EventTag`s as a set of the codes the facts store (one bit per code, in two
-/// words: there are 71 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
+/// words: there are 72 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
 /// for every event of an operation by many rules, the same test by comparisons was a fifth of a
 /// checking pass.
 struct EventTagMask: Sendable {
@@ -65,7 +65,7 @@ extension EventKind {
     public enum Tag: Int, Sendable, CaseIterable {
         case threadStarted, stepIssued, stepDone, triggerMissed, call, returned, threw
         case mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded
-        case willChange, didChange, read, set, operationCount, suspended, currentQueue, work, signal, awaited
+        case willChange, didChange, read, set, operationCount, operations, suspended, currentQueue, work, signal, awaited
         case invocationResult, crash, hang, unsupported, cut, breach, announced, end
     }
 
@@ -89,6 +89,7 @@ extension EventKind {
         case .read: return .read
         case .set: return .set
         case .operationCount: return .operationCount
+        case .operations: return .operations
         case .suspended: return .suspended
         case .currentQueue: return .currentQueue
         case .announced: return .announced

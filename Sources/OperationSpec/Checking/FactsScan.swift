@@ -181,7 +181,7 @@ struct FactsScan {
              .blockEnded(let op, _), .completionEnded(let op), .invocationResult(let op), .work(let op, _),
              .announced(let op, _, _):
             if valid(op) { about.file(op, i) }
-        case .operationCount(let q, _):
+        case .operationCount(let q, _), .operations(let q, _):
             if q < queueEvents.count { queueEvents[q].append(i) }
         default: break
         }

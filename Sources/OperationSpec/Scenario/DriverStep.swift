@@ -72,6 +72,9 @@ public enum DriverAction: Codable, Sendable, Equatable {
     /// hold operations, as corelibs' peer tests test_Deadlock and test_Lifecycle do. No later step
     /// may name the queue. API surface 3.
     case releaseQueue(queue: Int)
+    /// Read `[queue operations]`; the operations it lists land in the trace as
+    /// `operations(queue, ops)`. API surface 3.
+    case readOperations(queue: Int)
 
     /// The operations the action names itself: not the block operation of an `addBlock`, which
     /// only names its block, nor what the code of a `perform` names.
@@ -84,7 +87,7 @@ public enum DriverAction: Codable, Sendable, Equatable {
         case .addBatch(let list, _, _): return list
         case .addDependency(let a, let b), .removeDependency(let a, let b): return [a, b]
         case .addBlock, .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount,
-             .readSuspended, .sleep, .releaseQueue:
+             .readSuspended, .sleep, .releaseQueue, .readOperations:
             return []
         }
     }
@@ -94,7 +97,7 @@ public enum DriverAction: Codable, Sendable, Equatable {
         switch self {
         case .add(_, let q), .addBatch(_, let q, _), .cancelAll(let q), .suspend(let q), .resume(let q),
              .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q), .readOperationCount(let q), .addBlock(_, let q),
-             .readSuspended(let q), .releaseQueue(let q):
+             .readSuspended(let q), .releaseQueue(let q), .readOperations(let q):
             return q
         case .start, .perform, .cancel, .addDependency, .removeDependency, .waitUntilFinished, .setCompletionBlock,
              .addExecutionBlock, .setQueuePriority, .setThreadPriority, .read, .result, .sleep:

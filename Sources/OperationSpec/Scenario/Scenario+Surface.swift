@@ -49,6 +49,7 @@ extension Scenario {
         }
         var used = stepLists.contains(where: uses) ? ["cancelAll step"] : []
         if driver.contains(where: { if case .releaseQueue = $0.action { return true }; return false }) { used.append("releaseQueue") }
+        if driver.contains(where: { if case .readOperations = $0.action { return true }; return false }) { used.append("readOperations") }
         return used
     }
 }

@@ -78,7 +78,7 @@ extension Scenario {
                 op(o, place)
                 if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
             case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q),
-                 .readSuspended(let q), .releaseQueue(let q): queue(q, place)
+                 .readSuspended(let q), .releaseQueue(let q), .readOperations(let q): queue(q, place)
             case .addBlock(let o, let q): op(o, place); queue(q, place)
             case .sleep(let n):
                 if !Step.workRange.contains(n) { out.append("\(place) sleeps \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)") }

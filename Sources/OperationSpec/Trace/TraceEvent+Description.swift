@@ -24,6 +24,7 @@ extension EventKind: CustomStringConvertible {
         case .read(let op, let k, let v): return "op \(op) \(k.rawValue) read \(v)"
         case .set(let op, let k, let v): return "op \(op) sets its \(k.rawValue) ivar to \(v ? "YES" : "NO")"
         case .operationCount(let q, let n): return "queue \(q) operationCount read \(n)"
+        case .operations(let q, let ops): return "queue \(q) operations read \(ops.map { $0 < 0 ? "?" : "op \($0)" })"
         case .suspended(let q, let b): return "queue \(q) isSuspended read \(b ? "YES" : "NO")"
         case .announced(let op, let key, let affects):
             let declared = affects.map { $0.isEmpty ? " (declared as affecting nothing)"

@@ -39,6 +39,10 @@ public enum EventKind: Codable, Sendable, Equatable {
     /// (Specs/trace-format.md, "announced").
     case announced(op: Int, key: String, affects: [StateKey]?)
     case operationCount(queue: Int, Int)
+    /// What `[queue operations]` returned, in its order: the scenario's operation numbers, -1
+    /// for an operation the driver does not know (one a queue made for an `addBlock` block).
+    /// API surface 3.
+    case operations(queue: Int, ops: [Int])
     /// What `[queue isSuspended]` returned (API surface 2).
     case suspended(queue: Int, Bool)
     /// What `[NSOperationQueue currentQueue]` returned to code of `op`: the scenario's queue, or

@@ -132,6 +132,7 @@ struct TimelineView {
         case .read(let o, _, _): return ("read", o)
         case .set(let o, _, _): return ("set", o)
         case .operationCount: return ("operationCount", nil)
+        case .operations: return ("operations", nil)
         case .suspended: return ("suspended", nil)
         case .currentQueue(let o, _): return ("currentQueue", o)
         case .work(let o, _): return ("work", o)
