@@ -205,16 +205,20 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
         break;
       case ActReleaseQueue:
         {
-          /* The driver's reference goes (the list's retain): the queue lives on only if GNUstep
-           * keeps it. What it holds now is remembered, since a queue the driver no longer holds
-           * cannot be asked at the end (there are no zeroing weak references with this
-           * runtime): the drain waits for those operations instead. */
+          /* The driver's reference goes (the list's retain is its only one: the queue was not
+           * autoreleased): the queue lives on only if GNUstep keeps it. What it holds now is
+           * remembered, since a queue the driver no longer holds cannot be asked at the end
+           * (there are no zeroing weak references with this runtime): the drain waits for
+           * those operations instead. Not those of a suspended queue or one of width 0, which
+           * never runs them and is not waited for while held either (nothing can resume it
+           * now). */
           id call = CallReleaseQueue(d->queue);
 
           Record(EvCall(call));
           if (q != nil)
             {
-              [released addObjectsFromArray: [q operations]];
+              if (![q isSuspended] && [q maxConcurrentOperationCount] != 0)
+                [released addObjectsFromArray: [q operations]];
               [queues replaceObjectAtIndex: d->queue withObject: [NSNull null]];
             }
           Record(EvReturned(call));
@@ -475,6 +479,9 @@ heldForEver(NSOperationQueue *q)
         return NO;
       usleep(1000);
     }
+  /* What released queues held was kept only to wait for it: let it go, so that the retain
+   * counts below see the operations' own owners. */
+  [released removeAllObjects];
 
   /* Tear down what ties the operations to each other and to the observer, so that releasing
    * them frees them here, on this thread, while the trace is closed. Our KVO registrations

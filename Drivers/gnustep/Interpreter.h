@@ -12,7 +12,9 @@
   Scenario *scenario;
   double unit;                  /* seconds per unit of work */
   NSMutableArray *ops;          /* operation i is ops[i] */
-  NSMutableArray *queues;       /* queue i is queues[i]; NSNull once a releaseQueue step let it go */
+  NSMutableArray *queues;       /* queue i is queues[i]; NSNull once a releaseQueue step let it
+                                 * go. The driving thread's only: code of operations finds a queue
+                                 * through the recorder's fixed list (queueNumbered:). */
   NSMutableArray *released;     /* what released queues held when let go: the drain waits for them */
   id observer;                  /* the KVO observer of every operation */
 }

@@ -91,9 +91,23 @@ TheInterpreter(void)
    * queues. */
   for (i = 0; i < [scenario->queues count]; i++)
     {
-      [queues addObject: [[NSOperationQueue new] autorelease]];
+      /* Not autoreleased: the case's pool would hold every queue until the case is over, and
+       * a releaseQueue step must drop the last reference the driver has. */
+      NSOperationQueue *q = [NSOperationQueue new];
+
+      [queues addObject: q];
+      [q release];
     }
-  [TheRecorder() setQueues: queues];
+  /* The recorder and the currentQueue lookups compare against this fixed list of identities,
+   * never retained and never changed, so a release (which changes `queues` on the driving
+   * thread) races with nothing they read. */
+  {
+    NSMutableArray *identities = [NSMutableArray array];
+
+    for (NSOperationQueue *q in queues)
+      [identities addObject: [NSValue valueWithNonretainedObject: q]];
+    [TheRecorder() setQueues: identities];
+  }
   for (i = 0; i < [scenario->operations count]; i++)
     {
       OperationConfig *c = [scenario->operations objectAtIndex: i];
@@ -333,13 +347,17 @@ TheInterpreter(void)
         break;
       case StepCancelAll:
         {
-          /* From the operation's own code (API surface 3), logged as the driver's call is. */
+          /* From the operation's own code (API surface 3), logged as the driver's call is. The
+           * queue comes from the recorder's fixed list, not from `queues`, which the driving
+           * thread changes when it releases a queue; a scenario that cancels a released
+           * queue's operations from code is refused (Scenario.m, as the harness refuses it). */
           id call = CallCancelAll(s->n);
+          NSOperationQueue *target = [TheRecorder() queueNumbered: s->n];
 
           Record(EvCall(call));
           @try
             {
-              [(NSOperationQueue *)[queues objectAtIndex: s->n] cancelAllOperations];
+              [(NSOperationQueue *)target cancelAllOperations];
               Record(EvReturned(call));
             }
           @catch (NSException *e)
@@ -373,10 +391,9 @@ TheInterpreter(void)
         break;
       case StepReadCurrentQueue:
         {
-          /* The main thread answers the main queue, none of the scenario's. */
-          NSUInteger q = [queues indexOfObjectIdenticalTo: [NSOperationQueue currentQueue]];
-
-          Record(EvCurrentQueue(this, q == NSNotFound ? -1 : (NSInteger)q));
+          /* The main thread answers the main queue, none of the scenario's. By identity, so a
+           * queue the driver released is still named. */
+          Record(EvCurrentQueue(this, [TheRecorder() indexOfQueue: [NSOperationQueue currentQueue]]));
         }
         break;
       case StepAwait:

@@ -42,8 +42,15 @@ void WriteMessage(id message);
  * thread that reads the request (thread 0 of the case) before the case records anything, and
  * only when nothing of the previous case runs any more (main.m). */
 - (void) beginCaseWithStallQuiet: (double)quiet noise: (NSInteger)level seed: (uint64_t)seed;
-/* The queues whose worker threads threadStarted names. Set once, before any operation runs. */
+/* The queues whose worker threads threadStarted names: their identities (NSValues holding
+ * each queue unretained), so that a queue the driver releases is not kept alive by the
+ * recorder. Set once, before any operation runs. */
 - (void) setQueues: (NSArray *)q;
+/* The scenario's number of queue `q` (compared by identity), or -1. */
+- (NSInteger) indexOfQueue: (id)q;
+/* Queue `i`, not retained: for code of operations, which must not read the interpreter's list
+ * (the driving thread changes it when it releases a queue). */
+- (NSOperationQueue *) queueNumbered: (NSInteger)i;
 /* Records one event (an EventKind from Events.h) on the calling thread. With timing noise and
  * `perturbing`, the thread makes its noise for this instrumented point before the event and
  * after it, outside the lock (none before a thread's first event: it has no number yet). A

@@ -219,15 +219,26 @@ noisePerform(NoiseAction a)
  * their queue in the thread dictionary ([NSOperationQueue currentQueue]); the main thread
  * answers the main queue, which is none of ours. */
 static NSInteger
-queueOfCurrentThread(NSArray *queues)
+queueIndex(NSArray *identities, id q)
 {
-  NSOperationQueue *q = [NSOperationQueue currentQueue];
   NSUInteger i;
 
-  if (q == nil || queues == nil)
+  if (q == nil || identities == nil)
     return -1;
-  i = [queues indexOfObjectIdenticalTo: q];
-  return i == NSNotFound ? -1 : (NSInteger)i;
+  /* By address: a released queue's address is not reused by another queue of the case (the
+   * case makes all its queues first). */
+  for (i = 0; i < [identities count]; i++)
+    {
+      if ([[identities objectAtIndex: i] nonretainedObjectValue] == q)
+        return (NSInteger)i;
+    }
+  return -1;
+}
+
+static NSInteger
+queueOfCurrentThread(NSArray *identities)
+{
+  return queueIndex(identities, [NSOperationQueue currentQueue]);
 }
 
 @implementation Recorder
@@ -272,6 +283,20 @@ queueOfCurrentThread(NSArray *queues)
   [condition lock];
   ASSIGN(queues, q);
   [condition unlock];
+}
+
+- (NSOperationQueue *) queueNumbered: (NSInteger)i
+{
+  if (queues == nil || i < 0 || i >= (NSInteger)[queues count])
+    return nil;
+  return [[queues objectAtIndex: i] nonretainedObjectValue];
+}
+
+- (NSInteger) indexOfQueue: (id)q
+{
+  /* The list is set once before any operation runs and never changed: read without the lock,
+   * as record: does. */
+  return queueIndex(queues, q);
 }
 
 /* Called with `condition` held. */

@@ -132,6 +132,8 @@ typedef enum
 + (Scenario *) scenarioFromJSON: (id)json error: (NSString **)error;
 /* Every reason the scenario cannot run, one sentence each (Scenario+Validation.swift). */
 - (NSArray *) problems;
+/* The problems of released queues (part of problems). */
+- (void) releaseProblemsInto: (NSMutableArray *)sink;
 /* The largest `work` or await timeout anywhere, or driver `sleep`, in units
  * (Scenario+Steps.swift; a sleep is as silent as a work step). */
 - (NSInteger) longestSilentStep;

@@ -1173,7 +1173,79 @@ nameProblem(NSString *name)
             break;
         }
     }
+  [self releaseProblemsInto: sink];
   return sink;
+}
+
+/* Whether driver step `d` names a queue, and which. */
+static BOOL
+namedQueue(DriverStep *d, NSInteger *q)
+{
+  switch (d->action)
+    {
+      case ActAdd: case ActAddBatch: case ActCancelAll: case ActSuspend: case ActResume:
+      case ActSetMaxConcurrent: case ActWaitUntilAllFinished: case ActReadOperationCount: case ActAddBlock:
+      case ActReadSuspended: case ActReleaseQueue: case ActReadOperations:
+        *q = d->queue;
+        return YES;
+      default:
+        return NO;
+    }
+}
+
+/* Adds the queues that cancelAll steps of `steps` name, at any depth. */
+static void
+cancelledQueues(NSArray *steps, NSMutableIndexSet *into)
+{
+  for (Step *s in steps)
+    {
+      if (s->type == StepCancelAll && s->n >= 0) [into addIndex: (NSUInteger)s->n];
+      if (s->type == StepIf) { cancelledQueues(s->then, into); cancelledQueues(s->otherwise, into); }
+      if (s->type == StepRepeat) cancelledQueues(s->body, into);
+    }
+}
+
+/* A released queue is gone from the driver's hands (as Scenario+Validation.swift says): no
+ * later driver step may name it, and no code may cancel its operations. */
+- (void) releaseProblemsInto: (NSMutableArray *)sink
+{
+  NSMutableDictionary *releasedBy = [NSMutableDictionary dictionary];
+  NSMutableIndexSet *cancelled = [NSMutableIndexSet indexSet];
+  NSUInteger i;
+
+  for (i = 0; i < [driver count]; i++)
+    {
+      DriverStep *d = [driver objectAtIndex: i];
+      NSInteger q;
+      NSNumber *by;
+
+      if (!namedQueue(d, &q))
+        continue;
+      if ((by = [releasedBy objectForKey: JInt(q)]) != nil)
+        [sink addObject: [NSString stringWithFormat: @"driver step %lu names queue %ld, which driver step %@ released; the driver no longer holds it",
+          (unsigned long)i, (long)q, by]];
+      else if (d->action == ActReleaseQueue)
+        [releasedBy setObject: JInt((NSInteger)i) forKey: JInt(q)];
+      if (d->steps != nil)
+        cancelledQueues(d->steps, cancelled);
+    }
+  for (OperationConfig *o in operations)
+    {
+      cancelledQueues(o->body, cancelled);
+      for (NSArray *b in o->blocks) cancelledQueues(b, cancelled);
+      cancelledQueues(o->start, cancelled);
+      cancelledQueues(o->main, cancelled);
+      for (NSArray *b in o->routineBodies) cancelledQueues(b, cancelled);
+      cancelledQueues(o->completion, cancelled);
+    }
+  for (i = 0; i < [queues count]; i++)
+    {
+      NSNumber *by = [releasedBy objectForKey: JInt((NSInteger)i)];
+
+      if (by != nil && [cancelled containsIndex: i])
+        [sink addObject: [NSString stringWithFormat: @"a step cancels all operations of queue %lu, which driver step %@ releases; code may run after the release, when the driver no longer holds it",
+          (unsigned long)i, by]];
+    }
 }
 
 static NSInteger

@@ -9,7 +9,9 @@ struct QueueSlots {
     /// `@unchecked Sendable` is sound: its two references are read and written only under
     /// `lock`. The driving thread releases while operations' threads look the queue up
     /// (`ownsCurrentThread`, a `cancelAll` step); the lock is held only to copy or move a
-    /// reference, never while the queue is called, so it cannot be part of a deadlock.
+    /// reference, never while the queue is called, and the driver's last reference is let go
+    /// after it is unlocked (a queue's deinit may run then, and log events, which look queues
+    /// up), so it cannot be part of a deadlock.
     final class Slot: @unchecked Sendable {
         private let lock = NSLock()
         /// The driver's reference, until the release.
@@ -24,10 +26,14 @@ struct QueueSlots {
 
         /// Lets go of the driver's reference, keeping a weak one.
         func release() {
-            lock.withLock {
-                left = held
+            let last: (any QueueUnderTest)? = lock.withLock {
+                let queue = held
+                left = queue
                 held = nil
+                return queue
             }
+            // The last reference, if it is one, goes here, outside the lock.
+            withExtendedLifetime(last) {}
         }
     }
 

@@ -158,7 +158,9 @@ struct Surface3Tests {
     static func check(_ construct: Construct, on impl: any Implementation, profile: Profile, known: String) throws {
         let t = impl.run(construct.scenario, scheduleSeed: 1)
         let expectations = try Expectations.load(SpecsDriftTests.root.appendingPathComponent("Fixtures/expectations/\(known).json").path)
-        #expect(t.capabilities.contains(.apiSurface3))
+        // The driver performs surface 3; its traces leave the capability out, keeping their format.
+        #expect(impl.capabilities.contains(.apiSurface3) && !t.capabilities.contains(.apiSurface3))
+        #expect(TraceFormat.format(of: t) == (construct == .cancelAllFromInside ? 2 : 4))
         #expect(t.ending == .complete, "\(t.events.suffix(3))")
         #expect(construct.shown(in: t), "\(t.events.map(\.kind))")
         #expect(PeerSuiteTests.unexcused(construct.scenario, t, profile: profile, known: expectations).isEmpty)
@@ -175,4 +177,29 @@ struct Surface3Tests {
     func gnustep(_ construct: Construct) throws {
         try Self.check(construct, on: try Implementations.make("gnustep", profile: .gnustep, faults: []), profile: .gnustep, known: "gnustep")
     }
+
+    @Test("GNUstep's driver refuses, as the harness does, a request that names a queue it released",
+          .enabled(if: GNUstepDriverTests.available, "needs GNUstep"))
+    func gnustepRefusesReleasedQueue() throws {
+        var later = Self.releasedWhileWorking
+        later.driver.append(DriverStep(.readOperationCount(queue: 0)))
+        let (lines, status) = try GNUstepDriverTests.raw(Surface2GNUstepTests.request(later))
+        #expect(status == 2, "\(lines)")
+        #expect(lines.joined().contains("names queue 0, which driver step 2 released"), "\(lines)")
+    }
+
+    @Test("an operations event must name the scenario's operations or -1, on the driving thread")
+    func operationsEventIsChecked() {
+        let s = Self.listed
+        func trace(_ kind: EventKind, thread: Int = 0) -> [TraceEvent] {
+            [TraceEvent(seq: 0, thread: 0, .threadStarted(name: "main", queue: nil)), TraceEvent(seq: 1, thread: thread, kind),
+             TraceEvent(seq: 2, thread: 0, .end)]
+        }
+        #expect(DriverCheck.traceFailure(trace(.operations(queue: 0, ops: [1, -1, 0])), in: s) == nil)
+        #expect(DriverCheck.traceFailure(trace(.operations(queue: 0, ops: [-2])), in: s)?.contains("lists operation -2") == true)
+        #expect(DriverCheck.traceFailure(trace(.operations(queue: 0, ops: [])), in: s) == nil)
+        let file = TraceFile(scenario: s, trace: Trace(impl: "x", scheduleSeed: 1, capabilities: [], events: trace(.operations(queue: 0, ops: [-3]))))
+        #expect(file.problems().contains { $0.contains("lists operation -3") }, "\(file.problems())")
+    }
 }
+

@@ -373,14 +373,17 @@ public struct DriverCheck: Sendable {
     }
 
     /// Events that only the driving thread records are on thread 0: what `isSuspended` returned
-    /// to a `readSuspended` action, and the `addOperationWithBlock:` call of an `addBlock`
-    /// action (API surface 2; both are driver actions, never operation code). Checked for
-    /// these only: older events on other threads were never required to be elsewhere.
+    /// to a `readSuspended` action, the `addOperationWithBlock:` call of an `addBlock` action
+    /// (API surface 2), what `operations` returned to a `readOperations` action and the
+    /// `releaseQueue` call (API surface 3): all driver actions, never operation code. Checked
+    /// for these only: older events on other threads were never required to be elsewhere.
     static func placeFailure(_ events: [TraceEvent]) -> String? {
         for e in events where e.thread != 0 {
             switch e.kind {
-            case .suspended, .call(.addBlock), .returned(.addBlock), .threw(.addBlock, _, _):
-                return "event \(e) is on thread \(e.thread); a readSuspended or addBlock action is performed by the driving thread, thread 0"
+            case .suspended, .call(.addBlock), .returned(.addBlock), .threw(.addBlock, _, _), .operations,
+                 .call(.releaseQueue), .returned(.releaseQueue), .threw(.releaseQueue, _, _):
+                return "event \(e) is on thread \(e.thread); a readSuspended, addBlock, readOperations or releaseQueue "
+                    + "action is performed by the driving thread, thread 0"
             default: continue
             }
         }
@@ -440,6 +443,9 @@ public struct DriverCheck: Sendable {
             let (ops, queues, steps) = references(e.kind)
             if let o = ops.first(where: { !scenario.operations.indices.contains($0) }) {
                 return "event \(e) names operation \(o), but the scenario has \(scenario.operations.count); events name the scenario's operations"
+            }
+            if case .operations(_, let list) = e.kind, let o = list.first(where: { $0 < -1 }) {
+                return "event \(e) lists operation \(o); an operations event lists the scenario's operations, or -1 for one the driver does not hold"
             }
             if let q = queues.first(where: { !scenario.queues.indices.contains($0) }) {
                 return "event \(e) names queue \(q), but the scenario has \(scenario.queues.count); events name the scenario's queues"

@@ -52,7 +52,9 @@ enum ReproducerScenario {
     static func undecidedOrder(_ s: Scenario, queue q: Int, first high: Int, then low: Int) -> String? {
         // Code in a body that cancels or starts an operation may name any of them: counted as
         // naming every one.
-        let bodyCancels = anyStep(s) { if case .cancel = $0 { return true }; return false }
+        let bodyCancels = anyStep(s) {
+            switch $0 { case .cancel, .cancelAll: return true; default: return false }
+        }
         let bodyStarts = anyStep(s) {
             switch $0 { case .start, .spawn(.start, _): return true; default: return false }
         }

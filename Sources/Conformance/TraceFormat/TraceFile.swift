@@ -39,6 +39,8 @@ extension TraceFile {
             for q in named.queues where q < 0 || q >= queues { out.append("events[\(i)] names queue \(q), but the scenario has \(queues) (numbered from 0)") }
             for s in named.steps where s < 0 || s >= steps { out.append("events[\(i)] names driver step \(s), but the scenario has \(steps) (numbered from 0)") }
             switch e.kind {
+            case .operations(_, let list):
+                for n in list where n < -1 { out.append("events[\(i)] lists operation \(n), but an operations event lists the scenario's operations, or -1 for one the driver does not hold") }
             case .willChange(_, .dependencies, .ops(let deps)), .didChange(_, .dependencies, .ops(let deps)), .read(_, .dependencies, .ops(let deps)):
                 for n in deps { op(n, i) }
             case .blockBegan(let o, let b), .blockEnded(let o, let b):

@@ -14,10 +14,10 @@ import OperationSpec
 public enum TraceFormat {
     /// The newest format this build writes. Format 3 adds what the driver kit sees a tested
     /// subclass announce (the `announced` event and the `announcements` capability); format 4
-    /// API surface 3 (the `apiSurface3` capability, a driver that performs the peer suite's
-    /// constructs, the `releaseQueue` call and the `operations` event). A
-    /// trace without them is written in the oldest format that holds it, so its bytes do not
-    /// move (`format(of:)`).
+    /// API surface 3 (the `releaseQueue` call, the `operations` event, and the `apiSurface3`
+    /// capability, which the harness leaves out of the traces it writes: it says what a driver
+    /// performs, not what a trace shows). A trace without them is written in the oldest format
+    /// that holds it, so its bytes do not move (`format(of:)`).
     public static let newest = 4
 
     /// The format a trace is written in: the oldest that holds what it has.

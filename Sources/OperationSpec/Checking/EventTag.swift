@@ -27,7 +27,7 @@ public struct EventTag: Hashable, Sendable {
 }
 
 /// One or two `EventTag`s as a set of the codes the facts store (one bit per code, in two
-/// words: there are 72 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
+/// words: there are 70 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
 /// for every event of an operation by many rules, the same test by comparisons was a fifth of a
 /// checking pass.
 struct EventTagMask: Sendable {

@@ -31,7 +31,7 @@ extension Scenario {
                 out.append("\(place) names operation \(o), which is added with addBlock: the queue makes its operation object, so nothing else can reach it (only a blockBegan trigger may name its block)")
             }
             if case .block(let blocks) = config.kind, let body = blocks.first, let step = Self.firstSelfUse(body) {
-                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, await, repeat and readCurrentQueue are allowed)")
+                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, await, repeat, readCurrentQueue and cancelAll are allowed)")
             }
         }
         for (i, o) in operations.enumerated() {
