@@ -48,8 +48,6 @@ struct QueueSlots {
         return queue
     }
 
-    var indices: Range<Int> { slots.indices }
-
     /// The queues still alive, held or not, with their numbers.
     var live: [(index: Int, queue: any QueueUnderTest)] {
         slots.enumerated().compactMap { q, slot in slot.queue.map { (q, $0) } }

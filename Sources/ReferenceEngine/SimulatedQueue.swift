@@ -26,8 +26,6 @@ struct SimulatedQueue {
     /// Slots beyond the first, which only the `addedTwice` fault gives. Looked up, never iterated.
     private var moreSlots: [Int: [Int]] = [:]
     private(set) var count = 0
-    /// The operations it holds, in the order they were added (`[queue operations]`).
-    var members: [Int] { slots.compactMap { $0 } }
     private var candidates = MinHeap<Candidate>()
 
     struct Candidate: Comparable {

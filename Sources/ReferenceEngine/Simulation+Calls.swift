@@ -142,7 +142,7 @@ extension Simulation {
         case .readOperations(let q):
             // What the queue holds, as `operationCount` counts it; the operation it made for an
             // `addBlock` block is nobody's to name (-1).
-            emit(.operations(queue: q, ops: queues[q].members.map { ops[$0].hidden ? -1 : $0 }))
+            emit(.operations(queue: q, ops: queues[q].ops.map { ops[$0].hidden ? -1 : $0 }))
         case .readSuspended(let q):
             emit(.suspended(queue: q, queues[q].suspended))
         case .sleep(let units):

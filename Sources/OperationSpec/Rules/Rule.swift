@@ -127,10 +127,10 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     /// declares it, and refuses a scenario that uses them on one that does not.
     case apiSurface2
     /// The driver performs API surface 3 (`Specs/api-surface.md`): the constructs the peer
-    /// suite needs that API surface 2 lacks, today the `cancelAll` step (a queue's
-    /// `cancelAllOperations` called from an operation's own code). A promise, as `apiSurface2`:
-    /// the harness generates them only for a driver that declares it and refuses a scenario
-    /// that uses them on one that does not.
+    /// suite needs that API surface 2 lacks: the `cancelAll` step (a queue's
+    /// `cancelAllOperations` called from an operation's own code), and the `readOperations` and
+    /// `releaseQueue` actions. A promise, as `apiSurface2`: the harness refuses a scenario that
+    /// uses them on a driver that does not declare it (the generator draws none of them).
     case apiSurface3
     /// The implementation accepts a queue priority that is not one of the defined values
     /// (`setQueuePriority:` with 3, -6, 100...), so what it makes of one can be read back. The

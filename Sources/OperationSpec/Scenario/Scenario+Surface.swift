@@ -37,19 +37,21 @@ extension Scenario {
     /// `surface2Constructs` names those of surface 2: a driver that does not declare
     /// `apiSurface3` is not sent a scenario for which this is not empty.
     public var surface3Constructs: [String] {
-        func uses(_ steps: [Step]) -> Bool {
-            steps.contains { step in
-                switch step {
-                case .cancelAll: return true
-                case .if(_, let a, let b): return uses(a) || uses(b)
-                case .repeat(_, let a): return uses(a)
-                default: return false
-                }
-            }
-        }
-        var used = stepLists.contains(where: uses) ? ["cancelAll step"] : []
+        var used = stepLists.contains { !Self.cancelledQueues($0).isEmpty } ? ["cancelAll step"] : []
         if driver.contains(where: { if case .releaseQueue = $0.action { return true }; return false }) { used.append("releaseQueue") }
         if driver.contains(where: { if case .readOperations = $0.action { return true }; return false }) { used.append("readOperations") }
         return used
+    }
+
+    /// The queues the `cancelAll` steps of `steps` name, at any depth, in order.
+    static func cancelledQueues(_ steps: [Step]) -> [Int] {
+        steps.flatMap { step -> [Int] in
+            switch step {
+            case .cancelAll(let q): return [q]
+            case .if(_, let a, let b): return cancelledQueues(a) + cancelledQueues(b)
+            case .repeat(_, let a): return cancelledQueues(a)
+            default: return []
+            }
+        }
     }
 }

@@ -121,17 +121,7 @@ extension Scenario {
                 releasedBy[q] = s
             }
         }
-        func cancelled(_ steps: [Step]) -> [Int] {
-            steps.flatMap { step -> [Int] in
-                switch step {
-                case .cancelAll(let q): return [q]
-                case .if(_, let a, let b): return cancelled(a) + cancelled(b)
-                case .repeat(_, let a): return cancelled(a)
-                default: return []
-                }
-            }
-        }
-        let named = stepLists.flatMap(cancelled)
+        let named = stepLists.flatMap(Self.cancelledQueues)
         for q in queues.indices where releasedBy[q] != nil && named.contains(q) {
             out.append("a step cancels all operations of queue \(q), which driver step \(releasedBy[q]!) releases; "
                 + "code may run after the release, when the driver no longer holds it")
