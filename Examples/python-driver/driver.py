@@ -6,8 +6,9 @@ Python (standard library only): operations (main subclasses, block operations, i
 operations, concurrent subclasses running their step programs), queues with real worker
 threads, widths, suspension, priorities, readiness through dependencies, cancel and
 cancelAll, completion blocks, waits, key-value-observing notifications, and errors for misuse.
-The driver runs one case per process: it reads one request line on standard input and writes
-its trace as JSON lines on standard output.
+It reads a request line on standard input and writes the case's trace as JSON lines on
+standard output. It speaks protocol 3: one process serves case after case (a session) while
+each case leaves nothing behind, and a request of protocol 2 gets one case and an exit.
 
     driver.py                          the correct model
     driver.py --bug add-ignores-suspension
@@ -29,7 +30,7 @@ import time
 import traceback
 
 NAME = "python"
-PROTOCOL = 2
+PROTOCOLS = (2, 3)    # a request of 2 gets one case and an exit; of 3, a session
 CAPABILITIES = ["threadIdentity", "threadNames", "threadPriority", "kvo",
                 "thrownErrors", "superStart", "finishing", "undefinedQueuePriorities"]
 BUGS = ("add-ignores-suspension", "raw-priority", "start-cancelled", "ignore-priorities")
@@ -558,14 +559,15 @@ class Trace:
         elif name == "set" and f["_1"] == "isFinished" and f["_2"]:
             self.finished.add(f["op"])
 
-    def last(self, kind, thread=None):
-        """Writes the trace's last event (end or hang), then done; drops everything after."""
+    def last(self, kind, thread=None, next_case=False):
+        """Writes the trace's last event (end or hang), then done; drops everything after.
+        next_case: done says next (protocol 3), and this process reads the next request."""
         with self.lock:
             if self.closed:
                 return False
             self._write(kind, self.last_thread if thread is None else thread)
             self.closed = True
-            write_line({"done": {}})
+            write_line({"done": {"next": True} if next_case else {}})
             return True
 
 
@@ -1076,6 +1078,7 @@ class Queue:
         self.idle = 0
         self.tickets = 0
         self.workers = 0
+        self.closed = False             # the case is over: idle workers leave
         self.cond = threading.Condition(M)
 
     def candidates(self):
@@ -1123,8 +1126,10 @@ class Queue:
             while True:
                 if not ticket:
                     self.idle += 1
-                    while self.tickets == 0:
+                    while self.tickets == 0 and not self.closed:
                         self.cond.wait()
+                    if self.closed:
+                        return
                     self.tickets -= 1
                 ticket = False
                 self.pending -= 1
@@ -1186,8 +1191,10 @@ class Queue:
 
 
 class Driver:
-    def __init__(self, scenario, unit_us, patience=1):
+    def __init__(self, scenario, unit_us, patience=1, session=False):
         self.sc = scenario
+        self.session = session        # protocol 3: say next when the case leaves nothing behind
+        self.over = False             # the case ended and left nothing: the watchdog leaves
         self.model = Model(scenario, unit_us, patience)
         units = scenario.longest_silent_units()
         silent = units * unit_us / 1e6
@@ -1198,15 +1205,9 @@ class Driver:
         watchdog.start()
 
     def watch(self):
-        # A driver call stuck for the stall window ends the trace with hang. And the harness is
-        # watched: when os.getppid() is no longer PARENT, the harness died (kill -9, a crash) and
-        # this process was re-parented to init or a subreaper. No one is left to read the trace,
-        # so the driver leaves at once, without a word. The end of standard input cannot tell:
-        # the harness closes it as soon as the request is written.
-        while True:
+        # A driver call stuck for the stall window ends the trace with hang.
+        while not self.over:
             time.sleep(0.020)
-            if os.getppid() != PARENT:
-                os._exit(3)
             what = self.current
             if what is None:
                 continue
@@ -1253,7 +1254,7 @@ class Driver:
             self.act(action)
             self.current = None
             emit({"stepDone": {"_0": i}})
-        self.drain()
+        return self.drain()
 
     def wait_for(self, trigger):
         kind, n = trigger[0], trigger[1]
@@ -1375,13 +1376,35 @@ class Driver:
         began = CLOCK.now()
         while CLOCK.now() - TRACE.last_active < 0.030 and CLOCK.now() - began < 0.5:
             time.sleep(0.002)
-        busy, _ = self.pending()
-        if busy:
-            what = "; ".join("queue %d still holds %d operation%s"
-                             % (q.n, len(q.ops), "" if len(q.ops) == 1 else "s") for q in busy)
-            TRACE.last({"hang": {"_0": what}}, thread=0)
-        else:
-            TRACE.last({"end": {}}, thread=0)
+        with M:
+            busy, _ = self.pending()
+            if busy:
+                what = "; ".join("queue %d still holds %d operation%s"
+                                 % (q.n, len(q.ops), "" if len(q.ops) == 1 else "s") for q in busy)
+                TRACE.last({"hang": {"_0": what}}, thread=0)
+                return False
+            # Holding M, nothing of the case can start: the driving thread is this one.
+            next_case = self.session and self.left_nothing()
+            if not TRACE.last({"end": {}}, thread=0, next_case=next_case) or not next_case:
+                return False
+            self.over = True
+            for q in self.model.queues:
+                q.closed = True
+                q.cond.notify_all()
+            return True
+
+    def left_nothing(self):
+        """Holds M. Whether the case left nothing behind (Specs/driver-protocol.md, "Sessions"):
+        no queue holds an operation, no operation executes, and no code of the case runs on
+        any thread: every queue's workers wait idle, no completion block or spawned thread
+        runs. Only then may the next case take this process."""
+        m = self.model
+        if m.inflight:
+            return False
+        for q in m.queues:
+            if q.ops or q.running or q.pending or q.tickets or q.idle != q.workers:
+                return False
+        return not any(o.value("isExecuting") for o in m.ops)
 
 
 def describe(a):
@@ -1397,7 +1420,7 @@ def describe(a):
 
 
 def main():
-    global BUG, TRACE, CLOCK, PARENT
+    global BUG, CLOCK, PARENT
     PARENT = os.getppid()
     args = sys.argv[1:]
     bug_error = None
@@ -1409,9 +1432,35 @@ def main():
                 bug_error = "unknown bug '%s' (known: %s)" % (BUG, ", ".join(BUGS))
         else:
             bug_error = "unknown argument '%s' (usage: driver.py [--bug NAME])" % a
-    line = sys.stdin.readline()
-    if bug_error:
-        refuse(bug_error)
+    CLOCK = Clock()
+    threading.Thread(target=watch_parent, name="parent watch", daemon=True).start()
+    first = True
+    while True:
+        line = sys.stdin.readline()
+        if not line and not first:
+            os._exit(0)          # the end of standard input between cases: the session is over
+        if bug_error:
+            refuse(bug_error)
+        if not serve(line):
+            OUT.flush()
+            os._exit(0)
+        first = False
+
+
+def watch_parent():
+    # The harness is watched for the whole process, between cases too: when os.getppid() is no
+    # longer PARENT, the harness died (kill -9, a crash) and this process was re-parented to init
+    # or a subreaper. No one is left to read the trace, so the driver leaves at once, without a
+    # word. The end of standard input cannot tell in time: a driver reads it only between cases.
+    while True:
+        time.sleep(0.020)
+        if os.getppid() != PARENT:
+            os._exit(3)
+
+
+def serve(line):
+    """Runs one case from its request line; whether this process takes another."""
+    global TRACE
     if not line.strip():
         refuse("the request is an empty line")
     try:
@@ -1425,8 +1474,8 @@ def main():
     proto = req.get("protocol")
     if isinstance(proto, bool) or not isinstance(proto, int):
         refuse("the request has no protocol version")
-    if proto != PROTOCOL:
-        refuse("protocol %d requested; this driver speaks %d" % (proto, PROTOCOL))
+    if proto not in PROTOCOLS:
+        refuse("protocol %d requested; this driver speaks 3 (and 2)" % proto)
     impl = req.get("impl")
     if impl is not None and impl != NAME:
         refuse("this driver runs %s, not '%s'" % (NAME, impl))
@@ -1442,18 +1491,16 @@ def main():
         refuse(str(e))
     except RecursionError:
         refuse("the scenario is nested too deeply to read")
-    write_line({"hello": {"capabilities": CAPABILITIES, "impl": NAME, "protocol": PROTOCOL}})
-    CLOCK = Clock()
+    write_line({"hello": {"capabilities": CAPABILITIES, "impl": NAME, "protocol": proto}})
+    # Each case afresh: its own seq and thread numbers (a new trace), queues and operations.
     TRACE = Trace(CLOCK)
     try:
-        Driver(scenario, unit, patience).run()
+        return Driver(scenario, unit, patience, session=proto == 3).run()
     except BaseException:
         traceback.print_exc()
         sys.stderr.write("Fatal error: the driver failed on its driving thread\n")
         sys.stderr.flush()
         os._exit(70)
-    OUT.flush()
-    os._exit(0)
 
 
 if __name__ == "__main__":

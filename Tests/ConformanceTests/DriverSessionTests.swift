@@ -45,6 +45,31 @@ struct DriverSessionTests {
         #expect(impl.pool.waiting == 0)
     }
 
+    /// The Python example speaks protocol 3 (issue 45: a process per case cost 110 ms of its
+    /// CPU a case, and most of a shrink's time): clean cases share a process, and a case that
+    /// leaves a queue holding an operation, or hangs, ends it, as the Foundation driver's do.
+    @Test("the Python example serves a session and ends it when a case leaves something behind",
+          .enabled(if: OrphanedDriverTests.python3Available, "needs python3 on PATH"))
+    func pythonSession() throws {
+        let impl = try ChildProcessImplementation.probing(DriverLaunch(executable: OrphanedDriverTests.pythonDriver))
+        #expect(impl.protocolVersion == DriverProtocol.sessionVersion)
+        for _ in 0..<3 {
+            let t = impl.run(Self.clean, scheduleSeed: 1)
+            #expect(t.ending == .complete && t.events.first?.seq == 0 && t.events.first?.thread == 0, "\(t.events.prefix(2))")
+        }
+        #expect(impl.pool.started == 1, "three clean cases took \(impl.pool.started) processes")
+        #expect(impl.run(Self.leavesAQueue, scheduleSeed: 1).ending == .complete)
+        #expect(impl.pool.waiting == 0, "the process whose queue still held an operation was kept")
+        let stuck = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
+                             dependencies: [Edge(1, on: 0)], driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
+        #expect(impl.run(stuck, scheduleSeed: 1).ending == .hang)
+        #expect(impl.pool.waiting == 0, "the process of a hang was kept")
+        #expect(impl.run(Self.clean, scheduleSeed: 1).ending == .complete)
+        // One for the four cases up to the one that left a queue, one for the hang, one now.
+        #expect(impl.pool.started == 3, "\(impl.pool.started)")
+        impl.endSessions()
+    }
+
     @Test("--cases-per-driver bounds a session, and 1 gives each case a process of its own",
           .enabled(if: available, "build opconform first (swift build)"))
     func casesPerDriver() {

@@ -170,11 +170,15 @@ public enum ConsoleReport {
 
     /// ", CPU 12 ms a case (harness 5, drivers 7)" for an implementation run in child processes,
     /// where the drivers' part is what the machine spends outside the harness; nothing for one
-    /// run in this process (all of its CPU is the harness's, and seconds already say it).
+    /// run in this process (all of its CPU is the harness's, and seconds already say it). The
+    /// CPU of shrinks begun beside the cases (`EarlyShrinks`) cannot be told apart: it is in
+    /// the figure, and the line says how many there were.
     static func cpuPerCase(_ r: RunResult) -> String {
         guard r.configuration.impl is ChildProcessImplementation, let cpu = r.cpu, r.cases > 0 else { return "" }
         let ms = cpu.millisecondsPerCase(r.cases)
-        return ", CPU \(ms.total) ms a case (harness \(ms.harness), drivers \(ms.drivers))"
+        let beside = r.shrunkBesideCases == 0 ? ""
+            : ", with \(r.shrunkBesideCases) shrink\(r.shrunkBesideCases == 1 ? "" : "s") begun beside the cases"
+        return ", CPU \(ms.total) ms a case (harness \(ms.harness), drivers \(ms.drivers)\(beside))"
     }
 
     /// One line per rule: id, status, hits, cases reached, violating cases.

@@ -40,10 +40,11 @@ public struct RunConfiguration: Sendable {
     /// core keep the cores busy: on 2 cores, 200 Foundation cases took 18.7 s with 2 jobs and
     /// 3.0 s with 16 (one process per case); 400 in sessions took 6.1 s with 16 and 4.2 s with 32
     /// (issue 16). At most 64.
-    /// A driver named by path costs what it costs: the Python example takes 110 ms of CPU a
-    /// case, and 32 of its cases at once on 2 cores starved its rendezvous windows (a false
-    /// BLOCK-CONCURRENT in a gate of 100 cases). It gets one job per core, as before issue 16;
-    /// `--jobs` raises it for a driver known to be light.
+    /// A driver named by path costs what it costs: the Python example took 110 ms of CPU a
+    /// case in a process of its own (about 10 ms in sessions since issue 45), and 32 of its cases
+    /// at once on 2 cores starved its rendezvous windows (a false BLOCK-CONCURRENT in a gate of
+    /// 100 cases). It gets one job per core, as before issue 16; `--jobs` raises it for a driver
+    /// known to be light.
     public static func defaultJobs(for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
         impl is ChildProcessImplementation && impl.launch == nil ? min(64, 16 * max(1, cores)) : max(1, cores)
     }
@@ -211,9 +212,12 @@ public struct RunResult: Sendable {
     public var cases: Int
     public var seconds: Double
     public var shrinkSeconds: Double
-    /// The CPU the case phase used (not the shrinking): the harness's own and its reaped
-    /// drivers' (`CPUTime`).
+    /// The CPU the case phase used: the harness's own and its reaped drivers' (`CPUTime`). Not
+    /// the shrinking after the cases; the shrinks begun beside them are in it (`shrunkBesideCases`).
     public var cpu: CPUTime?
+    /// Shrinks begun while the cases ran (`EarlyShrinks`): 0 on the reference engine, with
+    /// `--jobs 1`, or when no case failed.
+    public var shrunkBesideCases = 0
     /// The run was stopped early (`RunConfiguration.stop`): `cases` says how many were decided,
     /// and findings not fully shrunk say so (`Finding.interrupted`).
     public var interrupted = false
@@ -319,6 +323,15 @@ public struct Runner: Sendable {
         let board = c.guided ? GuidanceBoard() : nil
         let pipeline = CasePipeline(runner: self, total: total, board: board)
         var interrupted = false
+        // This run's minima first, then earlier runs' (`earlierMinima`): the hints of every shrink.
+        let earlier = c.impl.isDeterministic ? [] : c.earlierMinima
+        let early = EarlyShrinks.apply(to: c)
+            ? EarlyShrinks(runner: self, workers: Self.shrinkWorkers(c, findings: .max), hints: earlier) : nil
+        /// A rule's (or, after the rules, a death's) first failing case, handed to the early shrinks.
+        func firstSeen(_ key: Int, _ failing: FailingCase, _ target: ShrinkTarget) {
+            guard let early, c.stopRules?.contains(target.id) ?? true else { return }
+            early.begin(key, ShrinkJob(failing: failing, fallback: nil, target: target))
+        }
         folding: for position in 0..<total {
             if c.stop?.isRequested == true { interrupted = true; casesRun = done; break folding }
             let outcome = pipeline.take(position)
@@ -347,7 +360,11 @@ public struct Runner: Sendable {
             } else if let v = outcome.death {
                 let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
                 if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
-                    if deaths[d] == nil { deaths[d] = failing; deaths[d]?.witness = Finding.keepsWitness(outcome.trace) }
+                    if deaths[d] == nil {
+                        deaths[d] = failing
+                        deaths[d]?.witness = Finding.keepsWitness(outcome.trace)
+                        firstSeen(c.rules.count + d, failing, deathTargets[d])
+                    }
                     deathCases[d] += 1
                     if v.rule != Finding.protocolRule {
                         causes[c.rules.count + d].add(failing, witness: Finding.keepsWitness(outcome.trace))
@@ -379,7 +396,11 @@ public struct Runner: Sendable {
                         brokenRules.append(v.rule.id)
                         if message == nil { message = violation.observed }
                         let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
-                        if first[n] == nil { first[n] = failing; first[n]?.witness = Finding.keepsWitness(outcome.trace) }
+                        if first[n] == nil {
+                            first[n] = failing
+                            first[n]?.witness = Finding.keepsWitness(outcome.trace)
+                            firstSeen(n, failing, ShrinkTarget(c.rules[n]))
+                        }
                         causes[n].add(failing, witness: Finding.keepsWitness(outcome.trace))
                     } else if let entry = excusedBy, let violation = r.violations.first {
                         stats[n].known += 1
@@ -418,38 +439,44 @@ public struct Runner: Sendable {
         c.impl.endSessions()
         let mid = clock.now
         let cpu = CPUTime.now() - cpuAtStart
+        let shrunkBeside = early?.begunSoFar ?? 0
         var findings: [Finding] = []
         // The minima found so far, in finding order (catalog order, then the pseudo-rules):
         // one case often breaks several rules for one cause, and a sibling's minimum is a
         // shorter way down when it shows the next rule's failure too.
         var minima: [Shrinker.Hint] = []
-        // This run's minima first (finding order), then earlier runs' (`earlierMinima`).
-        let earlier = c.impl.isDeterministic ? [] : c.earlierMinima
         var hints: [Shrinker.Hint] { minima + earlier.filter { !minima.contains($0) } }
         func found(_ finding: Finding) {
             findings.append(finding)
             if let hint = Shrinker.Hint(minimumOf: finding), !minima.contains(hint) { minima.append(hint) }
         }
         // Each broken rule's first case (catalog order), then each death's.
-        var firsts: [ShrinkJob] = []
+        // Keyed as the early shrinks are: a rule's place in the catalog, or after it a death's.
+        var firsts: [(key: Int, job: ShrinkJob)] = []
         for (n, failing) in first.enumerated() {
             guard let f = failing, c.stopRules?.contains(c.rules[n].rule.id) ?? true else { continue }
-            firsts.append(ShrinkJob(failing: f, fallback: causes[n].fallback, target: ShrinkTarget(c.rules[n])))
+            firsts.append((n, ShrinkJob(failing: f, fallback: causes[n].fallback, target: ShrinkTarget(c.rules[n]))))
         }
         for (d, (f, target)) in zip(deaths, deathTargets).enumerated() {
             // A run that waits for some rules only (a flaw probe) shrinks those only.
             guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
-            firsts.append(ShrinkJob(failing: f, fallback: causes[c.rules.count + d].fallback, target: target))
+            firsts.append((c.rules.count + d, ShrinkJob(failing: f, fallback: causes[c.rules.count + d].fallback, target: target)))
         }
         let workers = Self.shrinkWorkers(c, findings: firsts.count)
-        if workers <= 1 {
-            for job in firsts {
+        if let early {
+            // Begun beside the cases: taken in the run's order, each waited for if need be.
+            for (key, job) in firsts {
+                shrinking(job.target.id)
+                found(replayingFinding(job, hints: hints, begun: early.finding(key)))
+            }
+        } else if workers <= 1 {
+            for (_, job) in firsts {
                 shrinking(job.target.id)
                 found(replayingFinding(job, hints: hints))
             }
         } else {
-            for job in firsts { shrinking(job.target.id) }
-            for finding in shrunk(firsts, workers: workers, hints: hints) { found(finding) }
+            for (_, job) in firsts { shrinking(job.target.id) }
+            for finding in shrunk(firsts.map(\.job), workers: workers, hints: hints) { found(finding) }
         }
         // Then each rule's further causes, shrunk the same way, after every rule's first: a
         // run stopped early has its main findings first. A run that stops at its first failure
@@ -475,6 +502,7 @@ public struct Runner: Sendable {
         result.interrupted = interrupted || c.stop?.isRequested == true
         result.firstCut = firstCut
         result.cpu = cpu
+        result.shrunkBesideCases = shrunkBeside
         result.otherCauses = others
         for (d, target) in deathTargets.enumerated() where deathCases[d] > 0 { result.deathCases[target.id] = deathCases[d] }
         result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
@@ -691,8 +719,8 @@ public struct Runner: Sendable {
         var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: unexcused(target), attempts: c.attempts)
         shrinker.stop = c.stop
         // No more trials side by side than the run's own cases: a driver named by path gets a
-        // job per core, since its cases cost CPU (a Python driver's 38 to 110 ms), and trials
-        // beyond that only compete for it.
+        // job per core, since its cases may cost CPU (a Python driver of protocol 2: 38 to 110 ms),
+        // and trials beyond that only compete for it.
         if shrinker.parallelism > 1 && c.jobs < shrinker.parallelism {
             shrinker.parallelism = max(1, c.jobs)
         }
@@ -765,8 +793,9 @@ public struct Runner: Sendable {
     /// finding of the same cause's second case if that one replays. A finding is what a user
     /// replays and a CI script checks: "replays 0 of 5" tells the truth but proves nothing, and
     /// the second case is the same failure (`CauseGroups.cause`).
-    func replayingFinding(_ job: ShrinkJob, hints: [Shrinker.Hint]) -> Finding {
-        let found = finding(for: job.failing, target: job.target, hints: hints)
+    /// `begun`: the first case's finding when it was shrunk beside the cases (`EarlyShrinks`).
+    func replayingFinding(_ job: ShrinkJob, hints: [Shrinker.Hint], begun: Finding? = nil) -> Finding {
+        let found = begun ?? finding(for: job.failing, target: job.target, hints: hints)
         guard found.reproduced == 0, found.interrupted != true, let fallback = job.fallback,
               configuration.shrink, !configuration.impl.isDeterministic, configuration.stop?.isRequested != true
         else { return found }
