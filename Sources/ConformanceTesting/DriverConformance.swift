@@ -27,7 +27,8 @@ import Testing
 /// the driver runs Foundation's `Operation` under your queue; every other broken rule is an
 /// `Issue` saying which rule, what happened against what was required, the case seed, the
 /// finding file and the line that replays it from any folder (`swift run --package-path
-/// <harness checkout> opconform replay FILE`), with the finding attached as JSON. Only those
+/// <your package> opconform replay FILE`: `ReplayProgram.forTests`), with the finding attached
+/// as JSON. Only those
 /// are shrunk (`shrink`): the known ones are the platform's, already minimised in the harness's
 /// `Fixtures/`, and shrinking a hang costs a stall window per attempt.
 ///
@@ -89,7 +90,7 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     // A violation is the platform's only where an entry's cause shows in it (`Attribution`):
     // the queue's own failures of a rule the platform also breaks are still the queue's.
     configuration.known = known
-    let program = ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)
+    let program = ReplayProgram.forTests(checkout: HarnessCheckout.path)
     configuration.replayProgram = program
     let result = Runner(configuration).run()
     outcome.run = result

@@ -29,7 +29,7 @@ public func expectConformance(of impl: any Implementation, count: Int = 200, see
     configuration.strict = strict
     let result = Runner(configuration).run()
     // One bug, one story (`Story`, issue 45): one issue for each, its knock-ons told in it.
-    let program = ReplayProgram.swiftRun(packageAt: HarnessCheckout.path)
+    let program = ReplayProgram.forTests(checkout: HarnessCheckout.path)
     for story in result.stories {
         let finding = story.root
         let rule = RuleBook.check(id: finding.rule)?.rule
