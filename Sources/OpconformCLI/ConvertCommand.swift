@@ -2,7 +2,7 @@ import Conformance
 import Foundation
 
 /// `opconform convert FILE... [--check]`: rewrites scenario files of format 1 in format 2,
-/// finding files of format 1 or 2 in format 3, and old `replay --json` documents as trace files
+/// finding files of format 1 to 3 in format 4, and old `replay --json` documents as trace files
 /// of format 2, in place (issue 17). Format 1 is still read, so
 /// nothing breaks if a file is never converted; converting makes it the file people can read
 /// and edit, and `--check` lets CI keep a folder of fixtures in the newest format.
@@ -11,8 +11,8 @@ enum ConvertCommand {
     opconform convert [--check] FILE...
 
     Rewrites each scenario file of format 1 (Swift's synthesized form, with "_0" fields) in
-    format 2 (Specs/scenario-format.md), each finding file of format 1 or 2 in format 3 (its
-    scenario in format 2), and each old 'replay --json' document (trace format 1) as a trace
+    format 2 (Specs/scenario-format.md), each finding file of format 1 to 3 in format 4 (its
+    scenario in format 2, its seeds as strings), and each old 'replay --json' document (trace format 1) as a trace
     file of format 2 (Specs/trace-format.md), in place. A file already in the newest format is left as it is.
     Every file is read first, strictly (an unknown key is an error, with the nearest known
     one), and checked as replay checks it; then the old ones are written. So a file that

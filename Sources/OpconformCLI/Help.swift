@@ -31,8 +31,8 @@ enum Help {
                  kind, how many cases reached each; exit 1 when a required cell is empty.
       sweep FILE One scenario file (yours, a finding's, a sample) under many schedule seeds,
                  every rule checked on every run, on any implementation.
-      convert    Rewrite scenario files of format 1 in format 2 and findings of format 1 or 2
-                 in format 3, in place; --check lists files not in the newest format (exit 1).
+      convert    Rewrite scenario files of format 1 in format 2 and findings of format 1 to 3
+                 in format 4, in place; --check lists files not in the newest format (exit 1).
       driver-check PATH  Test a driver you wrote against the driver protocol, one check per line.
       driver     The Foundation driver itself: reads requests on standard input and writes
                  traces (Specs/driver-protocol.md); what --impl foundation starts.

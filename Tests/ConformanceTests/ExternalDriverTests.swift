@@ -176,7 +176,7 @@ struct ExternalDriverTests {
         let line = try #require(r.out.split(separator: "\n").first { $0.contains("replay: opconform replay \(dir)/BLOCK-CONCURRENT-") })
         let file = String(line.split(separator: " ").last!)
         let finding = try JSONCodec.decode(Finding.self, from: try Data(contentsOf: URL(fileURLWithPath: file)), source: file)
-        #expect(finding.format == 3 && finding.driver == DriverLaunch(executable: Self.executable, arguments: ["driver"]))
+        #expect(finding.format == Finding.formatVersion && finding.driver == DriverLaunch(executable: Self.executable, arguments: ["driver"]))
         let seedLine = try #require(r.out.split(separator: "\n").first { $0.contains("or: opconform replay --seed") })
         #expect(seedLine.contains("--impl exec:\(Self.executable) --driver-arg driver --size 8"), "\(seedLine)")
         let again = opconform("replay", file, "--rules", "BLOCK-CONCURRENT")

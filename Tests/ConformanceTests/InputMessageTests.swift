@@ -87,11 +87,11 @@ struct InputMessageTests {
         #expect(m.contains("but must be a whole number from \(Int.min) to \(Int.max)"), "\(m)")
     }
 
-    @Test("a negative schedule seed in a finding names the field")
+    @Test("a negative schedule seed in a finding names the field and what a seed must be")
     func negativeScheduleSeed() throws {
         let text = try Self.findingText(try Self.finding(), "scheduleSeed", "-5")
         let m = Self.refusal(temporaryFile(text))
-        #expect(m.contains("scheduleSeed is -5 at line") && m.contains("but must be a whole number from 0 to 18446744073709551615"), "\(m)")
+        #expect(m.contains("scheduleSeed is -5 at line") && m.contains("but must be a seed written as a string of decimal digits, 0 to 18446744073709551615"), "\(m)")
     }
 
     // MARK: JSON that is not JSON

@@ -95,10 +95,10 @@ struct MergeTests {
         // A record from a newer harness, or with a field this build does not know, is refused by name.
         let record = base + "/a/" + RunRecord.fileName
         let text = try String(contentsOfFile: record, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"format\" : 1", with: "\"format\" : 2").write(toFile: record, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"format\" : 2", with: "\"format\" : 3").write(toFile: record, atomically: true, encoding: .utf8)
         let newer = opconform("merge", base + "/a")
-        #expect(newer.status == 2 && newer.err.contains("run records of format 1"), "\(newer.err)")
-        try text.replacingOccurrences(of: "\"format\" : 1", with: "\"formt\" : 1").write(toFile: record, atomically: true, encoding: .utf8)
+        #expect(newer.status == 2 && newer.err.contains("run records of format 2"), "\(newer.err)")
+        try text.replacingOccurrences(of: "\"format\" : 2", with: "\"formt\" : 2").write(toFile: record, atomically: true, encoding: .utf8)
         let misspelt = opconform("merge", base + "/a")
         #expect(misspelt.status == 2 && misspelt.err.contains("formt") && misspelt.err.contains("format"), "\(misspelt.err)")
         let none = opconform("merge", base + "/nowhere")

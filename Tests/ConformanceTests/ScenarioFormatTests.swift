@@ -211,15 +211,21 @@ struct ScenarioFormatTests {
         #expect(oldFinding.out == newFinding.out)
     }
 
-    /// A finding as the builds before format 3 wrote it: the synthesized scenario, format 1.
+    /// A finding as the builds before format 3 wrote it: the synthesized scenario, format 1,
+    /// its seeds numbers.
     static func formatOneFinding(_ finding: Finding) throws -> String {
         struct Legacy: Encodable {
             var finding: Finding
             func encode(to encoder: Encoder) throws { try finding.encode(to: encoder, scenarioAs: .synthesized) }
         }
         let text = JSONCodec.encodeString(Legacy(finding: finding))
-        #expect(text.contains("\"format\" : 3,\n") && text.contains("\"_0\""))
-        return text.replacingOccurrences(of: "\"format\" : 3,\n", with: "\"format\" : 1,\n")
+        #expect(text.contains("\"format\" : \(Finding.formatVersion),\n") && text.contains("\"_0\""))
+        return numericSeeds(text.replacingOccurrences(of: "\"format\" : \(Finding.formatVersion),\n", with: "\"format\" : 1,\n"))
+    }
+
+    /// The text with the seeds of a finding's own fields as numbers, as formats 1 to 3 wrote them.
+    static func numericSeeds(_ text: String) -> String {
+        text.replacing(/"(runSeed|scheduleSeed|caseSeed)"( ?: ?)"([0-9]+)"/) { "\"\($0.1)\"\($0.2)\($0.3)" }
     }
 
     @Test("findings: format 3 comes back equal from either writer; formats 1 and 2 still read")
@@ -227,11 +233,18 @@ struct ScenarioFormatTests {
         var finding = try #require(FaultProbe.firstFinding(.suspensionIgnored))
         // A measurement, not part of the file.
         finding.shrinkMilliseconds = 0
-        #expect(finding.format == 3)
+        #expect(finding.format == 4)
         #expect(try FindingFile.decode(finding.fileData, source: "f.json") == finding)
         #expect(try JSONCodec.decode(Finding.self, from: JSONCodec.encode(finding), source: "f.json") == finding)
         let text = String(decoding: finding.fileData, as: UTF8.self)
-        #expect(text.contains("\"format\": 3,") && text.contains("\"format\": 2") && !text.contains("\"_0\""))
+        #expect(text.contains("\"format\": 4,") && text.contains("\"format\": 2") && !text.contains("\"_0\""))
+        // Seeds are strings from format 4 on (issue 45); a format-3 file, with numbers, is still read.
+        #expect(text.contains("\"runSeed\": \"") && text.contains("\"scheduleSeed\": \"") && text.contains("\"caseSeed\": \""))
+        let three = Self.numericSeeds(text.replacingOccurrences(of: "\"format\": 4,", with: "\"format\": 3,"))
+        #expect(try FindingFile.decode(Data(three.utf8), source: "three.json").identity == finding.identity)
+        let numberInFour = Self.refusal { _ = try FindingFile.decode(Data(Self.numericSeeds(text).utf8), source: "f.json") }
+        #expect(numberInFour.contains("f.json: ") && numberInFour.contains("Seed is ")
+                && numberInFour.contains("but must be a seed written as a string of decimal digits"), "\(numberInFour)")
         let old = try FindingFile.decode(Data(try Self.formatOneFinding(finding).utf8), source: "old.json")
         #expect(old.format == 1 && old.scenario == finding.scenario)
         finding.driver = DriverLaunch(executable: "/bin/d", arguments: ["a"])
@@ -368,8 +381,8 @@ struct ScenarioFormatTests {
         #expect(inScenario.contains("f.json: scenario.operations[0] has an unknown key \"knd\"") && inScenario.contains("did you mean \"kind\"?"), "\(inScenario)")
         let extra = Self.refusal { _ = try FindingFile.decode(Data(text.replacingOccurrences(of: "\"rule\":", with: "\"rulez\": 1, \"rule\":").utf8), source: "f.json") }
         #expect(extra.contains("f.json: the top level has an unknown key \"rulez\"") && extra.contains("did you mean \"rule\"?"), "\(extra)")
-        let four = Self.refusal { _ = try FindingFile.decode(Data(text.replacingOccurrences(of: "\"format\": 3,", with: "\"format\": 4,").utf8), source: "f.json") }
-        #expect(four.contains("format is 4 at line") && four.contains("this build reads finding formats 1 to 3"), "\(four)")
+        let five = Self.refusal { _ = try FindingFile.decode(Data(text.replacingOccurrences(of: "\"format\": 4,", with: "\"format\": 5,").utf8), source: "f.json") }
+        #expect(five.contains("format is 5 at line") && five.contains("this build reads finding formats 1 to 4"), "\(five)")
     }
 
     // MARK: convert
@@ -398,7 +411,7 @@ struct ScenarioFormatTests {
         }
         let check = convert("--check", oldScenario, newScenario, oldFinding)
         #expect(check.status == 1)
-        #expect(check.out == "\(oldScenario): scenario format 1, not 2 (opconform convert rewrites it)\n\(oldFinding): finding format 1, not 3 (opconform convert rewrites it)\n2 of 3 files are not in the newest format\n")
+        #expect(check.out == "\(oldScenario): scenario format 1, not 2 (opconform convert rewrites it)\n\(oldFinding): finding format 1, not 4 (opconform convert rewrites it)\n2 of 3 files are not in the newest format\n")
         // A bad file among them: refused, naming the key; nothing is written.
         let refused = convert(oldScenario, bad)
         #expect(refused.status == 2 && refused.err.contains("\(bad): operations[0] has an unknown key \"kidn\"") && refused.err.contains("did you mean \"kind\"?"), "\(refused.err)")

@@ -23,9 +23,11 @@ public final class CaseLog {
 
 /// The case log's first line: what run the records belong to.
 public struct RunHeader: Codable, Sendable {
+    /// 2: every seed is a string (`SeedText`), here and in the records; 1 (no `format`): numbers.
+    public var format = 2
     public var impl: String
     public var profile: String
-    public var seed: UInt64
+    @SeedText public var seed: UInt64
     public var count: Int
     public var shard: String
     public var generatorVersion: Int

@@ -10,7 +10,7 @@ public struct RunJSONReport: Codable, Sendable {
         /// RUN-CRASH, RUN-HANG and DRIVER-PROTOCOL.
         public var strength: String
         public var message: String
-        public var caseSeed: UInt64
+        @SeedText public var caseSeed: UInt64
         public var caseIndex: Int
         public var replay: String
         public var scenarioFile: String?
@@ -31,12 +31,15 @@ public struct RunJSONReport: Codable, Sendable {
         /// showed broken first. Absent on a story's root and on a finding that stands alone.
         public var knockOnOf: String?
     }
+    /// 2: every seed is a string (`SeedText`); 1 (no `format` key): seeds were numbers.
+    public var format = RunJSONReport.formatVersion
+    public static let formatVersion = 2
     /// The release of the harness that made the report (`HarnessVersion`).
     public var harness: String
     public var impl: String
     public var profile: String
     public var faults: [String]
-    public var seed: UInt64
+    @SeedText public var seed: UInt64
     public var cases: Int
     public var generatorVersion: Int
     public var generator: GeneratorOptions

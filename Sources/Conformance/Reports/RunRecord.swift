@@ -11,7 +11,9 @@ import ReferenceEngine
 /// field this build does not know is refused (`RunMerge.load`), and a record of another format is
 /// named as such.
 public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
-    public static let formatVersion = 1
+    /// 2: every seed is a string (`SeedText`); a record of format 1 (numbers) is refused, as
+    /// shards of another release are.
+    public static let formatVersion = 2
     public static let fileName = "run-record.json"
 
     /// The first case that broke a rule in a way the record reports apart (known, unconfirmed):
@@ -49,7 +51,7 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
     public var driver: DriverLaunch?
     public var profile: Profile
     public var faults: [Fault]
-    public var seed: UInt64
+    @SeedText public var seed: UInt64
     /// The cases of the whole run, all shards together (`--count`).
     public var count: Int
     /// `I/N`, 1-based as on the command line; `1/1` for a run not split.

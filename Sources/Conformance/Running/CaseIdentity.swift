@@ -5,7 +5,8 @@ import ReferenceEngine
 /// and runs it under the same schedule.
 public struct CaseIdentity: Sendable, Equatable, Codable {
     /// The seed the scenario is generated from (printed on failure; `replay --seed` takes it).
-    public var caseSeed: UInt64
+    /// Written as a string (`SeedText`).
+    @SeedText public var caseSeed: UInt64
     public var generatorVersion: Int
     public var options: GeneratorOptions
 

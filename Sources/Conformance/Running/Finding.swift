@@ -11,10 +11,12 @@ import ReferenceEngine
 public struct Finding: Sendable, Encodable, Equatable {
     /// 1: a built-in implementation. 2: adds `driver`, the command of a driver the harness
     /// started by path (`--impl exec:PATH`). 3: the scenario is in scenario format 2 (the one
-    /// people write by hand), with or without a driver. Every finding is written as 3; 1 and 2
-    /// are still read (`opconform convert` rewrites them), and a reader refuses anything newer.
-    public static let formatVersion = 3
-    public static let newestFormat = 3
+    /// people write by hand), with or without a driver. 4: every seed of the finding's own
+    /// fields (`runSeed`, `scheduleSeed`, `identity.caseSeed`) is a string (`SeedText`). Every
+    /// finding is written as 4; 1 to 3 are still read (`opconform convert` rewrites them), and a
+    /// reader refuses anything newer.
+    public static let formatVersion = 4
+    public static let newestFormat = 4
     /// Pseudo-rules for runs that died or stalled: not in the catalog, reported like rules.
     public static let crashRule = "RUN-CRASH", hangRule = "RUN-HANG"
     /// The pseudo-rule for a case whose driver broke the protocol (a trace ending `breach`):
@@ -125,7 +127,8 @@ public struct Finding: Sendable, Encodable, Equatable {
     public var operations: Int { scenario.operations.count }
 
     /// Written in the newest format whatever `format` says (the fields as they are, the scenario
-    /// as a format-2 tree), so a finding that passes through any encoder is a format-3 finding.
+    /// as a format-2 tree, the seeds as strings), so a finding that passes through any encoder is a
+    /// format-4 finding.
     public func encode(to encoder: Encoder) throws { try encode(to: encoder, scenarioAs: .format2) }
 
     /// How `encode(to:scenarioAs:)` writes the scenario: as a format-2 tree (a finding file), in
@@ -142,7 +145,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         try c.encodeIfPresent(driver, forKey: .driver)
         try c.encode(profile, forKey: .profile)
         try c.encode(faults, forKey: .faults)
-        try c.encode(runSeed, forKey: .runSeed)
+        try c.encode(SeedText(wrappedValue: runSeed), forKey: .runSeed)
         try c.encode(caseIndex, forKey: .caseIndex)
         try c.encode(identity, forKey: .identity)
         try c.encode(originalHash, forKey: .originalHash)
@@ -152,7 +155,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         case .synthesized: try c.encode(scenario, forKey: .scenario)
         case .omitted: break
         }
-        try c.encode(scheduleSeed, forKey: .scheduleSeed)
+        try c.encode(SeedText(wrappedValue: scheduleSeed), forKey: .scheduleSeed)
         try c.encode(reproduced, forKey: .reproduced)
         try c.encode(attempts, forKey: .attempts)
         try c.encodeIfPresent(originalReproduced, forKey: .originalReproduced)
@@ -164,7 +167,7 @@ public struct Finding: Sendable, Encodable, Equatable {
         try c.encodeIfPresent(platform, forKey: .platform)
     }
 
-    /// The bytes of this finding's file: format 3, in the style of scenario files (sorted keys,
+    /// The bytes of this finding's file: format 4, in the style of scenario files (sorted keys,
     /// two spaces, `"key": value`). What every writer of a finding file should write.
     public var fileData: Data { FindingFile.encode(self) }
 

@@ -109,7 +109,7 @@ public struct Shard: Sendable, Equatable {
 /// What one case did, reported as soon as it is decided (the run's JSON-lines log).
 public struct CaseRecord: Sendable, Codable, Equatable {
     public var index: Int
-    public var caseSeed: UInt64
+    @SeedText public var caseSeed: UInt64
     public var operations: Int
     public var ending: String
     /// Rules the case broke (RUN-CRASH / RUN-HANG for a crash or a hang), in catalog order.

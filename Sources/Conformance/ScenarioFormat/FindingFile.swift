@@ -2,9 +2,9 @@ import Foundation
 import OperationSpec
 import ReferenceEngine
 
-/// Finding files (Specs/run-output.md). Written in format 3: the fields as before, the
+/// Finding files (Specs/run-output.md). Written in format 4: the fields, seeds as strings, the
 /// minimised scenario in scenario format 2, in the style of scenario files. Read in formats 1
-/// to 3, each strictly: a key with no meaning where it stands is refused with the nearest known
+/// to 4, each strictly: a key with no meaning where it stands is refused with the nearest known
 /// one, in the fields (`StrictlyKeyed`) as in the scenario (`ScenarioDecoder`, or for formats 1
 /// and 2 the synthesized form checked the same way).
 public enum FindingFile {
@@ -20,7 +20,7 @@ public enum FindingFile {
         return JSONValue.object(members + [("scenario", ScenarioEncoder.value(finding.scenario))]).text
     }
 
-    /// Reads a finding file of format 1, 2 or 3; every problem is one sentence naming the
+    /// Reads a finding file of format 1 to 4; every problem is one sentence naming the
     /// source, the field, its line and column, what it holds and what is allowed.
     public static func decode(_ data: Data, source: String) throws(InputError) -> Finding {
         let shown = JSONDiagnosis.oneLine(source)
@@ -77,14 +77,19 @@ public enum FindingFile {
             let driver = try c.decodeIfPresent(DriverLaunch.self, forKey: .driver)
             let profile = try c.decode(Profile.self, forKey: .profile)
             let faults = try c.decode([Fault].self, forKey: .faults)
-            let runSeed = try c.decode(UInt64.self, forKey: .runSeed)
+            // Seeds are strings from format 4 on, numbers before (`SeedText`).
+            func seed(_ key: Key) throws -> UInt64 {
+                format >= 4 ? try c.decode(SeedText.self, forKey: key).wrappedValue : try c.decode(UInt64.self, forKey: key)
+            }
+            let runSeed = try seed(.runSeed)
             let caseIndex = try c.decode(Int.self, forKey: .caseIndex)
-            let identity = try c.decode(CaseIdentity.self, forKey: .identity)
+            let identity = format >= 4 ? try c.decode(CaseIdentity.self, forKey: .identity)
+                : try c.decode(NumericIdentity.self, forKey: .identity).identity
             let originalHash = try c.decode(String.self, forKey: .originalHash)
             let originalOperations = try c.decode(Int.self, forKey: .originalOperations)
             var scenario = Scenario()
             if format < 3 { scenario = try c.decode(Scenario.self, forKey: .scenario) }
-            let scheduleSeed = try c.decode(UInt64.self, forKey: .scheduleSeed)
+            let scheduleSeed = try seed(.scheduleSeed)
             let reproduced = try c.decode(Int.self, forKey: .reproduced)
             let attempts = try c.decode(Int.self, forKey: .attempts)
             let originalReproduced = try c.decodeIfPresent(Int.self, forKey: .originalReproduced)
@@ -100,6 +105,18 @@ public enum FindingFile {
             finding.noise = noise
             finding.harness = try c.decodeIfPresent(String.self, forKey: .harness)
             finding.platform = try c.decodeIfPresent(DriverProtocol.Platform.self, forKey: .platform)
+        }
+
+        /// A case identity as formats 1 to 3 wrote it: its seed a number.
+        struct NumericIdentity: Decodable {
+            var identity: CaseIdentity
+            enum Keys: String, CodingKey { case caseSeed, generatorVersion, options }
+            init(from decoder: Decoder) throws {
+                let c = try decoder.container(keyedBy: Keys.self)
+                identity = CaseIdentity(caseSeed: try c.decode(UInt64.self, forKey: .caseSeed),
+                                        generatorVersion: try c.decode(Int.self, forKey: .generatorVersion),
+                                        options: try c.decode(GeneratorOptions.self, forKey: .options))
+            }
         }
 
         /// Written again to compare keys with: the scenario in the form the file holds it,
