@@ -132,3 +132,32 @@ struct TestReplayLineTests {
         #expect(ReplayProgram.forTests(directory: checkout, checkout: checkout) == "swift run --package-path \(checkout) opconform")
     }
 }
+
+/// On a machine out of processes no thread can be started: the work is done on the calling
+/// thread instead, and nothing waits for a thread that never ran (issue 43's lesson).
+@Suite("Shrinks on a machine that refuses threads")
+struct RefusedThreadTests {
+    static let refuse: SideBySide.Starter = { _ in false }
+
+    @Test("side by side runs every index on the calling thread when no thread starts")
+    func sideBySideInline() {
+        let ran = Mutex<[Int]>([])
+        SideBySide.perform(5, starting: Self.refuse) { index in ran.withLock { $0.append(index) } }
+        #expect(ran.withLock { $0 } == [0, 1, 2, 3, 4])
+    }
+
+    @Test("an early shrink that no thread began is handed back, and the run shrinks it itself")
+    func earlyHandedBack() throws {
+        let failing = try #require(FaultProbe.firstFinding(.oneTooMany))
+        let runner = Runner(RunConfiguration(impl: ReferenceImplementation(), seed: 1, count: 1))
+        let early = EarlyShrinks(runner: runner, workers: 2, hints: [], starting: Self.refuse)
+        let job = Runner.ShrinkJob(failing: FailingCase(index: failing.caseIndex, identity: failing.identity,
+                                                        scenario: failing.identity.scenario(), violation: Violation(rule: failing.rule, observed: "", expected: "", witnesses: [])),
+                                   fallback: nil, target: ShrinkTarget(try #require(RuleBook.check(id: failing.rule))))
+        early.begin(0, job)
+        #expect(early.finding(0) == nil)
+        #expect(early.begunSoFar == 0)
+        // Taken back: a second ask finds nothing either, and returns at once.
+        #expect(early.finding(0) == nil)
+    }
+}

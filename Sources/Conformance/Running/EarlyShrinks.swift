@@ -22,6 +22,7 @@ final class EarlyShrinks: @unchecked Sendable {
     }
     private let runner: Runner
     private let workers: Int
+    private let start: SideBySide.Starter
     /// Guards the state below, and wakes a run waiting for a finding when a shrink ends.
     private let condition = NSCondition()
     private var entries: [Int: Entry] = [:]
@@ -37,8 +38,9 @@ final class EarlyShrinks: @unchecked Sendable {
         !c.impl.isDeterministic && c.shrink && c.jobs > 1
     }
 
-    init(runner: Runner, workers: Int, hints: [Shrinker.Hint]) {
+    init(runner: Runner, workers: Int, hints: [Shrinker.Hint], starting start: @escaping SideBySide.Starter = SideBySide.detach) {
         self.runner = runner
+        self.start = start
         self.workers = max(1, workers)
         self.minima = hints
     }
@@ -54,7 +56,7 @@ final class EarlyShrinks: @unchecked Sendable {
         guard busy < workers else { return }
         busy += 1
         // A thread the machine refuses leaves the job queued: `finding` then takes it back.
-        if !SideBySide.detach({ self.work() }) { busy -= 1 }
+        if !start({ self.work() }) { busy -= 1 }
     }
 
     /// One worker: shrinks queued jobs in order until none is left.

@@ -14,7 +14,10 @@ import Darwin
 /// machine cannot start (out of processes) fails silently there, and the wait for it would
 /// never end (issue 43). Here such an index is run on the calling thread, after its own.
 enum SideBySide {
-    static func perform(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    /// How a thread is started: `detach`, or in tests a machine that refuses every thread.
+    typealias Starter = @Sendable (@escaping @Sendable () -> Void) -> Bool
+
+    static func perform(_ count: Int, starting start: Starter = detach, _ body: @escaping @Sendable (Int) -> Void) {
         guard count > 1 else {
             if count == 1 { body(0) }
             return
@@ -23,7 +26,7 @@ enum SideBySide {
         var leftToUs: [Int] = []
         for index in 1..<count {
             done.enter()
-            let started = detach {
+            let started = start {
                 body(index)
                 done.leave()
             }
