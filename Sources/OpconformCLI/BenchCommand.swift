@@ -131,11 +131,11 @@ enum BenchCommand {
         }
         let drivers: [(name: String, path: String, arguments: [String], rule: String, profile: Profile)] = [
             ("python --bug add-ignores-suspension", "Examples/python-driver/driver.py", ["--bug", "add-ignores-suspension"],
-             "QUEUE-SUSPENDED", .guide),
+             RuleID.queueSuspended, .guide),
             ("alternative-queue, width off by one", "Examples/alternative-queue/.build/debug/altqueue-buggy-driver", [],
-             "QUEUE-MAX-CONCURRENT", .classReference),
+             RuleID.queueMaxConcurrent, .classReference),
             ("async-operation, the blog post's class", "Examples/async-operation/.build/debug/blog-operation-driver", [],
-             "CANCEL-BEFORE-START-FINISHES", .classReference),
+             RuleID.cancelBeforeStartFinishes, .classReference),
         ]
         for d in drivers {
             guard let path = OwnExecutable.packageFile(d.path) else {

@@ -11,13 +11,14 @@ import OperationSpec
 enum RuleClaims {
     /// The rules a reproducer can assert.
     static let supported: [String] = [
-        "BLOCK-ALL-BEFORE-FINISH", "BLOCK-CONCURRENT", "CANCEL-BEFORE-START-FINISHES", "CANCEL-NOT-STOP",
-        "COMPLETION-AFTER-FINISH", "COMPLETION-LATE-THROWS", "COMPLETION-ONCE", "DEP-ACROSS-QUEUES", "DEP-ORDER",
-        "DEP-REMOVE-RESTORES", "INVOCATION-CANCELLED-RESULT", "KVO-BALANCED", "KVO-COMPLETION-BLOCK",
-        "KVO-COMPLETION-ORDER", "KVO-FINISH-ALWAYS", "KVO-SET-BRACKETED", "PRIORITY-ORDER", "QUEUE-MAX-CONCURRENT", "QUEUE-PROGRESS",
-        "QUEUE-READY-ONLY", "QUEUE-THREAD-NAME", "QUEUE-THREAD-NAME-SET", "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP",
-        "READY-EXECUTING-FINISHED", "READY-OVERRIDE", "RUN-HANG", "START-KVO", "STATE-EXCLUSIVE",
-        "STATE-FINISHED-AFTER-TASK",
+        RuleID.blockAllBeforeFinish, RuleID.blockConcurrent, RuleID.cancelBeforeStartFinishes, RuleID.cancelNotStop,
+        RuleID.completionAfterFinish, RuleID.completionLateThrows, RuleID.completionOnce, RuleID.depAcrossQueues,
+        RuleID.depOrder, RuleID.depRemoveRestores, RuleID.invocationCancelledResult, RuleID.kvoBalanced,
+        RuleID.kvoCompletionBlock, RuleID.kvoCompletionOrder, RuleID.kvoFinishAlways, RuleID.kvoSetBracketed,
+        RuleID.priorityOrder, RuleID.queueMaxConcurrent, RuleID.queueProgress, RuleID.queueReadyOnly,
+        RuleID.queueThreadName, RuleID.queueThreadNameSet, RuleID.queueWaitAll, RuleID.queueWaitOp,
+        RuleID.readyExecutingFinished, RuleID.readyOverride, RuleID.runHang, RuleID.startKVO, RuleID.stateExclusive,
+        RuleID.stateFinishedAfterTask,
     ]
 
     struct Unsupported: Error, CustomStringConvertible {
@@ -43,91 +44,91 @@ enum RuleClaims {
                 + "they hold every queue for the whole test; replay the finding with opconform instead")
         }
         switch rule {
-        case "BLOCK-CONCURRENT":
+        case RuleID.blockConcurrent:
             let (block, op, token, sibling) = (try need("block "), try need("op "), try need("token "), try need("block ", 1))
             return [Claim(sentence: "block \(block) of op \(op) receives token \(token) from its sibling block \(sibling): the blocks of one block operation run together, so a block waiting for a sibling is not starved",
                           check: .never(p(.awaited, -1, token, 0)))]
-        case "DEP-REMOVE-RESTORES":
+        case RuleID.depRemoveRestores:
             let (op, on) = (try need("op "), try need("op ", 1))
             return [Claim(sentence: "op \(op) reports isReady YES once removeDependency removed its last unfinished dependency, op \(on)",
                           check: .valuesAfter(anchor: .returned(.removeDependency, op), .read(op, .isReady), value: 1))]
-        case "PRIORITY-ORDER":
+        case RuleID.priorityOrder:
             let (q, low, high) = (try need("queue "), try need("op "), try need("op ", 1))
             if let why = ReproducerScenario.undecidedOrder(scenario, queue: q, first: high, then: low) {
                 throw Unsupported(description: "a PRIORITY-ORDER reproducer asserts that op \(high) starts before op \(low), which a faithful queue must do only when the order is decided before it chooses: here \(why). To export it, edit the finding's scenario so that op \(high) is added in an earlier step than op \(low), or both to a suspended queue resumed after them, and replay it to see that it still breaks the rule")
             }
             return [Claim(sentence: "serial queue \(q) starts op \(high), of higher priority and ready, before op \(low)",
                           check: .before(p(.start, high), p(.start, low)))]
-        case "QUEUE-PROGRESS":
+        case RuleID.queueProgress:
             let (op, q) = (try need("op "), try need("queue "))
             return [Claim(sentence: "queue \(q), not suspended and with a free slot, starts op \(op), which is ready",
                           check: .occurs(p(.start, op)))]
-        case "RUN-HANG":
+        case RuleID.runHang:
             return [Claim(sentence: "every call the program makes returns (\(m.clause(after: "hang: ") ?? message))",
                           check: .never(.stuck()))]
-        case "BLOCK-ALL-BEFORE-FINISH":
+        case RuleID.blockAllBeforeFinish:
             let (op, block) = (try need("operation "), try need("block "))
             return [Claim(sentence: "block operation \(op) begins finishing only after its block \(block) ended",
                           check: .before(p(.blockEnded, op, block), p(.finishing, op)))]
-        case "CANCEL-BEFORE-START-FINISHES":
+        case RuleID.cancelBeforeStartFinishes:
             let op = try need("op ")
             return [Claim(sentence: "op \(op), cancelled in its queue before it started, becomes finished",
                           check: .occurs(p(.finished, op)))]
-        case "CANCEL-NOT-STOP":
+        case RuleID.cancelNotStop:
             let op = try need("op ")
             return [Claim(sentence: "op \(op)'s task, running when cancel was called, runs to its end",
                           check: .implies(p(.taskBegan, op), p(.taskEnded, op)))]
-        case "COMPLETION-AFTER-FINISH":
+        case RuleID.completionAfterFinish:
             let op = try need("op ")
             return [Claim(sentence: "op \(op)'s completion block does not begin while its main is running",
                           check: .notDuring(p(.completionBegan, op), from: p(.mainBegan, op), to: p(.mainEnded, op)))]
-        case "COMPLETION-LATE-THROWS":
+        case RuleID.completionLateThrows:
             let op = try need("op ")
             return [Claim(sentence: "setCompletionBlock on op \(op) after it was started is refused with an exception",
                           check: .callsAfterThrow(.setCompletionBlock, op: op, anchor: p(.start, op)))]
-        case "COMPLETION-ONCE":
+        case RuleID.completionOnce:
             let op = try need("op ")
             if message.contains("never ran") {
                 return [Claim(sentence: "op \(op) finished, so its completion block runs",
                               check: .implies(p(.finished, op), p(.completionBegan, op)))]
             }
             return [Claim(sentence: "op \(op)'s completion block runs exactly once", check: .countIs(p(.completionBegan, op), 1))]
-        case "DEP-ORDER", "DEP-ACROSS-QUEUES":
+        case RuleID.depOrder, RuleID.depAcrossQueues:
             let (op, dep) = (try need("op "), try need("op ", 1))
-            return [Claim(sentence: "op \(op)'s task begins only after its dependency op \(dep) began finishing" + (rule == "DEP-ACROSS-QUEUES" ? ", though they are in different queues" : ""),
+            return [Claim(sentence: "op \(op)'s task begins only after its dependency op \(dep) began finishing" + (rule == RuleID.depAcrossQueues ? ", though they are in different queues" : ""),
                           check: .before(p(.finishing, dep), p(.taskBegan, op)))]
-        case "INVOCATION-CANCELLED-RESULT":
+        case RuleID.invocationCancelledResult:
             let op = try need("op ")
             return [Claim(sentence: "asking cancelled invocation operation op \(op) for its result raises an exception",
                           check: .callsAfterThrow(.result, op: op, anchor: .call(.cancel, op)))]
-        case "KVO-BALANCED":
+        case RuleID.kvoBalanced:
             let op = try need("op ")
             return [Claim(sentence: "op \(op)'s will- and did-change notifications come in pairs on each thread", check: .balanced(op: op))]
-        case "KVO-COMPLETION-BLOCK":
+        case RuleID.kvoCompletionBlock:
             let op = try need("op ")
             return [Claim(sentence: "setCompletionBlock on op \(op) sends a will-change for completionBlock during the call",
                           check: .duringCall(.setCompletionBlock, op: op, .will(op, .completionBlock))),
                     Claim(sentence: "setCompletionBlock on op \(op) sends a did-change for completionBlock during the call",
                           check: .duringCall(.setCompletionBlock, op: op, .did(op, .completionBlock)))]
-        case "KVO-COMPLETION-ORDER":
+        case RuleID.kvoCompletionOrder:
             let op = try need("op ")
             return [Claim(sentence: "op \(op) announces its finish will isFinished, will isExecuting, did isExecuting, did isFinished", check: .finishOrder(op: op))]
-        case "KVO-SET-BRACKETED":
+        case RuleID.kvoSetBracketed:
             let op = try need("op ")
             let key: StateKey = message.contains("set isFinished") ? .isFinished : .isExecuting
             return [Claim(sentence: "op \(op) changes \(key.rawValue) only between a will-change and a did-change of it on the same thread", check: .bracketed(op: op, key: key))]
-        case "KVO-FINISH-ALWAYS":
+        case RuleID.kvoFinishAlways:
             let op = try need("op ")
             return [Claim(sentence: "op \(op) became finished, so it sent a did-change for isFinished",
                           check: .implies(.read(op, .isFinished, 1), .did(op, .isFinished, 1)))]
-        case "QUEUE-READY-ONLY":
+        case RuleID.queueReadyOnly:
             let (op, dep) = (try need("op "), try need("op ", 1))
             return [Claim(sentence: "op \(op) is started only after its dependency op \(dep) began finishing",
                           check: .before(p(.finishing, dep), p(.start, op)))]
-        case "QUEUE-THREAD-NAME", "QUEUE-THREAD-NAME-SET":
-            let queue = rule == "QUEUE-THREAD-NAME-SET" ? try need("queue ") : nil
+        case RuleID.queueThreadName, RuleID.queueThreadNameSet:
+            let queue = rule == RuleID.queueThreadNameSet ? try need("queue ") : nil
             let claims = queuedOnly(scenario).filter { queue == nil || $0.queue == queue }.compactMap { (op, q) -> Claim? in
-                guard let name = scenario.queues[q].name ?? (rule == "QUEUE-THREAD-NAME" ? nil : "") else {
+                guard let name = scenario.queues[q].name ?? (rule == RuleID.queueThreadName ? nil : "") else {
                     return Claim(sentence: "op \(op), run by unnamed queue \(q), runs on a thread named NSOperationQ_<number>",
                                  check: .threadPrefix(op: op, prefix: "NSOperationQ_"))
                 }
@@ -137,25 +138,25 @@ enum RuleClaims {
             }
             guard !claims.isEmpty else { throw Unsupported(description: "no operation of the scenario is only ever run by \(queue.map { "queue \($0)" } ?? "an unnamed queue"), so no thread name can be asserted") }
             return claims
-        case "QUEUE-WAIT-ALL":
+        case RuleID.queueWaitAll:
             let q = try need("queue ")
             return [Claim(sentence: "waitUntilAllOperationsAreFinished on queue \(q) returns once its operations finished",
                           check: .never(.stuck(.waitUntilAllFinished, q)))]
-        case "QUEUE-WAIT-OP":
+        case RuleID.queueWaitOp:
             let op = try need("op ")
             return [Claim(sentence: "waitUntilFinished on op \(op) returns once it finished", check: .never(.stuck(.waitUntilFinished, op)))]
-        case "READY-EXECUTING-FINISHED":
+        case RuleID.readyExecutingFinished:
             let op = try need("op ")
             return [Claim(sentence: "op \(op) reports isReady YES once it has been executing or finished",
                           check: .valuesAfter(anchor: p(.active, op), .read(op, .isReady), value: 1))]
-        case "READY-OVERRIDE":
+        case RuleID.readyOverride:
             let (op, token) = (try need("op "), try need("token "))
             return [Claim(sentence: "op \(op), whose isReady says NO until token \(token) is signalled, is started only after the signal",
                           check: .before(p(.signal, -1, token), p(.start, op)))]
-        case "START-KVO":
+        case RuleID.startKVO:
             let op = try need("op ")
             return [Claim(sentence: "the default start of op \(op) sends did-change isExecuting YES before main and did-change isFinished YES after it", check: .startAnnounces(op: op))]
-        case "QUEUE-MAX-CONCURRENT":
+        case RuleID.queueMaxConcurrent:
             let q = try need("queue "), width = try need("(max ")
             // The reproducer sees an operation run from its start to its task's end, as the
             // checker does; so every operation the queue was given must have been given to it
@@ -180,10 +181,10 @@ enum RuleClaims {
             let ops = Array(Set(given)).sorted()
             return [Claim(sentence: "queue \(q) (maxConcurrentOperationCount \(width)) never has more than \(width) of its operations (\(ops.map { "op \($0)" }.joined(separator: ", "))) running at once",
                           check: .atMostRunning(ops: ops, width: width))]
-        case "STATE-EXCLUSIVE":
+        case RuleID.stateExclusive:
             let op = try need("op ")
             return [Claim(sentence: "op \(op) never reports isExecuting and isFinished both YES", check: .exclusive(op: op))]
-        case "STATE-FINISHED-AFTER-TASK":
+        case RuleID.stateFinishedAfterTask:
             let op = try need("op ")
             // A concurrent subclass finishes itself at the end of its own main (Listing 2-7):
             // finished during main is its normal end, which the reproducer cannot tell apart.

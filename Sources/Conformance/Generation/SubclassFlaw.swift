@@ -80,22 +80,22 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
     /// The rules written to catch the flaw: one of them must fail on the reference engine.
     public var expectedRules: [String] {
         switch self {
-        case .stateAfterDispatch: return ["STATE-EXCLUSIVE"]
-        case .changeWithoutNotify: return ["KVO-SET-BRACKETED", "KVO-FINISH-ALWAYS"]
-        case .callsSuperStart: return ["START-CONCURRENT-NO-SUPER"]
-        case .noCancelCheck: return ["KVO-CANCELLED-START", "CANCEL-BEFORE-START-SKIPS-MAIN"]
-        case .notConcurrent: return ["SUBCLASS-CONCURRENT-FLAG"]
-        case .cancelledNeverFinishes: return ["KVO-CANCELLED-START", "CANCEL-BEFORE-START-FINISHES", "STATE-FINISHED-REGARDLESS"]
-        case .finishesWhileQueued: return ["SUBCLASS-FINISH-AFTER-START"]
-        case .notifyBeforeSet: return ["KVO-SET-BRACKETED"]
-        case .notifyWithoutChange: return ["KVO-FINISH-CHANGES", "STATE-FINISHED-REGARDLESS"]
-        case .unprefixedKeys: return ["KVO-SET-BRACKETED", "KVO-FINISH-ALWAYS"]
-        case .finishesTwice: return ["KVO-FINISH-ONCE", "KVO-FINISH-CHANGES"]
-        case .synchronousStart: return ["START-CONCURRENT-ASYNC"]
-        case .executingLeftSet: return ["STATE-EXCLUSIVE"]
-        case .unlockedState: return ["KVO-FINISH-ONCE", "KVO-FINISH-CHANGES"]
-        case .finishesBeforeWork: return ["STATE-FINISHED-AFTER-TASK"]
-        case .startSkipsMain: return ["SUBCLASS-START-RUNS-MAIN"]
+        case .stateAfterDispatch: return [RuleID.stateExclusive]
+        case .changeWithoutNotify: return [RuleID.kvoSetBracketed, RuleID.kvoFinishAlways]
+        case .callsSuperStart: return [RuleID.startConcurrentNoSuper]
+        case .noCancelCheck: return [RuleID.kvoCancelledStart, RuleID.cancelBeforeStartSkipsMain]
+        case .notConcurrent: return [RuleID.subclassConcurrentFlag]
+        case .cancelledNeverFinishes: return [RuleID.kvoCancelledStart, RuleID.cancelBeforeStartFinishes, RuleID.stateFinishedRegardless]
+        case .finishesWhileQueued: return [RuleID.subclassFinishAfterStart]
+        case .notifyBeforeSet: return [RuleID.kvoSetBracketed]
+        case .notifyWithoutChange: return [RuleID.kvoFinishChanges, RuleID.stateFinishedRegardless]
+        case .unprefixedKeys: return [RuleID.kvoSetBracketed, RuleID.kvoFinishAlways]
+        case .finishesTwice: return [RuleID.kvoFinishOnce, RuleID.kvoFinishChanges]
+        case .synchronousStart: return [RuleID.startConcurrentAsync]
+        case .executingLeftSet: return [RuleID.stateExclusive]
+        case .unlockedState: return [RuleID.kvoFinishOnce, RuleID.kvoFinishChanges]
+        case .finishesBeforeWork: return [RuleID.stateFinishedAfterTask]
+        case .startSkipsMain: return [RuleID.subclassStartRunsMain]
         }
     }
 

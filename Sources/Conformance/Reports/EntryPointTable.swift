@@ -68,14 +68,14 @@ public enum EntryPointTable {
     /// Pairs the table must hold: each names a hole issue 30 found between the rules and the API.
     public static let required: [(entryPoint: String, rule: String)] = [
         // Suspension holds for every way of adding.
-        ("addOperation:", "QUEUE-SUSPENDED"), ("addOperations:waitUntilFinished:", "QUEUE-SUSPENDED"),
-        ("addOperationWithBlock:", "QUEUE-SUSPENDED"),
+        ("addOperation:", RuleID.queueSuspended), ("addOperations:waitUntilFinished:", RuleID.queueSuspended),
+        ("addOperationWithBlock:", RuleID.queueSuspended),
         // cancelAllOperations reaches every operation of the queue, executing ones too.
-        ("cancelAllOperations", "CANCEL-ALL"),
+        ("cancelAllOperations", RuleID.cancelAll),
         // An operation reports executing while its task runs, and finished only once it is done.
-        (task, "STATE-EXECUTING-DURING-TASK"), (task, "STATE-FINISHED-AFTER-TASK"),
+        (task, RuleID.stateExecutingDuringTask), (task, RuleID.stateFinishedAfterTask),
         // A getter never moves an operation's state backwards.
-        (getters, "STATE-FINISHED-MONOTONIC"), (getters, "STATE-CANCELLED-MONOTONIC"), (getters, "READY-EXECUTING-FINISHED"),
+        (getters, RuleID.stateFinishedMonotonic), (getters, RuleID.stateCancelledMonotonic), (getters, RuleID.readyExecutingFinished),
     ]
 
     /// One row: an entry point, the rules that read it, and in how many cases it was called.

@@ -123,8 +123,8 @@ public enum Attribution: Sendable, Equatable {
     /// they mean, not as the class's failures; a class that announces nothing at all looks the
     /// same on Linux, which the report says too.
     public static let unheardFinishRules = [
-        "CANCEL-BEFORE-START-FINISHES", "COMPLETION-ONCE", "QUEUE-ADD-WAIT", "QUEUE-PROGRESS", "QUEUE-SUSPEND-RUNNING-CONTINUE",
-        "QUEUE-WAIT-ALL", "QUEUE-WAIT-OP", "STATE-FINISHED-REGARDLESS", Finding.hangRule,
+        RuleID.cancelBeforeStartFinishes, RuleID.completionOnce, RuleID.queueAddWait, RuleID.queueProgress, RuleID.queueSuspendRunningContinue,
+        RuleID.queueWaitAll, RuleID.queueWaitOp, RuleID.stateFinishedRegardless, Finding.hangRule,
     ]
 
     /// What a case shows of a subclass finish Foundation's queue never heard, proved from the

@@ -24,12 +24,13 @@ public enum Confirmation {
 
     /// The rules some of whose violations rest on absence or time.
     static let absenceRules: [String] = [
-        "BLOCK-CONCURRENT", "BLOCK-EACH-ONCE", "CANCEL-BEFORE-START-FINISHES", "CANCEL-NOT-STOP", "COMPLETION-ONCE",
-        "KVO-BALANCED", "KVO-CANCELLED-START", "KVO-FINISH-ALWAYS", "KVO-SET-BRACKETED", "QUEUE-ADD-BLOCK-RUNS",
-        "QUEUE-PROGRESS", "QUEUE-SUSPEND-RUNNING-CONTINUE", "STATE-FINISHED-REGARDLESS",
+        RuleID.blockConcurrent, RuleID.blockEachOnce, RuleID.cancelBeforeStartFinishes, RuleID.cancelNotStop,
+        RuleID.completionOnce, RuleID.kvoBalanced, RuleID.kvoCancelledStart, RuleID.kvoFinishAlways,
+        RuleID.kvoSetBracketed, RuleID.queueAddBlockRuns, RuleID.queueProgress, RuleID.queueSuspendRunningContinue,
+        RuleID.stateFinishedRegardless,
         // The announcement it misses may be on its way: a reader saw the stored YES before the
         // class's did-change, and the case ended first (seen once under a loaded suite).
-        "SUBCLASS-FINISH-ANNOUNCED",
+        RuleID.subclassFinishAnnounced,
     ]
 
     /// Words of a violation's sentence that say it rests on something not seen.

@@ -33,7 +33,7 @@ public enum FaultProbe {
     /// KVO-FINISH-CHANGES.
     public static func rules(for fault: Fault) -> [RuleCheck] {
         switch fault {
-        case .flaggedStartDetaches: return RuleBook.all.filter { $0.rule.id == "START-DEFAULT-IGNORES-FLAG" }
+        case .flaggedStartDetaches: return RuleBook.all.filter { $0.rule.id == RuleID.startDefaultIgnoresFlag }
         default: return RuleBook.all
         }
     }

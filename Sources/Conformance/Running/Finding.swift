@@ -18,15 +18,15 @@ public struct Finding: Sendable, Encodable, Equatable {
     public static let formatVersion = 4
     public static let newestFormat = 4
     /// Pseudo-rules for runs that died or stalled: not in the catalog, reported like rules.
-    public static let crashRule = "RUN-CRASH", hangRule = "RUN-HANG"
+    public static let crashRule = RuleID.runCrash, hangRule = RuleID.runHang
     /// The pseudo-rule for a case whose driver broke the protocol (a trace ending `breach`):
     /// the driver's fault, not the implementation's; a run with one gives no verdict.
-    public static let protocolRule = "DRIVER-PROTOCOL"
+    public static let protocolRule = RuleID.driverProtocol
     /// Pseudo-rules for a driver built with a sanitizer that stopped it (issue 30): a data race
     /// ThreadSanitizer saw, a memory error AddressSanitizer saw. Observed, not from the
     /// documents; each fails a run as RUN-CRASH does, and is a crash of its own kind, so a run
     /// tells it apart from a trap and shrinks it to the same report.
-    public static let dataRaceRule = "DATA-RACE", memoryErrorRule = "MEMORY-ERROR"
+    public static let dataRaceRule = RuleID.dataRace, memoryErrorRule = RuleID.memoryError
     /// The pseudo-rules, each with the trace ending that shows it.
     public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [
         (crashRule, .crash), (dataRaceRule, .crash), (memoryErrorRule, .crash), (hangRule, .hang), (protocolRule, .breach),

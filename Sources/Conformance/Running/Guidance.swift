@@ -16,13 +16,13 @@ public enum Guidance {
     /// The part of the generator that reaches each rule more often, in catalog order. A rule not
     /// listed is reached by every case alike (or by what no knob reaches) and is not steered for.
     public static let steering: [(rule: String, focus: GeneratorFocus)] = [
-        ("START-NOT-READY-THROWS", .misuse), ("START-EXECUTING-THROWS", .misuse), ("START-FINISHED", .misuse),
-        ("READY-CANCELLED", .cancel), ("CANCEL-SETS-FLAG", .cancel), ("CANCEL-BEFORE-START-FINISHES", .cancel),
-        ("CANCEL-BEFORE-START-SKIPS-MAIN", .cancel), ("CANCEL-ALL", .cancelAll),
-        ("DEP-REMOVE-RESTORES", .removeDependency), ("DEP-SELF", .misuse), ("DEP-DUPLICATE", .misuse), ("DEP-CYCLE", .misuse),
-        ("COMPLETION-LATE-THROWS", .misuse), ("BLOCK-LATE-ADD-THROWS", .misuse),
-        ("PRIORITY-NORMALIZE", .priority), ("PRIORITY-ORDER", .priority), ("KVO-QUEUE-PRIORITY", .priority),
-        ("QUEUE-ADD-WAIT", .waitingAdd), ("QUEUE-SUSPEND-RUNNING-CONTINUE", .suspendRunning), ("QUEUE-OWNERSHIP", .misuse),
+        (RuleID.startNotReadyThrows, .misuse), (RuleID.startExecutingThrows, .misuse), (RuleID.startFinished, .misuse),
+        (RuleID.readyCancelled, .cancel), (RuleID.cancelSetsFlag, .cancel), (RuleID.cancelBeforeStartFinishes, .cancel),
+        (RuleID.cancelBeforeStartSkipsMain, .cancel), (RuleID.cancelAll, .cancelAll),
+        (RuleID.depRemoveRestores, .removeDependency), (RuleID.depSelf, .misuse), (RuleID.depDuplicate, .misuse), (RuleID.depCycle, .misuse),
+        (RuleID.completionLateThrows, .misuse), (RuleID.blockLateAddThrows, .misuse),
+        (RuleID.priorityNormalize, .priority), (RuleID.priorityOrder, .priority), (RuleID.kvoQueuePriority, .priority),
+        (RuleID.queueAddWait, .waitingAdd), (RuleID.queueSuspendRunningContinue, .suspendRunning), (RuleID.queueOwnership, .misuse),
     ]
 
     /// The foci for the next round: the foci of the (up to) three least-reached steerable rules

@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let blockOperations: [RuleCheck] = [
-        RuleCheck(Rule("BLOCK-ALL-BEFORE-FINISH", .BLOCK,
+        RuleCheck(Rule(RuleID.blockAllBeforeFinish, .BLOCK,
                        "A block operation becomes finished only after every one of its blocks has ended.",
                        cites: [Citation(.guide, "2.1 Table 2-1"), Citation(.guide, "2.4")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -15,7 +15,7 @@ extension RuleBook {
                     guard case .blockBegan(_, let n) = c.event(b).kind else { continue }
                     let ended = c.firstIndex(op, after: b) { if case .blockEnded(_, n) = $0 { return true }; return false }
                     if ended.map({ $0 > f }) ?? true {
-                        r.violations.append(c.violation("BLOCK-ALL-BEFORE-FINISH", "block operation \(op) began finishing while its block \(n) had not ended",
+                        r.violations.append(c.violation(RuleID.blockAllBeforeFinish, "block operation \(op) began finishing while its block \(n) had not ended",
                                                         "finished only when all blocks have finished", [b, f]))
                         break
                     }
@@ -23,7 +23,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("BLOCK-CONCURRENT", .BLOCK,
+        RuleCheck(Rule(RuleID.blockConcurrent, .BLOCK,
                        "The blocks of one block operation are submitted together to a concurrent queue: a block waiting for a sibling block is not starved.",
                        cites: [Citation(.guide, "2.4"), Citation(.guide, "2.1 Table 2-1")], strength: .documentedMust, needs: [.threadIdentity])) { c in
             var r = CheckResult()
@@ -45,20 +45,20 @@ extension RuleBook {
                     guard case .awaited(let t, let ok) = e.kind, let mine = running[e.thread], let theirs = signaller[t], theirs != mine else { continue }
                     r.hits += 1
                     if !ok {
-                        r.violations.append(c.violation("BLOCK-CONCURRENT", "block \(mine) of op \(op) timed out waiting for token \(t) from sibling block \(theirs)",
+                        r.violations.append(c.violation(RuleID.blockConcurrent, "block \(mine) of op \(op) timed out waiting for token \(t) from sibling block \(theirs)",
                                                         "the blocks run concurrently", [i]))
                     }
                 }
             }
             return r
         },
-        lateCallThrows(Rule("BLOCK-LATE-ADD-THROWS", .BLOCK,
+        lateCallThrows(Rule(RuleID.blockLateAddThrows, .BLOCK,
                             "Adding an execution block to a block operation that is executing or finished fails with an error.",
                             cites: [Citation(.guide, "2.4")], strength: .observedOnly, needs: [.thrownErrors])) { call in
             if case .addExecutionBlock(let op) = call { return op }
             return nil
         },
-        RuleCheck(Rule("BLOCK-EXECUTION-BLOCKS", .BLOCK,
+        RuleCheck(Rule(RuleID.blockExecutionBlocks, .BLOCK,
                        "executionBlocks holds every block of a block operation: the first and each one added with addExecutionBlock: that returned (class reference; not among the seed documents).",
                        cites: [Citation(.guide, "2.4")], strength: .observedOnly, needs: [.apiSurface2], profiles: [.classReference])) { c in
             var r = CheckResult()
@@ -73,14 +73,14 @@ extension RuleBook {
                     let most = c.kind(op).blockCount + adds.filter { $0 < i }.count
                     r.hits += 1
                     if n < least || n > most {
-                        r.violations.append(c.violation("BLOCK-EXECUTION-BLOCKS", "op \(op) reported \(n) execution blocks",
+                        r.violations.append(c.violation(RuleID.blockExecutionBlocks, "op \(op) reported \(n) execution blocks",
                                                         least == most ? "\(least)" : "\(least) to \(most)", [i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("BLOCK-EACH-ONCE", .BLOCK,
+        RuleCheck(Rule(RuleID.blockEachOnce, .BLOCK,
                        "Each block of a block operation that runs its task runs exactly once.",
                        cites: [Citation(.guide, "2.4")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -91,7 +91,7 @@ extension RuleBook {
                 for b in c.indices(op, .kind(.blockBegan)) { if case .blockBegan(_, let n) = c.event(b).kind, n < expected { runs[n] += 1 } }
                 r.hits += 1
                 if let n = runs.firstIndex(where: { $0 > 1 || ($0 == 0 && c.settled) }) {
-                    r.violations.append(c.violation("BLOCK-EACH-ONCE", "block \(n) of op \(op) ran \(runs[n]) times", "exactly once", [main]))
+                    r.violations.append(c.violation(RuleID.blockEachOnce, "block \(n) of op \(op) ran \(runs[n]) times", "exactly once", [main]))
                 }
             }
             return r

@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let cancellation: [RuleCheck] = [
-        RuleCheck(Rule("CANCEL-SETS-FLAG", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelSetsFlag, .CANCEL,
                        "After cancel returns on an operation that had not finished, isCancelled reports YES.",
                        cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -34,14 +34,14 @@ extension RuleBook {
                     var bad = nextNo[k]
                     while bad < seen.count && !c.facts.began(seen[bad].i, after: done) { bad = nextNo[bad + 1] }
                     if bad < seen.count {
-                        r.violations.append(c.violation("CANCEL-SETS-FLAG",
+                        r.violations.append(c.violation(RuleID.cancelSetsFlag,
                             "op \(op) reported isCancelled NO after cancel returned", "isCancelled YES", [call, done, seen[bad].i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("CANCEL-NOT-STOP", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelNotStop, .CANCEL,
                        "Cancelling an operation whose task is running does not stop it: its main (and each begun block) still runs to its end.",
                        cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -58,14 +58,14 @@ extension RuleBook {
                     if let e = ended, e < call { continue }
                     r.hits += 1
                     if ended == nil {
-                        r.violations.append(c.violation("CANCEL-NOT-STOP",
+                        r.violations.append(c.violation(RuleID.cancelNotStop,
                             "op \(op)'s task, running when cancel was called, never reached its end", "cancel does not stop a running task", [began, call]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("CANCEL-BEFORE-START-SKIPS-MAIN", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelBeforeStartSkipsMain, .CANCEL,
                        "An operation cancelled before it is started never runs its main or its blocks.",
                        cites: [Citation(.guide, "2.9.2"), Citation(.guide, "2.9.3"), Citation(.guide, "Listing 2-6"), Citation(.ru, "start"), Citation(.zh, "start")],
                        strength: .documentedMust)) { c in
@@ -76,13 +76,13 @@ extension RuleBook {
                       c.facts.firstStart[op] == start.i else { continue }
                 r.hits += 1
                 if let ran = c.taskBegan(op, after: start.i) {
-                    r.violations.append(c.violation("CANCEL-BEFORE-START-SKIPS-MAIN",
+                    r.violations.append(c.violation(RuleID.cancelBeforeStartSkipsMain,
                         "op \(op) was cancelled before it started, yet its task began", "a cancelled operation never runs", [call, start.i, ran]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("CANCEL-BEFORE-START-FINISHES", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelBeforeStartFinishes, .CANCEL,
                        "A queued operation cancelled before it starts still becomes finished, so its dependents are released.",
                        cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
@@ -113,13 +113,13 @@ extension RuleBook {
                 if slotHolders()[q].contains(where: { $0 != op }) { continue }
                 r.hits += 1
                 if c.facts.finishedAt[op] == nil {
-                    r.violations.append(c.violation("CANCEL-BEFORE-START-FINISHES",
+                    r.violations.append(c.violation(RuleID.cancelBeforeStartFinishes,
                         "op \(op), cancelled in queue \(q) before it started, never became finished", "a cancelled operation still finishes", [add, call]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("CANCEL-FINISHED-NOOP", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelFinishedNoop, .CANCEL,
                        "Cancelling an operation that has already finished has no effect: isCancelled keeps its value and no change is notified.",
                        cites: [Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -136,14 +136,14 @@ extension RuleBook {
                     guard c.can(.kvo) || after.contains(where: { if case .read(_, .isCancelled, _) = $0.kind { return true }; return false }) else { continue }
                     r.hits += 1
                     if let bad = flips.first {
-                        r.violations.append(c.violation("CANCEL-FINISHED-NOOP",
+                        r.violations.append(c.violation(RuleID.cancelFinishedNoop,
                             "op \(op) became cancelled by a cancel sent after it finished", "cancel on a finished operation has no effect", [finished, call, bad.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("CANCEL-ALL", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelAll, .CANCEL,
                        "cancelAllOperations cancels every operation in the queue that has not finished.",
                        cites: [Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -167,17 +167,17 @@ extension RuleBook {
                     guard !seen.isEmpty || c.can(.kvo) else { continue }
                     r.hits += 1
                     if let bad = seen.first(where: { $0.value == .bool(false) }) {
-                        r.violations.append(c.violation("CANCEL-ALL",
+                        r.violations.append(c.violation(RuleID.cancelAll,
                             "op \(op), \(state) in queue \(q), reported isCancelled NO after cancelAllOperations returned", "every operation in the queue is cancelled", [i, done, bad.i]))
                     } else if c.can(.kvo) && !notified && c.facts.cancelled(op, before: i) == false {
-                        r.violations.append(c.violation("CANCEL-ALL",
+                        r.violations.append(c.violation(RuleID.cancelAll,
                             "op \(op), \(state) in queue \(q), was not cancelled (no isCancelled notification) by cancelAllOperations", "every operation in the queue is cancelled", [i, done]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("CANCEL-CHECKED-IN-MAIN", .CANCEL,
+        RuleCheck(Rule(RuleID.cancelCheckedInMain, .CANCEL,
                        "After an operation is cancelled while its main runs, main does not begin a second unit of work without first checking isCancelled.",
                        cites: [Citation(.guide, "2.5.2"), Citation(.guide, "Listing 2-4"), Citation(.en, "main"), Citation(.zh, "main")],
                        strength: .documentedAdvice, subject: .subclass)) { c in
@@ -197,7 +197,7 @@ extension RuleBook {
                     if case .work = c.event(j).kind { units.append(j) }
                 }
                 if units.count > 1 {
-                    r.violations.append(c.violation("CANCEL-CHECKED-IN-MAIN",
+                    r.violations.append(c.violation(RuleID.cancelCheckedInMain,
                         "op \(op) was cancelled during main and main went on to \(units.count) more units of work without reading isCancelled",
                         "main checks isCancelled before each unit of work", [call, done] + units.prefix(2).map(Optional.some)))
                 }

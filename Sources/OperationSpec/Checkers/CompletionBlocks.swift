@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let completion: [RuleCheck] = [
-        RuleCheck(Rule("COMPLETION-AFTER-FINISH", .COMPLETION,
+        RuleCheck(Rule(RuleID.completionAfterFinish, .COMPLETION,
                        "A completion block begins only after its operation began finishing and, for the default start, after main ended.",
                        cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -18,7 +18,7 @@ extension RuleBook {
                     // (Listing 2-7), so for it the finish is the mark, not main's return.
                     let taskDone = c.kind(op).overridesStart || tasks.filter { $0 < began }.count <= ends.filter { $0 < began }.count
                     if !taskDone || (c.can(.kvo) && marks.isEmpty) {
-                        r.violations.append(c.violation("COMPLETION-AFTER-FINISH",
+                        r.violations.append(c.violation(RuleID.completionAfterFinish,
                             "op \(op)'s completion block began " + (taskDone ? "before the operation began finishing" : "while its task was still running"),
                             "the completion block runs after the main task finishes", [tasks.last, began]))
                     }
@@ -26,7 +26,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("COMPLETION-ONCE", .COMPLETION,
+        RuleCheck(Rule(RuleID.completionOnce, .COMPLETION,
                        "A completion block set before its operation finished runs exactly once, cancelled operations included.",
                        cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.9.3")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
@@ -37,20 +37,20 @@ extension RuleBook {
                 guard let s = set, let f = c.facts.finishedAt[op], s < f || !runs.isEmpty else { continue }
                 r.hits += 1
                 if runs.count > 1 {
-                    r.violations.append(c.violation("COMPLETION-ONCE", "op \(op)'s completion block ran \(runs.count) times", "exactly once", Array(runs)))
+                    r.violations.append(c.violation(RuleID.completionOnce, "op \(op)'s completion block ran \(runs.count) times", "exactly once", Array(runs)))
                 } else if runs.isEmpty && c.settled && !c.facts.finishing(op, before: s) {
-                    r.violations.append(c.violation("COMPLETION-ONCE", "op \(op) finished and its completion block never ran", "exactly once", [s, f]))
+                    r.violations.append(c.violation(RuleID.completionOnce, "op \(op) finished and its completion block never ran", "exactly once", [s, f]))
                 }
             }
             return r
         },
-        lateCallThrows(Rule("COMPLETION-LATE-THROWS", .COMPLETION,
+        lateCallThrows(Rule(RuleID.completionLateThrows, .COMPLETION,
                             "Setting a completion block on an operation that is executing or finished fails with an error.",
                             cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { call in
             if case .setCompletionBlock(let op) = call { return op }
             return nil
         },
-        RuleCheck(Rule("COMPLETION-THREAD-PRIORITY", .COMPLETION,
+        RuleCheck(Rule(RuleID.completionThreadPriority, .COMPLETION,
                        "A completion block runs at the default thread priority, 0.5.",
                        cites: [Citation(.guide, "2.6.3")], strength: .documentedMust, needs: [.threadPriority])) { c in
             var r = CheckResult()
@@ -58,7 +58,7 @@ extension RuleBook {
                 guard case .completionBegan(let op, let p) = c.event(i).kind else { continue }
                 r.hits += 1
                 if abs(p - 0.5) > 1e-9 {
-                    r.violations.append(c.violation("COMPLETION-THREAD-PRIORITY", "op \(op)'s completion block ran at thread priority \(p)", "0.5", [i]))
+                    r.violations.append(c.violation(RuleID.completionThreadPriority, "op \(op)'s completion block ran at thread priority \(p)", "0.5", [i]))
                 }
             }
             return r

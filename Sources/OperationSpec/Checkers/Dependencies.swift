@@ -2,12 +2,14 @@
 
 extension RuleBook {
     static let dependencies: [RuleCheck] = [
-        order("DEP-ORDER", crossQueue: false, "An operation's task does not begin before every dependency it had when it was queued or started has finished.",
+        order(RuleID.depOrder, crossQueue: false, "An operation's task does not begin before every dependency it had when it was queued or started has finished.",
               cites: [Citation(.guide, "2.6.1"), Citation(.gnustep, "addDependency:"), Citation(.guide, "2.1")]),
-        order("DEP-ACROSS-QUEUES", crossQueue: true, "A dependency on an operation in another queue orders execution just as one in the same queue does.",
+        order(RuleID.depAcrossQueues, crossQueue: true, "A dependency on an operation in another queue orders execution just as one in the same queue does.",
               cites: [Citation(.guide, "2.6.1")]),
-        misuseEdge("DEP-SELF", "An operation made to depend on itself is refused with an error, or else never runs.",
-                   cites: [Citation(.gnustep, "addDependency:"), Citation(.guide, "2.6.1")]) { c, op, on, i in op == on ? [op] : nil },
+        misuseEdge(RuleID.depSelf, "An operation made to depend on itself is refused with an error, or else never runs.",
+                   cites: [Citation(.gnustep, "addDependency:"), Citation(.guide, "2.6.1")]) { c, op, on, i in
+            op == on ? [op] : nil
+        },
         // 003 addDependency: "You must not create loops of dependencies (this would cause
         // deadlock)." 004 2.6.1: circular dependencies are "a programmer error that will prevent
         // the affected operations from ever running". Neither says the call fails: the edge is
@@ -17,11 +19,11 @@ extension RuleBook {
         // member lets the rest of the cycle run after it. Refusing the closing edge with an error
         // is not what the documents say, but it deadlocks nothing: it is tolerated, as observed
         // behaviour (an implementation may check, as the Python example driver does).
-        misuseEdge("DEP-CYCLE", "A dependency that closes a cycle is accepted and \"will prevent the affected operations from ever running\": no operation on the cycle runs unless a member of it is cancelled, whose finish releases the rest (an implementation that refuses the edge with an error is tolerated).",
+        misuseEdge(RuleID.depCycle, "A dependency that closes a cycle is accepted and \"will prevent the affected operations from ever running\": no operation on the cycle runs unless a member of it is cancelled, whose finish releases the rest (an implementation that refuses the edge with an error is tolerated).",
                    cites: [Citation(.gnustep, "addDependency:"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.3")]) { c, op, on, i in
             op == on ? nil : c.path(from: on, to: op, at: i)
         },
-        RuleCheck(Rule("DEP-DUPLICATE", .DEP,
+        RuleCheck(Rule(RuleID.depDuplicate, .DEP,
                        "Adding a dependency an operation already has is refused with an error, or else leaves it listed once.",
                        cites: [Citation(.gnustep, "addDependency:")], strength: .documentedMust, needs: [.thrownErrors])) { c in
             var r = CheckResult()
@@ -35,13 +37,13 @@ extension RuleBook {
                     if c.facts.began(rep.i, after: end), case .ops(let list) = rep.value { return list.filter { $0 == on }.count > 1 }
                     return false
                 }) {
-                    r.violations.append(c.violation("DEP-DUPLICATE", "op \(op) lists op \(on) more than once after a duplicate addDependency",
+                    r.violations.append(c.violation(RuleID.depDuplicate, "op \(op) lists op \(on) more than once after a duplicate addDependency",
                                                     "a duplicate is refused or has no effect", [i, end, bad.i]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("DEP-LISTED", .DEP,
+        RuleCheck(Rule(RuleID.depListed, .DEP,
                        "Once addDependency: has returned, the receiver's dependencies list the target; once removeDependency: has returned, they no longer do.",
                        cites: [Citation(.gnustep, "addDependency:"), Citation(.gnustep, "removeDependency:"), Citation(.guide, "2.6.1")],
                        strength: .documentedMust)) { c in
@@ -75,7 +77,7 @@ extension RuleBook {
                     guard !judged.isEmpty else { continue }
                     r.hits += 1
                     if let bad = judged.first(where: { list.contains($0.on) != $0.listed }) {
-                        r.violations.append(c.violation("DEP-LISTED",
+                        r.violations.append(c.violation(RuleID.depListed,
                             "op \(op)'s dependencies read \(report.value) after op \(bad.on) was \(bad.listed ? "added" : "removed")",
                             bad.listed ? "op \(bad.on) listed" : "op \(bad.on) not listed", [bad.at, report.i]))
                     }
@@ -83,7 +85,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("DEP-REMOVE-RESTORES", .DEP,
+        RuleCheck(Rule(RuleID.depRemoveRestores, .DEP,
                        "Removing an operation's last unfinished dependency makes it report isReady YES.",
                        cites: [Citation(.guide, "2.5.4"), Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -97,7 +99,7 @@ extension RuleBook {
                 guard !after.isEmpty else { continue }
                 r.hits += 1
                 if let bad = after.first(where: { $0.isRead && $0.value == .bool(false) }) {
-                    r.violations.append(c.violation("DEP-REMOVE-RESTORES", "op \(op) reported isReady NO after its last unfinished dependency op \(on) was removed",
+                    r.violations.append(c.violation(RuleID.depRemoveRestores, "op \(op) reported isReady NO after its last unfinished dependency op \(on) was removed",
                                                     "removing the dependency makes the operation ready", [i, done, bad.i]))
                 }
             }

@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let kvo: [RuleCheck] = [
-        RuleCheck(Rule("KVO-SET-BRACKETED", .KVO,
+        RuleCheck(Rule(RuleID.kvoSetBracketed, .KVO,
                        "A concurrent subclass changes isExecuting or isFinished only between a will-change and a did-change for that key on the same thread.",
                        cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.5.4"), Citation(.gnustep, "start"), Citation(.ru, "isFinished, isExecuting")],
                        strength: .documentedMust, needs: [.kvo], subject: .subclass)) { c in
@@ -19,7 +19,7 @@ extension RuleBook {
                     let didBetween = will.map { w in same.contains { $0 > w && $0 < i && c.event($0).kind.isDid(key) } } ?? true
                     let didAfter = same.contains { $0 > i && c.event($0).kind.isDid(key) }
                     if will == nil || didBetween || (!didAfter && c.settled && !c.inFlight(op, key)) {
-                        r.violations.append(c.violation("KVO-SET-BRACKETED",
+                        r.violations.append(c.violation(RuleID.kvoSetBracketed,
                             "op \(op) set \(key.rawValue) to \(v ? "YES" : "NO") " + (will == nil || didBetween ? "without a will-change before it" : "without a did-change after it"),
                             "will-change, change, did-change on the same thread", [will, i]))
                     }
@@ -27,7 +27,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("KVO-COMPLETION-ORDER", .KVO,
+        RuleCheck(Rule(RuleID.kvoCompletionOrder, .KVO,
                        "A concurrent subclass that finishes after executing notifies in the order: will isFinished, will isExecuting, did isExecuting, did isFinished.",
                        cites: [Citation(.guide, "Listing 2-7"), Citation(.en, "completeoperation"), Citation(.zh, "completeOperation")],
                        strength: .documentedExample, needs: [.kvo], subject: .subclass)) { c in
@@ -63,13 +63,13 @@ extension RuleBook {
                 }
                 let expected = ["will isFinished", "will isExecuting", "did isExecuting", "did isFinished"]
                 if seq != expected {
-                    r.violations.append(c.violation("KVO-COMPLETION-ORDER", "op \(op) finished with notifications " + seq.joined(separator: ", "),
+                    r.violations.append(c.violation(RuleID.kvoCompletionOrder, "op \(op) finished with notifications " + seq.joined(separator: ", "),
                                                     expected.joined(separator: ", "), Array(keyed[from...to])))
                 }
             }
             return r
         },
-        RuleCheck(Rule("KVO-CANCELLED-START", .KVO,
+        RuleCheck(Rule(RuleID.kvoCancelledStart, .KVO,
                        "A concurrent subclass started after it was cancelled goes straight to finished: it never reports isExecuting YES and it notifies isFinished.",
                        cites: [Citation(.guide, "Listing 2-6"), Citation(.en, "Start"), Citation(.zh, "start")],
                        strength: .documentedExample, needs: [.kvo], subject: .subclass)) { c in
@@ -87,16 +87,16 @@ extension RuleBook {
                          .willChange(_, .isExecuting, .bool(true)): return true
                     default: return false
                     } }() }) {
-                    r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, reported isExecuting YES",
+                    r.violations.append(c.violation(RuleID.kvoCancelledStart, "op \(op), started after cancel, reported isExecuting YES",
                                                     "a cancelled operation moves straight to finished", [call, s.i, exec]))
                 } else if c.settled && c.facts.notifiedFinishedAt[op] == nil && !c.inFlight(op, .isFinished) {
-                    r.violations.append(c.violation("KVO-CANCELLED-START", "op \(op), started after cancel, never notified isFinished",
+                    r.violations.append(c.violation(RuleID.kvoCancelledStart, "op \(op), started after cancel, never notified isFinished",
                                                     "will/did isFinished even when cancelled", [call, s.i]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("KVO-BALANCED", .KVO,
+        RuleCheck(Rule(RuleID.kvoBalanced, .KVO,
                        "Every did-change follows a will-change for the same operation and key on the same thread, and every will-change is followed by its did-change.",
                        cites: [Citation(.guide, "2.5.4"), Citation(.guide, "Listing 2-6"), Citation(.guide, "Listing 2-7")],
                        strength: .documentedMust, needs: [.kvo])) { c in
@@ -136,17 +136,17 @@ extension RuleBook {
                 for o in open { unpairedWills.append((slots[o.slot].first, o.will)) }
             }
             for d in unpairedDids.sorted(by: { $0.i < $1.i }) {
-                r.violations.append(c.violation("KVO-BALANCED", "op \(d.op) sent did-change \(d.key.rawValue) with no will-change before it on thread \(d.thread)",
+                r.violations.append(c.violation(RuleID.kvoBalanced, "op \(d.op) sent did-change \(d.key.rawValue) with no will-change before it on thread \(d.thread)",
                                                 "will and did come in pairs", [d.i]))
             }
             if c.trace.ending == .complete {
                 for w in unpairedWills.sorted(by: { ($0.first, $0.will) < ($1.first, $1.will) }) {
-                    r.violations.append(c.violation("KVO-BALANCED", "a will-change was never followed by its did-change", "will and did come in pairs", [w.will]))
+                    r.violations.append(c.violation(RuleID.kvoBalanced, "a will-change was never followed by its did-change", "will and did come in pairs", [w.will]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("KVO-FINISH-ALWAYS", .KVO,
+        RuleCheck(Rule(RuleID.kvoFinishAlways, .KVO,
                        "Every operation that finishes, cancelled or not, sends a did-change for isFinished.",
                        cites: [Citation(.guide, "2.5.3"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.3")],
                        strength: .documentedMust, needs: [.kvo])) { c in
@@ -156,13 +156,13 @@ extension RuleBook {
                 guard let f = c.facts.finishedAt[op] else { continue }
                 r.hits += 1
                 if c.facts.notifiedFinishedAt[op] == nil && !c.inFlight(op, .isFinished) {
-                    r.violations.append(c.violation("KVO-FINISH-ALWAYS", "op \(op) became finished without a did-change for isFinished",
+                    r.violations.append(c.violation(RuleID.kvoFinishAlways, "op \(op) became finished without a did-change for isFinished",
                                                     "a finish notification is always sent; dependents and queues rely on it", [f]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("KVO-FINISH-ONCE", .KVO,
+        RuleCheck(Rule(RuleID.kvoFinishOnce, .KVO,
                        "A concurrent subclass started once announces isFinished becoming YES once: no second did-change reporting YES follows the first.",
                        cites: [Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3"), Citation(.en, "completeoperation")],
                        strength: .documentedExample, needs: [.kvo], subject: .subclass)) { c in
@@ -178,7 +178,7 @@ extension RuleBook {
                     guard case .didChange(_, .isFinished, .bool(true)) = c.event(i).kind else { continue }
                     r.hits += 1
                     if let f = first {
-                        r.violations.append(c.violation("KVO-FINISH-ONCE", "op \(op) announced isFinished YES a second time",
+                        r.violations.append(c.violation(RuleID.kvoFinishOnce, "op \(op) announced isFinished YES a second time",
                                                         "a subclass finishes once: one completeOperation, under a lock if two threads may try", [f, i]))
                         break
                     }
@@ -187,7 +187,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("KVO-FINISH-CHANGES", .KVO,
+        RuleCheck(Rule(RuleID.kvoFinishChanges, .KVO,
                        "A concurrent subclass started once announces isFinished only around its change: each did-change reports a value other than its will-change's.",
                        cites: [Citation(.guide, "Listing 2-6"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
                        strength: .documentedExample, needs: [.kvo], subject: .subclass)) { c in
@@ -212,7 +212,7 @@ extension RuleBook {
                         let will = open.remove(at: k)
                         r.hits += 1
                         if will.value == v {
-                            r.violations.append(c.violation("KVO-FINISH-CHANGES", "op \(op) announced a change of isFinished but it stayed \(v)",
+                            r.violations.append(c.violation(RuleID.kvoFinishChanges, "op \(op) announced a change of isFinished but it stayed \(v)",
                                                             "will/did-change isFinished around the store of finished = YES (Listings 2-6, 2-7)", [will.i, i]))
                         }
                     default: continue
@@ -221,7 +221,7 @@ extension RuleBook {
             }
             return r
         },
-        kvoCall("KVO-CANCELLED", key: .isCancelled, on: [.cancel], "Cancelling an operation that was neither finished nor cancelled notifies isCancelled during the call.",
+        kvoCall(RuleID.kvoCancelled, key: .isCancelled, on: [.cancel], "Cancelling an operation that was neither finished nor cancelled notifies isCancelled during the call.",
                 cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.9.3")]) { c, call in
             // Judged only when no start began before the cancel returned: a queue's start logged
             // during the call may have run the operation to its end before cancel looked, and a
@@ -232,7 +232,7 @@ extension RuleBook {
             guard c.facts.firstStart[op].map({ $0 > returned }) ?? true else { return nil }
             return op
         },
-        kvoCall("KVO-DEPENDENCIES", key: .dependencies, on: [.addDependency, .removeDependency], "addDependency and removeDependency that change the dependencies notify the dependencies key during the call.",
+        kvoCall(RuleID.kvoDependencies, key: .dependencies, on: [.addDependency, .removeDependency], "addDependency and removeDependency that change the dependencies notify the dependencies key during the call.",
                 cites: [Citation(.guide, "2.5.4")]) { c, call in
             switch call.kind {
             case .addDependency(let op, let on): return c.facts.dependencies(of: op, at: call.i).contains(on) || op == on ? nil : op
@@ -240,13 +240,13 @@ extension RuleBook {
             default: return nil
             }
         },
-        kvoCall("KVO-QUEUE-PRIORITY", key: .queuePriority, on: [.setQueuePriority], "setQueuePriority that changes the priority notifies queuePriority during the call.",
+        kvoCall(RuleID.kvoQueuePriority, key: .queuePriority, on: [.setQueuePriority], "setQueuePriority that changes the priority notifies queuePriority during the call.",
                 cites: [Citation(.guide, "2.5.4")]) { c, call in
             guard case .setQueuePriority(let op, let raw) = call.kind,
                   c.facts.priority[op].value(before: call.i) != QueuePriority.normalized(raw) else { return nil }
             return op
         },
-        kvoCall("KVO-COMPLETION-BLOCK", key: .completionBlock, on: [.setCompletionBlock], "setCompletionBlock notifies completionBlock during the call.",
+        kvoCall(RuleID.kvoCompletionBlock, key: .completionBlock, on: [.setCompletionBlock], "setCompletionBlock notifies completionBlock during the call.",
                 cites: [Citation(.guide, "2.5.4")]) { _, call in
             if case .setCompletionBlock(let op) = call.kind { return op }
             return nil

@@ -3,7 +3,7 @@
 
 extension RuleBook {
     static let priority: [RuleCheck] = [
-        RuleCheck(Rule("PRIORITY-ORDER", .PRIORITY,
+        RuleCheck(Rule(RuleID.priorityOrder, .PRIORITY,
                        "When a serial queue picks its next operation, a ready operation of higher priority goes before a ready one of lower priority.",
                        cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.9.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -79,7 +79,7 @@ extension RuleBook {
                     guard !rivals.isEmpty else { continue }
                     r.hits += 1
                     if let y = rivals.first(where: { c.facts.priority[$0].value(before: s) > px }) {
-                        r.violations.append(c.violation("PRIORITY-ORDER",
+                        r.violations.append(c.violation(RuleID.priorityOrder,
                             "serial queue \(q) started op \(x) (priority \(px)) while op \(y) (priority \(c.facts.priority[y].value(before: s))) was ready too",
                             "the higher priority ready operation starts first", [cp, s]))
                     }
@@ -87,7 +87,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("PRIORITY-NORMALIZE", .PRIORITY,
+        RuleCheck(Rule(RuleID.priorityNormalize, .PRIORITY,
                        "A queue priority that is not one of the defined values reads back as the next defined value towards Normal.",
                        cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust, needs: [.undefinedQueuePriorities])) { c in
             var r = CheckResult()
@@ -99,14 +99,14 @@ extension RuleBook {
                     if QueuePriority.defined.contains(raw) { continue }
                     r.hits += 1
                     if got != want {
-                        r.violations.append(c.violation("PRIORITY-NORMALIZE", "op \(op)'s priority, set to \(raw), read back as \(got)",
+                        r.violations.append(c.violation(RuleID.priorityNormalize, "op \(op)'s priority, set to \(raw), read back as \(got)",
                                                         "\(want), the next defined value towards Normal", [i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("PRIORITY-READBACK", .PRIORITY,
+        RuleCheck(Rule(RuleID.priorityReadback, .PRIORITY,
                        "A queue priority set to one of the defined values reads back unchanged.",
                        cites: [Citation(.gnustep, "setQueuePriority:"), Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -121,14 +121,14 @@ extension RuleBook {
                           QueuePriority.defined.contains(v) else { continue }
                     r.hits += 1
                     if report.value != .int(v) {
-                        r.violations.append(c.violation("PRIORITY-READBACK",
+                        r.violations.append(c.violation(RuleID.priorityReadback,
                             "op \(op)'s priority, set to \(v), read back as \(report.value)", "\(v), as set", [last, report.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("PRIORITY-DEFAULT-NORMAL", .PRIORITY,
+        RuleCheck(Rule(RuleID.priorityDefaultNormal, .PRIORITY,
                        "An operation whose priority was never set reports Normal (0).",
                        cites: [Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -137,7 +137,7 @@ extension RuleBook {
                 for report in c.reports(op, .queuePriority) where report.isRead && report.i < firstSet {
                     r.hits += 1
                     if report.value != .int(QueuePriority.normal) {
-                        r.violations.append(c.violation("PRIORITY-DEFAULT-NORMAL", "op \(op) reported priority \(report.value) before any was set", "Normal (0)", [report.i]))
+                        r.violations.append(c.violation(RuleID.priorityDefaultNormal, "op \(op) reported priority \(report.value) before any was set", "Normal (0)", [report.i]))
                     }
                 }
             }
@@ -146,7 +146,7 @@ extension RuleBook {
     ]
 
     static let threadPriority: [RuleCheck] = [
-        RuleCheck(Rule("THREAD-PRIORITY-MAIN", .THREAD,
+        RuleCheck(Rule(RuleID.threadPriorityMain, .THREAD,
                        "The default start runs main at the operation's thread priority: the value set before it started, or 0.5.",
                        cites: [Citation(.guide, "2.6.3"), Citation(.gnustep, "setThreadPriority:")], strength: .documentedMust, needs: [.threadPriority])) { c in
             var r = CheckResult()
@@ -160,7 +160,7 @@ extension RuleBook {
                 guard (0...1).contains(want) else { continue }
                 r.hits += 1
                 if abs(p - want) > 1e-9 {
-                    r.violations.append(c.violation("THREAD-PRIORITY-MAIN", "op \(op)'s main ran at thread priority \(p)", "\(want)", [s, began]))
+                    r.violations.append(c.violation(RuleID.threadPriorityMain, "op \(op)'s main ran at thread priority \(p)", "\(want)", [s, began]))
                 }
             }
             return r

@@ -3,7 +3,7 @@
 
 extension RuleBook {
     static let queues: [RuleCheck] = [
-        RuleCheck(Rule("QUEUE-MAX-CONCURRENT", .QUEUE,
+        RuleCheck(Rule(RuleID.queueMaxConcurrent, .QUEUE,
                        "A queue never has more operations running than its maxConcurrentOperationCount; with 1 it runs one at a time, with 0 none.",
                        cites: [Citation(.guide, "2.9.1"), Citation(.gnustep, "setMaxConcurrentOperationCount:")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -37,7 +37,7 @@ extension RuleBook {
                     guard width != QueueConfig.defaultMax else { continue }
                     r.hits += 1
                     if running.count > width {
-                        r.violations.append(c.violation("QUEUE-MAX-CONCURRENT",
+                        r.violations.append(c.violation(RuleID.queueMaxConcurrent,
                             "queue \(q) (max \(width)) started " + (added != nil && c.facts.addedAt[x] == nil ? "the block of op \(x)" : "op \(x)") + " while \(running.count - 1) of its operations were still running",
                             "at most \(width) at once", running.map(\.start)))
                     }
@@ -45,7 +45,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-SUSPENDED", .QUEUE,
+        RuleCheck(Rule(RuleID.queueSuspended, .QUEUE,
                        "A suspended queue starts no operation until it is resumed.",
                        cites: [Citation(.guide, "2.9.5"), Citation(.guide, "2.9.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -68,7 +68,7 @@ extension RuleBook {
                     r.hits += 1
                     if let s = c.startCalls(op).first(where: { $0.by == .queue }), c.facts.suspension[q].value(before: s.i),
                        !c.facts.suspension[q].changed(between: released, and: s.i) {
-                        r.violations.append(c.violation("QUEUE-SUSPENDED", "suspended queue \(q) started op \(op)", "nothing new starts while suspended",
+                        r.violations.append(c.violation(RuleID.queueSuspended, "suspended queue \(q) started op \(op)", "nothing new starts while suspended",
                                                         [c.facts.suspension[q].changes.last { $0.at < released }?.at, add.call, s.i]))
                     }
                 }
@@ -79,7 +79,7 @@ extension RuleBook {
                     r.hits += 1
                     if let b = c.indices(add.op, .kind(.blockBegan)).first, b > add.call, c.facts.suspension[q].value(before: b),
                        !c.facts.suspension[q].changed(between: add.call, and: b) {
-                        r.violations.append(c.violation("QUEUE-SUSPENDED", "suspended queue \(q) ran the block of op \(add.op) given to addOperationWithBlock:",
+                        r.violations.append(c.violation(RuleID.queueSuspended, "suspended queue \(q) ran the block of op \(add.op) given to addOperationWithBlock:",
                                                         "nothing new starts while suspended",
                                                         [c.facts.suspension[q].changes.last { $0.at < add.call }?.at, add.call, b]))
                     }
@@ -87,7 +87,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-SUSPEND-RUNNING-CONTINUE", .QUEUE,
+        RuleCheck(Rule(RuleID.queueSuspendRunningContinue, .QUEUE,
                        "Suspending a queue does not pause its running operations: each still runs to its finish.",
                        cites: [Citation(.guide, "2.9.5")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
@@ -98,7 +98,7 @@ extension RuleBook {
                         guard case .call(.start(let x, _)) = c.event(s).kind, !c.facts.finishing(x, before: change.at) else { continue }
                         r.hits += 1
                         if c.facts.finishedAt[x] == nil {
-                            r.violations.append(c.violation("QUEUE-SUSPEND-RUNNING-CONTINUE", "op \(x), running when queue \(q) was suspended, never finished",
+                            r.violations.append(c.violation(RuleID.queueSuspendRunningContinue, "op \(x), running when queue \(q) was suspended, never finished",
                                                             "running operations finish", [s, change.at]))
                         }
                     }
@@ -106,7 +106,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-THREADS", .QUEUE,
+        RuleCheck(Rule(RuleID.queueThreads, .QUEUE,
                        "A queue runs a non-concurrent operation's main on a thread it provides, not on the thread that added the operation.",
                        cites: [Citation(.guide, "2.2"), Citation(.ru, "Current Thread / Main Thread")], strength: .documentedMust, needs: [.threadIdentity])) { c in
             var r = CheckResult()
@@ -115,13 +115,13 @@ extension RuleBook {
                       let began = c.firstIndex(op, after: s.i, .kind(.mainBegan)) else { continue }
                 r.hits += 1
                 if c.event(began).thread == c.event(add).thread {
-                    r.violations.append(c.violation("QUEUE-THREADS", "queued op \(op)'s main ran on the thread that added it",
+                    r.violations.append(c.violation(RuleID.queueThreads, "queued op \(op)'s main ran on the thread that added it",
                                                     "the queue provides the thread", [add, began]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-REMOVES-FINISHED", .QUEUE,
+        RuleCheck(Rule(RuleID.queueRemovesFinished, .QUEUE,
                        "Finished operations, cancelled ones included, leave their queue: after waitUntilAllOperationsAreFinished returns, operationCount is 0.",
                        cites: [Citation(.guide, "2.7.1.2"), Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -135,7 +135,7 @@ extension RuleBook {
                         guard let w = lastWait, c.event(w).thread == c.event(i).thread else { continue }
                         r.hits += 1
                         if n != 0 {
-                            r.violations.append(c.violation("QUEUE-REMOVES-FINISHED", "queue \(q) reported \(n) operations after waiting for all of them",
+                            r.violations.append(c.violation(RuleID.queueRemovesFinished, "queue \(q) reported \(n) operations after waiting for all of them",
                                                             "finished operations leave the queue", [w, i]))
                         }
                     default: break
@@ -144,22 +144,22 @@ extension RuleBook {
             }
             return r
         },
-        waitRule("QUEUE-WAIT-OP", "waitUntilFinished returns only after the operation has finished.", on: .waitUntilFinished,
+        waitRule(RuleID.queueWaitOp, "waitUntilFinished returns only after the operation has finished.", on: .waitUntilFinished,
                  cites: [Citation(.guide, "2.9.4"), Citation(.gnustep, "waitUntilFinished")]) { c, call, done in
             if case .waitUntilFinished(let op) = call { return [op] }
             return nil
         },
-        waitRule("QUEUE-WAIT-ALL", "waitUntilAllOperationsAreFinished returns only after every operation added to the queue, even during the wait, has finished.", on: .waitUntilAllFinished,
+        waitRule(RuleID.queueWaitAll, "waitUntilAllOperationsAreFinished returns only after every operation added to the queue, even during the wait, has finished.", on: .waitUntilAllFinished,
                  cites: [Citation(.guide, "2.9.4")]) { c, call, done in
             guard case .waitUntilAllFinished(let q) = call else { return nil }
             return c.allOps.filter { op in c.facts.addedAt[op].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < done } ?? false }
         },
-        waitRule("QUEUE-ADD-WAIT", "addOperations:waitUntilFinished:YES returns only after every operation it added has finished.", on: .addOperations,
+        waitRule(RuleID.queueAddWait, "addOperations:waitUntilFinished:YES returns only after every operation it added has finished.", on: .addOperations,
                  cites: [Citation(.guide, "2.9.1")]) { _, call, _ in
             if case .addOperations(let list, _, true) = call { return list }
             return nil
         },
-        RuleCheck(Rule("QUEUE-OWNERSHIP", .QUEUE,
+        RuleCheck(Rule(RuleID.queueOwnership, .QUEUE,
                        "An operation already in a queue, executing or finished is refused by addOperation with an error.",
                        cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.7.2")], strength: .observedOnly, needs: [.thrownErrors])) { c in
             var r = CheckResult()
@@ -176,7 +176,7 @@ extension RuleBook {
                     guard owned || busy else { continue }
                     r.hits += 1
                     if let done = c.facts.returned(i) {
-                        r.violations.append(c.violation("QUEUE-OWNERSHIP",
+                        r.violations.append(c.violation(RuleID.queueOwnership,
                             "adding op \(op), already " + (owned ? "in a queue" : "executing or finished") + ", returned normally",
                             "the call is refused", [c.facts.addedAt[op]?.call, i, done]))
                     }
@@ -184,7 +184,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-PROGRESS", .QUEUE,
+        RuleCheck(Rule(RuleID.queueProgress, .QUEUE,
                        "A queue that is not suspended and has a free slot does not leave a ready operation waiting: readiness, not priority, decides.",
                        cites: [Citation(.guide, "2.9.1"), Citation(.guide, "2.6.2")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
@@ -208,14 +208,14 @@ extension RuleBook {
                     guard ready else { continue }
                     r.hits += 1
                     if c.facts.firstStart[op] == nil {
-                        r.violations.append(c.violation("QUEUE-PROGRESS", "ready op \(op) was never started by queue \(q), which had a free slot",
+                        r.violations.append(c.violation(RuleID.queueProgress, "ready op \(op) was never started by queue \(q), which had a free slot",
                                                         "a ready operation is started", [add.call]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-READY-ONLY", .QUEUE,
+        RuleCheck(Rule(RuleID.queueReadyOnly, .QUEUE,
                        "A queue starts only operations that are ready: every dependency finished, or the operation cancelled.",
                        cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.6.1"), Citation(.gnustep, "addDependency:")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
@@ -227,14 +227,14 @@ extension RuleBook {
                     r.hits += 1
                     if c.facts.cancelCalledAt[x].map({ $0 < s }) == true { continue }
                     if let d = deps.first(where: { !c.facts.finishing($0, before: s) }) {
-                        r.violations.append(c.violation("QUEUE-READY-ONLY", "queue \(q) started op \(x) before its dependency op \(d) had finished",
+                        r.violations.append(c.violation(RuleID.queueReadyOnly, "queue \(q) started op \(x) before its dependency op \(d) had finished",
                                                         "only ready operations are started", [s]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-CALLS-START", .QUEUE,
+        RuleCheck(Rule(RuleID.queueCallsStart, .QUEUE,
                        "A queue runs an operation by calling its start, so a subclass's own start is what runs.",
                        cites: [Citation(.ru, "start is called by the operation queue"), Citation(.guide, "2.2"), Citation(.guide, "2.5.3 Table 2-2")],
                        strength: .documentedMust)) { c in
@@ -243,13 +243,13 @@ extension RuleBook {
                 guard c.facts.addedAt[op] != nil, let began = c.taskBegins(op).first else { continue }
                 r.hits += 1
                 if c.facts.firstStart[op].map({ $0 > began }) ?? true {
-                    r.violations.append(c.violation("QUEUE-CALLS-START", "queued op \(op)'s task began without a call to its start",
+                    r.violations.append(c.violation(RuleID.queueCallsStart, "queued op \(op)'s task began without a call to its start",
                                                     "the queue calls start", [c.facts.addedAt[op]?.call, began]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-THREAD-NAME", .QUEUE,
+        RuleCheck(Rule(RuleID.queueThreadName, .QUEUE,
                        "GNUstep names a queue's worker threads NSOperationQ_<number> unless the queue was given a name.",
                        cites: [Citation(.gnustep, "NSOperationQueue")], strength: .documentedMust, needs: [.threadNames], profiles: [.gnustep])) { c in
             var r = CheckResult()
@@ -259,12 +259,12 @@ extension RuleBook {
                 if q >= 0 && q < c.scenario.queues.count && c.scenario.queues[q].name != nil { continue }
                 r.hits += 1
                 if !Self.isNumbered(name, after: "NSOperationQ_") {
-                    r.violations.append(c.violation("QUEUE-THREAD-NAME", "a worker thread was named \"\(name)\"", "NSOperationQ_<number>", [i]))
+                    r.violations.append(c.violation(RuleID.queueThreadName, "a worker thread was named \"\(name)\"", "NSOperationQ_<number>", [i]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-THREAD-NAME-SET", .QUEUE,
+        RuleCheck(Rule(RuleID.queueThreadNameSet, .QUEUE,
                        "GNUstep names the worker threads of a queue given a name with -setName: <name>_<number>.",
                        cites: [Citation(.gnustep, "NSOperationQueue")], strength: .documentedMust, needs: [.threadNames, .apiSurface2], profiles: [.gnustep])) { c in
             var r = CheckResult()
@@ -273,13 +273,13 @@ extension RuleBook {
                       let queueName = c.scenario.queues[q].name else { continue }
                 r.hits += 1
                 if !Self.isNumbered(name, after: queueName + "_") {
-                    r.violations.append(c.violation("QUEUE-THREAD-NAME-SET", "a worker thread of queue \(q), named \"\(queueName)\", was named \"\(name)\"",
+                    r.violations.append(c.violation(RuleID.queueThreadNameSet, "a worker thread of queue \(q), named \"\(queueName)\", was named \"\(name)\"",
                                                     "\(queueName)_<number>", [i]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-ADD-BLOCK-RUNS", .QUEUE,
+        RuleCheck(Rule(RuleID.queueAddBlockRuns, .QUEUE,
                        "A block given to addOperationWithBlock: runs once, not before the call, and, unless cancelAllOperations reaches it first, before the run ends on a queue that may run.",
                        cites: [Citation(.guide, "2.9.1")], strength: .documentedMust, needs: [.apiSurface2])) { c in
             var r = CheckResult()
@@ -288,15 +288,15 @@ extension RuleBook {
                     r.hits += 1
                     let begins = c.indices(add.op, .kind(.blockBegan))
                     if let early = begins.first(where: { $0 < add.call }) {
-                        r.violations.append(c.violation("QUEUE-ADD-BLOCK-RUNS", "the block of op \(add.op) began before addOperationWithBlock: was called",
+                        r.violations.append(c.violation(RuleID.queueAddBlockRuns, "the block of op \(add.op) began before addOperationWithBlock: was called",
                                                         "it runs after it is added", [early, add.call]))
                     } else if begins.count > 1 {
-                        r.violations.append(c.violation("QUEUE-ADD-BLOCK-RUNS", "the block of op \(add.op) ran \(begins.count) times",
+                        r.violations.append(c.violation(RuleID.queueAddBlockRuns, "the block of op \(add.op) ran \(begins.count) times",
                                                         "it runs once", [add.call] + Array(begins)))
                     } else if begins.isEmpty, c.trace.ending == .complete, !c.facts.suspension[q].final, c.facts.width[q].final != 0 {
                         let cancelled = c.facts.queueEvents[q].contains { $0 > add.call && c.event($0).kind.isCancelAllCall }
                         if !cancelled {
-                            r.violations.append(c.violation("QUEUE-ADD-BLOCK-RUNS", "the block of op \(add.op) never ran, though the run ended and queue \(q) could run it",
+                            r.violations.append(c.violation(RuleID.queueAddBlockRuns, "the block of op \(add.op) never ran, though the run ended and queue \(q) could run it",
                                                             "it runs", [add.call, c.events.count - 1]))
                         }
                     }
@@ -304,7 +304,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-WAIT-ALL-BLOCKS", .QUEUE,
+        RuleCheck(Rule(RuleID.queueWaitAllBlocks, .QUEUE,
                        "waitUntilAllOperationsAreFinished also waits for the blocks given to addOperationWithBlock: before it: each has run to its end, or was cancelled before it began.",
                        cites: [Citation(.guide, "2.9.4"), Citation(.guide, "2.9.1")], strength: .documentedMust, needs: [.apiSurface2])) { c in
             var r = CheckResult()
@@ -319,12 +319,12 @@ extension RuleBook {
                         let began = c.indices(add.op, .kind(.blockBegan)).first { $0 > add.call && $0 < done }
                         let ended = c.indices(add.op, .kind(.blockEnded)).first { $0 > add.call && $0 < done }
                         if began != nil && ended == nil {
-                            r.violations.append(c.violation("QUEUE-WAIT-ALL-BLOCKS", "waitUntilAllOperationsAreFinished on queue \(q) returned while the block of op \(add.op) was still running",
+                            r.violations.append(c.violation(RuleID.queueWaitAllBlocks, "waitUntilAllOperationsAreFinished on queue \(q) returned while the block of op \(add.op) was still running",
                                                             "the wait returns once the block has ended", [add.call, began, done]))
                         } else if began == nil {
                             let cancelled = c.facts.queueEvents[q].contains { $0 > add.call && $0 < done && c.event($0).kind.isCancelAllCall }
                             if !cancelled {
-                                r.violations.append(c.violation("QUEUE-WAIT-ALL-BLOCKS", "waitUntilAllOperationsAreFinished on queue \(q) returned before the block of op \(add.op) had run",
+                                r.violations.append(c.violation(RuleID.queueWaitAllBlocks, "waitUntilAllOperationsAreFinished on queue \(q) returned before the block of op \(add.op) had run",
                                                                 "the wait returns once the block has run", [add.call, i, done]))
                             }
                         }
@@ -333,7 +333,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-SUSPENDED-READ", .QUEUE,
+        RuleCheck(Rule(RuleID.queueSuspendedRead, .QUEUE,
                        "isSuspended reports what setSuspended: last set (NO for a new queue).",
                        cites: [Citation(.guide, "2.9.5")], strength: .documentedMust, needs: [.apiSurface2])) { c in
             var r = CheckResult()
@@ -346,13 +346,13 @@ extension RuleBook {
                 if let l = last, case .call(.setSuspended(_, let b)) = c.event(l).kind { expected = b }
                 r.hits += 1
                 if value != expected {
-                    r.violations.append(c.violation("QUEUE-SUSPENDED-READ", "queue \(q) reported isSuspended \(value ? "YES" : "NO")",
+                    r.violations.append(c.violation(RuleID.queueSuspendedRead, "queue \(q) reported isSuspended \(value ? "YES" : "NO")",
                                                     "\(expected ? "YES" : "NO"), as last set", [last, i]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("QUEUE-CURRENT", .QUEUE,
+        RuleCheck(Rule(RuleID.queueCurrent, .QUEUE,
                        "Code a queue runs for an operation (a non-concurrent operation's main, or a block) sees that queue as currentQueue (class reference; not among the seed documents).",
                        cites: [Citation(.guide, "2.9.1")], strength: .observedOnly, needs: [.apiSurface2], profiles: [.classReference])) { c in
             var r = CheckResult()
@@ -373,7 +373,7 @@ extension RuleBook {
                 else { continue }
                 r.hits += 1
                 if seen != queue {
-                    r.violations.append(c.violation("QUEUE-CURRENT", "code of op \(op) run by queue \(queue) saw " + (seen.map { "queue \($0)" } ?? "no queue of the scenario") + " as currentQueue",
+                    r.violations.append(c.violation(RuleID.queueCurrent, "code of op \(op) run by queue \(queue) saw " + (seen.map { "queue \($0)" } ?? "no queue of the scenario") + " as currentQueue",
                                                     "queue \(queue)", [began, i]))
                 }
             }

@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let readiness: [RuleCheck] = [
-        RuleCheck(Rule("READY-DEPS-UNFINISHED", .READY,
+        RuleCheck(Rule(RuleID.readyDepsUnfinished, .READY,
                        "An operation with an unfinished dependency reports isReady NO, unless it is cancelled, executing or finished.",
                        cites: [Citation(.gnustep, "addDependency:, isReady"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2")],
                        strength: .documentedMust)) { c in
@@ -19,7 +19,7 @@ extension RuleBook {
                     guard let pending = c.facts.dependencies(of: op, at: i).first(where: { !c.facts.finishing($0, before: i) }) else { continue }
                     r.hits += 1
                     if report.value == .bool(true) {
-                        r.violations.append(c.violation("READY-DEPS-UNFINISHED",
+                        r.violations.append(c.violation(RuleID.readyDepsUnfinished,
                             "op \(op) reported isReady YES while its dependency op \(pending) had not finished",
                             "isReady NO until every dependency has finished", [i]))
                     }
@@ -27,7 +27,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("READY-AFTER-DEPS", .READY,
+        RuleCheck(Rule(RuleID.readyAfterDeps, .READY,
                        "Once every dependency of an operation has finished and said so, the operation reports isReady YES.",
                        cites: [Citation(.gnustep, "isReady"), Citation(.guide, "2.6.1")],
                        strength: .documentedMust, needs: [.kvo])) { c in
@@ -42,7 +42,7 @@ extension RuleBook {
                     guard known else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
-                        r.violations.append(c.violation("READY-AFTER-DEPS",
+                        r.violations.append(c.violation(RuleID.readyAfterDeps,
                             deps.isEmpty ? "op \(op) reported isReady NO with no dependency in force"
                                          : "op \(op) reported isReady NO after its dependencies \(deps.map { "op \($0)" }.joined(separator: ", ")) had all finished",
                             "isReady YES once every dependency has finished", [i] + deps.map { c.facts.notifiedFinishedAt[$0] }))
@@ -51,7 +51,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("READY-CANCELLED", .READY,
+        RuleCheck(Rule(RuleID.readyCancelled, .READY,
                        "A cancelled operation reports isReady YES even while it has unfinished dependencies.",
                        cites: [Citation(.gnustep, "isReady"), Citation(.guide, "2.9.2 (Listing 2-8 commentary)")],
                        strength: .documentedMust)) { c in
@@ -65,14 +65,14 @@ extension RuleBook {
                     guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
-                        r.violations.append(c.violation("READY-CANCELLED",
+                        r.violations.append(c.violation(RuleID.readyCancelled,
                             "op \(op) reported isReady NO after cancel returned", "a cancelled operation is ready", [cancelCall, done, report.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("READY-EXECUTING-FINISHED", .READY,
+        RuleCheck(Rule(RuleID.readyExecutingFinished, .READY,
                        "An executing or finished operation reports isReady YES.",
                        cites: [Citation(.gnustep, "isReady")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -89,14 +89,14 @@ extension RuleBook {
                     if report.source == .willChange && c.inBurstOfStateChange(op, report.i) { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
-                        r.violations.append(c.violation("READY-EXECUTING-FINISHED",
+                        r.violations.append(c.violation(RuleID.readyExecutingFinished,
                             "op \(op) reported isReady NO after it had been executing or finished", "isReady YES", [mark, report.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("READY-KVO", .READY,
+        RuleCheck(Rule(RuleID.readyKVO, .READY,
                        "A change of an operation's isReady is announced: a will-change for isReady comes before any report of the new value.",
                        cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
@@ -116,7 +116,7 @@ extension RuleBook {
                         if i != lift, let prev = last, prev != v, c.facts.began(i, after: lastAt) {
                             r.hits += 1
                             if !announced {
-                                r.violations.append(c.violation("READY-KVO",
+                                r.violations.append(c.violation(RuleID.readyKVO,
                                     "op \(op)'s isReady went from \(prev) to \(v) with no will-change notification (the next will-change carried \(v))",
                                     "every change of isReady is notified", [lastAt, i]))
                             }
@@ -128,7 +128,7 @@ extension RuleBook {
                         if let prev = last, prev != v {
                             r.hits += 1
                             if !announced {
-                                r.violations.append(c.violation("READY-KVO",
+                                r.violations.append(c.violation(RuleID.readyKVO,
                                     "op \(op)'s isReady went from \(prev) to \(v) with no will-change notification",
                                     "every change of isReady is notified", [i]))
                             }
@@ -142,7 +142,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("READY-OVERRIDE", .READY,
+        RuleCheck(Rule(RuleID.readyOverride, .READY,
                        "A queue does not start an operation whose overridden isReady still says NO: an operation with custom readiness runs only once its own isReady allows it.",
                        cites: [Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2"), Citation(.guide, "2.5.4")],
                        strength: .documentedMust, needs: [.apiSurface2])) { c in
@@ -153,7 +153,7 @@ extension RuleBook {
                 for s in c.startCalls(op) where s.by == .queue {
                     r.hits += 1
                     if signal.map({ $0 > s.i }) ?? true {
-                        r.violations.append(c.violation("READY-OVERRIDE",
+                        r.violations.append(c.violation(RuleID.readyOverride,
                             "queue started op \(op) while its isReady override still said NO (token \(t) " + (signal == nil ? "was never signalled)" : "was signalled only later)"),
                             "started only once isReady says YES", [c.facts.addedAt[op]?.call, s.i, signal]))
                     }

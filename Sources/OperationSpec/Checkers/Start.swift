@@ -3,7 +3,7 @@
 
 extension RuleBook {
     static let start: [RuleCheck] = [
-        RuleCheck(Rule("START-NOT-READY-THROWS", .START,
+        RuleCheck(Rule(RuleID.startNotReadyThrows, .START,
                        "Calling the default start of an operation that is not ready fails with an error and runs nothing.",
                        cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
@@ -15,7 +15,7 @@ extension RuleBook {
                     else { continue }
                     r.hits += 1
                     if !s.threw {
-                        r.violations.append(c.violation("START-NOT-READY-THROWS",
+                        r.violations.append(c.violation(RuleID.startNotReadyThrows,
                             "start on op \(op) returned normally while its dependency op \(pending) had not finished",
                             "start on an operation that is not ready throws", [s.i, end]))
                     }
@@ -23,7 +23,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("START-EXECUTING-THROWS", .START,
+        RuleCheck(Rule(RuleID.startExecutingThrows, .START,
                        "Calling the default start of an operation that is executing fails with an error.",
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors, .finishing])) { c in
             var r = CheckResult()
@@ -37,14 +37,14 @@ extension RuleBook {
                     guard let end = s.end, !c.facts.finishing(op, before: end) else { continue }
                     r.hits += 1
                     if !s.threw {
-                        r.violations.append(c.violation("START-EXECUTING-THROWS",
+                        r.violations.append(c.violation(RuleID.startExecutingThrows,
                             "a second start on op \(op), called while it was executing, returned normally", "start on an executing operation throws", [began, s.i, end]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-FINISHED", .START,
+        RuleCheck(Rule(RuleID.startFinished, .START,
                        "Calling the default start of a finished operation fails with an error and runs nothing again.",
                        cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.2")], strength: .documentedMust,
                        variants: [Variant(.classReference, "Calling the default start of a finished operation returns quietly and runs nothing again (class reference, OS X 10.6 and later; not among the seed documents).")])) { c in
@@ -56,20 +56,20 @@ extension RuleBook {
                     guard let end = s.end else { continue }
                     r.hits += 1
                     if let ran = c.taskBegan(op, after: s.i), ran < end {
-                        r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) ran its task again",
+                        r.violations.append(c.violation(RuleID.startFinished, "start on finished op \(op) ran its task again",
                                                         "a finished operation never runs again", [finished, s.i, ran]))
                     } else if quiet && s.threw {
-                        r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) threw",
+                        r.violations.append(c.violation(RuleID.startFinished, "start on finished op \(op) threw",
                                                         "it returns quietly (class-reference profile)", [finished, s.i, end]))
                     } else if !quiet && !s.threw {
-                        r.violations.append(c.violation("START-FINISHED", "start on finished op \(op) returned normally",
+                        r.violations.append(c.violation(RuleID.startFinished, "start on finished op \(op) returned normally",
                                                         "it throws (guide profile, 004 2.7.2)", [finished, s.i, end]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-FINISHED-OWN", .START,
+        RuleCheck(Rule(RuleID.startFinishedOwn, .START,
                        "A class's own start, called on a finished operation, returns without running it again, as the default start does (class reference, OS X 10.6 and later; not among the seed documents).",
                        cites: [Citation(.guide, "2.7.2")], strength: .observedOnly, profiles: [.classReference], subject: .subclass)) { c in
             // The guide calls such a start the caller's error and leaves what a class does then
@@ -78,14 +78,14 @@ extension RuleBook {
             for restart in c.restarts {
                 r.hits += 1
                 guard let again = restart.again else { continue }
-                r.violations.append(Violation(rule: "START-FINISHED-OWN",
+                r.violations.append(Violation(rule: RuleID.startFinishedOwn,
                     observed: "start on finished op \(restart.op), whose class overrides start, ran it again",
                     expected: "a start of a finished operation runs nothing again (class-reference profile)",
                     witnesses: [restart.finished, restart.call, again]))
             }
             return r
         },
-        RuleCheck(Rule("START-SYNC-MAIN", .START,
+        RuleCheck(Rule(RuleID.startSyncMain, .START,
                        "The default start of a non-concurrent operation runs main synchronously on the thread that called start, before start returns.",
                        cites: [Citation(.guide, "2.2"), Citation(.guide, "2.5.3"), Citation(.zh, "1 (start before / main begin / start after)")],
                        strength: .documentedMust, needs: [.threadIdentity])) { c in
@@ -98,17 +98,17 @@ extension RuleBook {
                     let began = c.firstIndex(op, after: s.i, .kind(.mainBegan))
                     let ended = began.flatMap { b in c.firstIndex(op, after: b, .kind(.mainEnded)) }
                     if let b = began, c.event(b).thread != s.thread {
-                        r.violations.append(c.violation("START-SYNC-MAIN", "op \(op)'s main ran on thread \(c.event(b).thread), not on the thread that called start (\(s.thread))",
+                        r.violations.append(c.violation(RuleID.startSyncMain, "op \(op)'s main ran on thread \(c.event(b).thread), not on the thread that called start (\(s.thread))",
                                                         "main runs on the calling thread", [s.i, b]))
                     } else if began == nil || began! > end || ended == nil || ended! > end {
-                        r.violations.append(c.violation("START-SYNC-MAIN", "start on op \(op) returned before its main had run to its end",
+                        r.violations.append(c.violation(RuleID.startSyncMain, "start on op \(op) returned before its main had run to its end",
                                                         "main runs synchronously inside start", [s.i, began, end]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-KVO", .START,
+        RuleCheck(Rule(RuleID.startKVO, .START,
                        "The default start announces isExecuting becoming YES before main and isFinished becoming YES after it.",
                        cites: [Citation(.guide, "2.9.2"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
@@ -120,14 +120,14 @@ extension RuleBook {
                 let executing = c.facts.opEvents[op].contains { $0 > s.i && $0 < began && c.event($0).kind.isDid(.isExecuting, .bool(true)) }
                 let finished = c.facts.opEvents[op].contains { $0 > ended && $0 <= end && c.event($0).kind.isDid(.isFinished, .bool(true)) }
                 if !executing || !finished {
-                    r.violations.append(c.violation("START-KVO",
+                    r.violations.append(c.violation(RuleID.startKVO,
                         "the default start of op \(op) did not announce " + (executing ? "isFinished YES after main" : "isExecuting YES before main"),
                         "did-change isExecuting YES before main and isFinished YES after it", [s.i, began, ended, end]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-CONCURRENT-NO-SUPER", .START,
+        RuleCheck(Rule(RuleID.startConcurrentNoSuper, .START,
                        "A subclass that overrides start never calls [super start].",
                        cites: [Citation(.gnustep, "start"), Citation(.guide, "2.5.3 Table 2-2"), Citation(.zh, "2 (start)")],
                        strength: .documentedMust, needs: [.superStart], subject: .subclass)) { c in
@@ -137,14 +137,14 @@ extension RuleBook {
                     r.hits += 1
                     let stop = s.end ?? c.events.count
                     if let bad = c.facts.opEvents[op].first(where: { $0 > s.i && $0 < stop && c.event($0).kind.isSuperStartCall }) {
-                        r.violations.append(c.violation("START-CONCURRENT-NO-SUPER", "op \(op)'s start called [super start]",
+                        r.violations.append(c.violation(RuleID.startConcurrentNoSuper, "op \(op)'s start called [super start]",
                                                         "an overriding start must not call super", [s.i, bad]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-DEFAULT-IGNORES-FLAG", .START,
+        RuleCheck(Rule(RuleID.startDefaultIgnoresFlag, .START,
                        "The default start runs main synchronously on the thread that called it even for an operation whose isConcurrent (isAsynchronous) says YES: the flag alone creates no thread.",
                        cites: [Citation(.zh, "4")],
                        strength: .documentedMust, needs: [.threadIdentity, .superStart])) { c in
@@ -163,18 +163,18 @@ extension RuleBook {
                 let began = c.firstIndex(op, after: call, .kind(.mainBegan))
                 let ended = began.flatMap { b in c.firstIndex(op, after: b, .kind(.mainEnded)) }
                 if let b = began, c.event(b).thread != thread {
-                    r.violations.append(c.violation("START-DEFAULT-IGNORES-FLAG",
+                    r.violations.append(c.violation(RuleID.startDefaultIgnoresFlag,
                         "[super start] on op \(op), which says it is concurrent, ran main on thread \(c.event(b).thread), not on the calling thread \(thread)",
                         "the default start runs main on the calling thread whatever isConcurrent says", [call, b]))
                 } else if began == nil || began! > end || ended == nil || ended! > end {
-                    r.violations.append(c.violation("START-DEFAULT-IGNORES-FLAG",
+                    r.violations.append(c.violation(RuleID.startDefaultIgnoresFlag,
                         "[super start] on op \(op), which says it is concurrent, returned before its main had run to its end",
                         "the default start runs main synchronously, inside the call", [call, began, end]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-CONCURRENT-ASYNC", .START,
+        RuleCheck(Rule(RuleID.startConcurrentAsync, .START,
                        "A concurrent operation's start does not run its main on the thread that called start; start returns and the task goes on elsewhere.",
                        cites: [Citation(.guide, "2.2"), Citation(.guide, "Listing 2-6"), Citation(.zh, "2")],
                        strength: .documentedMust, needs: [.threadIdentity], subject: .subclass)) { c in
@@ -184,14 +184,14 @@ extension RuleBook {
                     guard let began = c.firstIndex(op, after: s.i, .kind(.mainBegan)) else { continue }
                     r.hits += 1
                     if c.event(began).thread == s.thread, began < (s.end ?? c.events.count) {
-                        r.violations.append(c.violation("START-CONCURRENT-ASYNC", "concurrent op \(op) ran main inside start, on the calling thread",
+                        r.violations.append(c.violation(RuleID.startConcurrentAsync, "concurrent op \(op) ran main inside start, on the calling thread",
                                                         "start sets up another thread and returns", [s.i, began]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("START-UNQUEUED-WAITS", .START,
+        RuleCheck(Rule(RuleID.startUnqueuedWaits, .START,
                        "An operation never given to a queue is never started by the runtime: its task begins only after the program calls its start, even once it is ready.",
                        cites: [Citation(.guide, "2.6.1"), Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.9.2")],
                        strength: .documentedMust)) { c in
@@ -205,7 +205,7 @@ extension RuleBook {
                 // wait for one it accepts.
                 let byProgram = c.startCalls(op).first { $0.by != .queue && !$0.threw }
                 if byProgram.map({ $0.i > began }) ?? true {
-                    r.violations.append(c.violation("START-UNQUEUED-WAITS",
+                    r.violations.append(c.violation(RuleID.startUnqueuedWaits,
                         "op \(op), never given to a queue, began its task without a call to its start",
                         "the task of an operation run by hand begins in the start the program calls", [began]))
                 }

@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let state: [RuleCheck] = [
-        RuleCheck(Rule("STATE-EXCLUSIVE", .STATE,
+        RuleCheck(Rule(RuleID.stateExclusive, .STATE,
                        "An operation never reports isExecuting and isFinished both YES.",
                        cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "start"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
                        strength: .documentedMust)) { c in
@@ -31,7 +31,7 @@ extension RuleBook {
                     default: continue
                     }
                     if let w = both {
-                        r.violations.append(c.violation("STATE-EXCLUSIVE", "op \(op) was executing and finished at once",
+                        r.violations.append(c.violation(RuleID.stateExclusive, "op \(op) was executing and finished at once",
                                                         "isExecuting and isFinished are never both YES", w))
                         break  // one report per operation: later overlaps follow from the first
                     }
@@ -39,11 +39,11 @@ extension RuleBook {
             }
             return r
         },
-        monotonic("STATE-FINISHED-MONOTONIC", .isFinished, "Once an operation reports isFinished YES it never reports NO again.",
+        monotonic(RuleID.stateFinishedMonotonic, .isFinished, "Once an operation reports isFinished YES it never reports NO again.",
                   cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3")]),
-        monotonic("STATE-CANCELLED-MONOTONIC", .isCancelled, "Once an operation reports isCancelled YES it never reports NO again.",
+        monotonic(RuleID.stateCancelledMonotonic, .isCancelled, "Once an operation reports isCancelled YES it never reports NO again.",
                   cites: [Citation(.gnustep, "cancel")]),
-        RuleCheck(Rule("STATE-FINISHED-REGARDLESS", .STATE,
+        RuleCheck(Rule(RuleID.stateFinishedRegardless, .STATE,
                        "An operation that was started becomes finished, whether it completed, was cancelled or failed.",
                        cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "main"), Citation(.guide, "2.5.3")], strength: .documentedMust, needs: [.finishing])) { c in
             var r = CheckResult()
@@ -52,13 +52,13 @@ extension RuleBook {
                 guard let s = c.startCalls(op).first(where: { !$0.threw && $0.end != nil }) else { continue }
                 r.hits += 1
                 if c.facts.finishedAt[op] == nil {
-                    r.violations.append(c.violation("STATE-FINISHED-REGARDLESS", "op \(op) was started and never became finished",
+                    r.violations.append(c.violation(RuleID.stateFinishedRegardless, "op \(op) was started and never became finished",
                                                     "every started operation reaches isFinished", [s.i, s.end]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("STATE-FINISHED-AFTER-TASK", .STATE,
+        RuleCheck(Rule(RuleID.stateFinishedAfterTask, .STATE,
                        "An operation reports isFinished YES only once its task is done: not before its main or task has begun, nor while it still runs.",
                        cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3 Table 2-2")],
                        strength: .documentedMust)) { c in
@@ -78,7 +78,7 @@ extension RuleBook {
                     // asynchronous flag with the default start: main returned before the task
                     // it set off had even begun).
                     guard let s = c.facts.firstStart[op], s < finished else { continue }
-                    r.violations.append(c.violation("STATE-FINISHED-AFTER-TASK",
+                    r.violations.append(c.violation(RuleID.stateFinishedAfterTask,
                         "op \(op) reported finished before its task began",
                         "isFinished YES only once the task is done", [s, finished, began]))
                 } else if let e = ended, finished < e {
@@ -92,13 +92,13 @@ extension RuleBook {
                         i > began && i <= finished && c.event(i).thread == thread && c.event(i).kind.isFinishing(op)
                     }
                     if !ownFinish {
-                        r.violations.append(c.violation("STATE-FINISHED-AFTER-TASK",
+                        r.violations.append(c.violation(RuleID.stateFinishedAfterTask,
                             "op \(op) reported finished while its task still ran",
                             "isFinished YES only once the task is done", [began, finished, e]))
                     } else if let work = workAfter(c, op, thread: thread, from: finished, to: e) {
                         // It finished itself, then went on working: completeOperation called
                         // before the work rather than after it.
-                        r.violations.append(c.violation("STATE-FINISHED-AFTER-TASK",
+                        r.violations.append(c.violation(RuleID.stateFinishedAfterTask,
                             "op \(op) reported finished, then its task did more work",
                             "isFinished YES only once the task is done", [began, finished, work]))
                     }
@@ -106,7 +106,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("STATE-EXECUTING-DURING-TASK", .STATE,
+        RuleCheck(Rule(RuleID.stateExecutingDuringTask, .STATE,
                        "A started operation reports isExecuting YES while its task runs, until it begins to finish.",
                        cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "Listing 2-6")],
                        strength: .documentedMust)) { c in
@@ -124,7 +124,7 @@ extension RuleBook {
                     guard case .read(_, .isExecuting, let v) = k, c.facts.began(i, after: began) else { continue }
                     r.hits += 1
                     guard v == .bool(false), i < finishing, !twoStepFinish(c, op, readAt: i) else { continue }
-                    r.violations.append(c.violation("STATE-EXECUTING-DURING-TASK",
+                    r.violations.append(c.violation(RuleID.stateExecutingDuringTask,
                         "op \(op) reported isExecuting NO while its task ran",
                         "isExecuting YES from the task's start until the operation begins to finish", [began, i, ended]))
                     break  // one report per operation
@@ -132,7 +132,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("STATE-NOT-CONCURRENT-DEFAULT", .STATE,
+        RuleCheck(Rule(RuleID.stateNotConcurrentDefault, .STATE,
                        "An operation that does not override isConcurrent reports NO.",
                        cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -141,14 +141,14 @@ extension RuleBook {
                 for seen in c.observations(op, .isConcurrent) {
                     r.hits += 1
                     if seen.value == .bool(true) {
-                        r.violations.append(c.violation("STATE-NOT-CONCURRENT-DEFAULT", "op \(op) reported isConcurrent YES without overriding it",
+                        r.violations.append(c.violation(RuleID.stateNotConcurrentDefault, "op \(op) reported isConcurrent YES without overriding it",
                                                         "the default isConcurrent is NO", [seen.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("STATE-NOT-EXECUTING-BEFORE-START", .STATE,
+        RuleCheck(Rule(RuleID.stateNotExecutingBeforeStart, .STATE,
                        "An operation does not report isExecuting YES before its start has been called.",
                        cites: [Citation(.guide, "2.9.2"), Citation(.gnustep, "start")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -159,14 +159,14 @@ extension RuleBook {
                 for seen in c.observations(op, .isExecuting) where seen.i < first {
                     r.hits += 1
                     if seen.value == .bool(true) {
-                        r.violations.append(c.violation("STATE-NOT-EXECUTING-BEFORE-START", "op \(op) reported isExecuting YES before start was called",
+                        r.violations.append(c.violation(RuleID.stateNotExecutingBeforeStart, "op \(op) reported isExecuting YES before start was called",
                                                         "an operation executes only once started", [seen.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule("STATE-MAIN-ONCE", .STATE,
+        RuleCheck(Rule(RuleID.stateMainOnce, .STATE,
                        "An operation's main runs at most once, however often it is started or added.",
                        cites: [Citation(.guide, "2.7.2"), Citation(.guide, "2.9.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -175,7 +175,7 @@ extension RuleBook {
                 guard !mains.isEmpty else { continue }
                 r.hits += 1
                 if mains.count > 1 {
-                    r.violations.append(c.violation("STATE-MAIN-ONCE", "op \(op)'s main ran \(mains.count) times", "main runs at most once", Array(mains)))
+                    r.violations.append(c.violation(RuleID.stateMainOnce, "op \(op)'s main ran \(mains.count) times", "main runs at most once", Array(mains)))
                 }
             }
             return r

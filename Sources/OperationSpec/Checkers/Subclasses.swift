@@ -2,7 +2,7 @@
 
 extension RuleBook {
     static let subclasses: [RuleCheck] = [
-        RuleCheck(Rule("SUBCLASS-CONCURRENT-FLAG", .SUBCLASS,
+        RuleCheck(Rule(RuleID.subclassConcurrentFlag, .SUBCLASS,
                        "An operation whose start returns before its task has finished reports isConcurrent YES.",
                        cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.en, "isconcurrent"), Citation(.zh, "2 (isAsynchronous)")],
                        strength: .documentedMust)) { c in
@@ -16,7 +16,7 @@ extension RuleBook {
                         // Swift on Linux cannot override isConcurrent; its getter returns isAsynchronous.
                         let required = "a concurrent operation reports isConcurrent YES (in Swift it overrides "
                             + "isAsynchronous, which isConcurrent returns; Objective-C may override either)"
-                        r.violations.append(c.violation("SUBCLASS-CONCURRENT-FLAG",
+                        r.violations.append(c.violation(RuleID.subclassConcurrentFlag,
                                                         "op \(op) runs asynchronously but reported isConcurrent NO",
                                                         required, [s.i, end, report.i]))
                     }
@@ -24,7 +24,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("SUBCLASS-FINISH-AFTER-START", .SUBCLASS,
+        RuleCheck(Rule(RuleID.subclassFinishAfterStart, .SUBCLASS,
                        "A concurrent subclass in a queue reports isFinished YES only after its start was called.",
                        cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "Listing 2-6"), Citation(.en, "Start")],
                        strength: .documentedExample, subject: .subclass)) { c in
@@ -48,7 +48,7 @@ extension RuleBook {
                 for seen in c.observations(op, .isFinished) where seen.i > added && seen.i < first {
                     judged = true
                     if seen.value == .bool(true) {
-                        r.violations.append(c.violation("SUBCLASS-FINISH-AFTER-START", "op \(op) reported isFinished YES before its start was called",
+                        r.violations.append(c.violation(RuleID.subclassFinishAfterStart, "op \(op) reported isFinished YES before its start was called",
                                                         "a subclass finishes in or after start, cancelled or not (Listing 2-6)", [seen.i]))
                         break
                     }
@@ -56,7 +56,7 @@ extension RuleBook {
             }
             return r
         },
-        RuleCheck(Rule("SUBCLASS-FINISH-ANNOUNCED", .SUBCLASS,
+        RuleCheck(Rule(RuleID.subclassFinishAnnounced, .SUBCLASS,
                        "An operation of the implementation's own subclass that turns isFinished YES announces it: a "
                         + "did-change of isFinished, or of a key the class declares as affecting isFinished.",
                        cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.5.4"), Citation(.gnustep, "start")],
@@ -68,7 +68,7 @@ extension RuleBook {
                 guard case .missing(let turned, let others) = finding else { continue }
                 let said = others.isEmpty ? "announcing no change at all"
                     : "announcing only " + others.map { c.announcedKeyText($0) }.joined(separator: ", ")
-                r.violations.append(c.violation("SUBCLASS-FINISH-ANNOUNCED",
+                r.violations.append(c.violation(RuleID.subclassFinishAnnounced,
                     "op \(op) turned isFinished YES (read at seq \(c.event(turned).seq)) \(said)",
                     "a did-change of isFinished, or of a key the class declares as affecting it "
                         + "(keyPathsForValuesAffectingIsFinished): otherwise no queue learns the operation finished, "
@@ -81,7 +81,7 @@ extension RuleBook {
     static let subclassMain: [RuleCheck] = [
         // 003 start: "must execute the -main method"; 004 Table 2-2 makes main optional for a
         // concurrent operation (Specs/not-rules.md, "Where the documents disagree"): GNUstep's.
-        RuleCheck(Rule("SUBCLASS-START-RUNS-MAIN", .SUBCLASS,
+        RuleCheck(Rule(RuleID.subclassStartRunsMain, .SUBCLASS,
                        "A concurrent subclass whose start is accepted, never cancelled, runs its main before it reports isFinished YES.",
                        cites: [Citation(.gnustep, "start"), Citation(.ru, "start"), Citation(.zh, "2 (main)")],
                        strength: .documentedMust, profiles: [.gnustep], subject: .subclass)) { c in
@@ -92,7 +92,7 @@ extension RuleBook {
                 else { continue }
                 r.hits += 1
                 if c.firstIndex(op, after: s.i, .kind(.mainBegan)).map({ $0 > finished.i }) ?? true {
-                    r.violations.append(c.violation("SUBCLASS-START-RUNS-MAIN",
+                    r.violations.append(c.violation(RuleID.subclassStartRunsMain,
                         "concurrent op \(op) reported isFinished YES before its main began",
                         "start runs main (003 start: it must execute the -main method)", [s.i, finished.i]))
                 }
@@ -102,7 +102,7 @@ extension RuleBook {
     ]
 
     static let invocation: [RuleCheck] = [
-        RuleCheck(Rule("INVOCATION-INVOKES", .INVOCATION,
+        RuleCheck(Rule(RuleID.invocationInvokes, .INVOCATION,
                        "An invocation operation whose start is accepted and that finishes, never cancelled, invokes its method exactly once.",
                        cites: [Citation(.guide, "2.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -115,14 +115,14 @@ extension RuleBook {
                 r.hits += 1
                 let runs = c.indices(op, .kind(.mainBegan))
                 if runs.count != 1 {
-                    r.violations.append(c.violation("INVOCATION-INVOKES",
+                    r.violations.append(c.violation(RuleID.invocationInvokes,
                         "invocation op \(op) finished having invoked its method \(runs.count) times",
                         "exactly once", Array(runs) + [finished]))
                 }
             }
             return r
         },
-        RuleCheck(Rule("INVOCATION-CANCELLED-RESULT", .INVOCATION,
+        RuleCheck(Rule(RuleID.invocationCancelledResult, .INVOCATION,
                        "Asking a cancelled invocation operation for its result fails with an error.",
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
             var r = CheckResult()
@@ -131,7 +131,7 @@ extension RuleBook {
                 for call in c.indices(op, .call(.result)) where call > cancelled {
                     r.hits += 1
                     if let done = c.facts.returned(call) {
-                        r.violations.append(c.violation("INVOCATION-CANCELLED-RESULT", "the result of cancelled op \(op) was returned", "it throws", [cancel, call, done]))
+                        r.violations.append(c.violation(RuleID.invocationCancelledResult, "the result of cancelled op \(op) was returned", "it throws", [cancel, call, done]))
                     }
                 }
             }
