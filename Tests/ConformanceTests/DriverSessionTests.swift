@@ -24,6 +24,10 @@ struct DriverSessionTests {
     /// Ends complete (a suspended queue is not a hang), but its queue still holds an operation.
     static let leavesAQueue = Scenario(queues: [QueueConfig(suspended: true)], operations: [OperationConfig(kind: .main([]))],
                                        dependencies: [], driver: [DriverStep(.add(op: 0, queue: 0))])
+    /// Hangs: a wait for an operation whose dependency is never added.
+    static let stuck = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
+                                dependencies: [Edge(1, on: 0)],
+                                driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
 
     @Test("Foundation: one process serves clean cases one after another; a case that leaves a queue behind ends it",
           .enabled(if: available, "build opconform first (swift build)"))
@@ -39,9 +43,7 @@ struct DriverSessionTests {
         #expect(impl.run(Self.clean, scheduleSeed: 1).ending == .complete)
         #expect(impl.pool.started == 2)
         // A hang ends its process too (the stuck thread cannot be made to return).
-        let stuck = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
-                             dependencies: [Edge(1, on: 0)], driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
-        #expect(impl.run(stuck, scheduleSeed: 1).ending == .hang)
+        #expect(impl.run(Self.stuck, scheduleSeed: 1).ending == .hang)
         #expect(impl.pool.waiting == 0)
     }
 
@@ -60,9 +62,7 @@ struct DriverSessionTests {
         #expect(impl.pool.started == 1, "three clean cases took \(impl.pool.started) processes")
         #expect(impl.run(Self.leavesAQueue, scheduleSeed: 1).ending == .complete)
         #expect(impl.pool.waiting == 0, "the process whose queue still held an operation was kept")
-        let stuck = Scenario(queues: [QueueConfig()], operations: [OperationConfig(kind: .main([])), OperationConfig(kind: .main([]))],
-                             dependencies: [Edge(1, on: 0)], driver: [DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilFinished(1))])
-        #expect(impl.run(stuck, scheduleSeed: 1).ending == .hang)
+        #expect(impl.run(Self.stuck, scheduleSeed: 1).ending == .hang)
         #expect(impl.pool.waiting == 0, "the process of a hang was kept")
         #expect(impl.run(Self.clean, scheduleSeed: 1).ending == .complete)
         // One for the four cases up to the one that left a queue, one for the hang, one now.

@@ -89,7 +89,9 @@ final class EarlyShrinks: @unchecked Sendable {
 
     /// The finding of the job handed over as `key`, waiting for it while it is shrunk or queued
     /// behind a running worker; nil when none was handed over, or when no worker is left to
-    /// begin it (the job is then taken back, and the caller shrinks it).
+    /// begin it (the job is then taken back, and the caller shrinks it). The waits have no
+    /// deadline of their own: only a worker that started waits here, and its shrink ends (the
+    /// shrinker's time limit, the drivers' deadlines, a stop).
     func finding(_ key: Int) -> Finding? {
         condition.lock()
         defer { condition.unlock() }

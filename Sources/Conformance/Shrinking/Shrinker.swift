@@ -284,13 +284,16 @@ public struct Shrinker: Sendable {
         var position = 0, exhausted = false
         func overTime() -> Bool { timeLimit.map { clock.now - start > $0 } ?? false }
         let mustComplete = completesOnCorrectRuntime(scenario, seeds: seeds)
-        /// Whether a candidate may be kept at all, asked before it is run on a real
-        /// implementation: one a correct runtime would not run to its end, when the original
-        /// does, is never kept, and its runs cost a stall window each (issue 45: 6 of the
-        /// Python example's 175 shrink runs, 5 of their 17 seconds). The reference engine asks
-        /// after its runs, as it always did, so that its findings keep their bytes.
+        /// Whether a candidate may be kept at all: one a correct runtime would not run to its
+        /// end, when the original does, is never kept. A real implementation asks before the
+        /// candidate's runs, each of which would cost a stall window (issue 45: 6 of the Python
+        /// example's 175 shrink runs, 5 of their 17 seconds); the reference engine asks after
+        /// them, as it always did, so that its findings keep their bytes. Asked once either way.
         func worthRunning(_ candidate: Scenario) -> Bool {
             impl.isDeterministic || !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds)
+        }
+        func keptAfterRuns(_ candidate: Scenario) -> Bool {
+            !impl.isDeterministic || !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds)
         }
         if witness != nil && stop?.isRequested != true {
             // Another finding's minimum, when it is smaller and shows this failure too, is a
@@ -302,7 +305,7 @@ public struct Shrinker: Sendable {
                 candidate.name = scenario.name; candidate.seed = scenario.seed; candidate.generatorVersion = scenario.generatorVersion
                 guard Self.isSmaller(candidate, than: best), candidate.problems().isEmpty, worthRunning(candidate),
                       let (s, v) = fails(candidate, preferred: hint.scheduleSeed),
-                      !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds) else { continue }
+                      keptAfterRuns(candidate) else { continue }
                 best = candidate; seed = s; witness = v
                 chain.append((candidate, s, v))
                 hintTaken = i
@@ -336,7 +339,7 @@ public struct Shrinker: Sendable {
                         if stop?.isRequested == true { break search }
                         let shown = outcomes.withLock { $0 }
                         for index in batch {
-                            guard let (s, v) = shown[index], !mustComplete || completesOnCorrectRuntime(candidates[index], seeds: seeds) else { continue }
+                            guard let (s, v) = shown[index], keptAfterRuns(candidates[index]) else { continue }
                             best = candidates[index]; seed = s; witness = v
                             chain.append((best, s, v))
                             position = index
@@ -351,7 +354,7 @@ public struct Shrinker: Sendable {
                     let index = (position + k) % candidates.count
                     let candidate = candidates[index]
                     guard candidate != best, candidate.problems().isEmpty, worthRunning(candidate), let (s, v) = fails(candidate),
-                          !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds) else { continue }
+                          keptAfterRuns(candidate) else { continue }
                     best = candidate; seed = s; witness = v
                     chain.append((candidate, s, v))
                     position = index

@@ -37,6 +37,8 @@ enum SideBySide {
         }
         body(0)
         for index in leftToUs { body(index) }
+        // Without a deadline: every thread waited for did start, and runs a body that ends as the
+        // calling thread's does (a shrink's runs are bounded by the driver's deadlines and a stop).
         done.wait()
     }
 
