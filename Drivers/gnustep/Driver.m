@@ -224,6 +224,33 @@ setupStep(ActionType action, NSInteger op, NSInteger queue, NSInteger number)
           Record(EvReturned(call));
         }
         break;
+      case ActReadMainQueue:
+        {
+          /* On the driving thread, which is the process's main thread (main.m runs every case
+           * there), so currentQueue answers for the main thread: GNUstep 1.28's +currentQueue
+           * gives +mainQueue there whatever runs (NSOperation.m). The case's first answer is
+           * kept, retained until the interpreter goes, for the identity of the later ones. */
+          NSOperationQueue *m = [NSOperationQueue mainQueue];
+          BOOL current = [NSOperationQueue currentQueue] == m;
+
+          if (!mainQueueRead)
+            {
+              firstMainQueue = [m retain];
+              mainQueueRead = YES;
+            }
+          Record(EvMainQueue(current, m == firstMainQueue, [m isSuspended]));
+        }
+        break;
+      case ActReadQueueDeallocated:
+        {
+          /* The queue was released by an earlier step (Scenario.m checks), and its dealloc is
+           * watched because this step asks about it (Interpreter.m, prepare). */
+          id f = (d->queue >= 0 && d->queue < (NSInteger)[deallocFlags count])
+            ? [deallocFlags objectAtIndex: d->queue] : nil;
+
+          Record(EvQueueDeallocated(d->queue, [f isKindOfClass: [DeallocFlag class]] && [f isDeallocated]));
+        }
+        break;
       case ActResult:
         {
           id call = CallResult(d->op);

@@ -59,6 +59,8 @@ id EvOperationCount(NSInteger queue, NSInteger n);
 id EvOperations(NSInteger queue, NSArray *ops);      /* ops: NSNumbers, -1 for one the driver does not know */
 id EvSuspended(NSInteger queue, BOOL suspended);
 id EvCurrentQueue(NSInteger op, NSInteger queue);       /* queue < 0: none of the scenario's */
+id EvMainQueue(BOOL current, BOOL same, BOOL suspended);
+id EvQueueDeallocated(NSInteger queue, BOOL deallocated);
 id EvWork(NSInteger op, NSInteger units);
 id EvSignal(NSInteger token);
 id EvAwaited(NSInteger token, BOOL satisfied);

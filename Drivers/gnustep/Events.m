@@ -88,6 +88,17 @@ EvCurrentQueue(NSInteger op, NSInteger queue)
   /* None of the scenario's queues is a nil optional: left out, as Swift's encoder does. */
   return JCase(@"currentQueue", JObj(@"op", JInt(op), @"queue", (queue >= 0 ? JInt(queue) : nil), nil));
 }
+id
+EvMainQueue(BOOL current, BOOL same, BOOL suspended)
+{
+  return JCase(@"mainQueue", JObj(@"current", JBool(current), @"same", JBool(same),
+    @"suspended", JBool(suspended), nil));
+}
+id
+EvQueueDeallocated(NSInteger q, BOOL deallocated)
+{
+  return JCase(@"queueDeallocated", JObj(@"deallocated", JBool(deallocated), @"queue", JInt(q), nil));
+}
 id EvWork(NSInteger op, NSInteger units) { return JCase(@"work", JObj(@"op", JInt(op), @"units", JInt(units), nil)); }
 id EvSignal(NSInteger t) { return JCase(@"signal", JObj(@"token", JInt(t), nil)); }
 id EvAwaited(NSInteger t, BOOL ok) { return JCase(@"awaited", JObj(@"token", JInt(t), @"satisfied", JBool(ok), nil)); }

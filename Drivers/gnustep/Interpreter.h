@@ -6,6 +6,19 @@
 #import "Scenario.h"
 #import "Events.h"
 
+/* Whether a queue has been deallocated, for readQueueDeallocated (API surface 4): this runtime
+ * has no zeroing weak references, so the queue itself says so as it goes (Interpreter.m,
+ * DeallocWatchedQueue). Set once, by whichever thread runs the queue's dealloc; read by the
+ * driving thread. It belongs to one case: the interpreter and the queue each retain it, so a
+ * queue that outlives its case marks its own case's flag, never the next case's. */
+@interface DeallocFlag : NSObject
+{
+  int deallocated;              /* 0 or 1; only through the atomic builtins (Interpreter.m) */
+}
+- (void) noteDeallocated;
+- (BOOL) isDeallocated;
+@end
+
 @interface Interpreter : NSObject
 {
 @public
@@ -16,6 +29,10 @@
                                  * go. The driving thread's only: code of operations finds a queue
                                  * through the recorder's fixed list (queueNumbered:). */
   NSMutableArray *released;     /* what released queues held when let go: the drain waits for them */
+  NSMutableArray *deallocFlags; /* queue i's DeallocFlag, or NSNull when no readQueueDeallocated
+                                 * asks about it (its dealloc is not watched) */
+  NSOperationQueue *firstMainQueue;     /* what the case's first readMainQueue read, retained */
+  BOOL mainQueueRead;           /* a readMainQueue ran: firstMainQueue is set */
   id observer;                  /* the KVO observer of every operation */
 }
 - (id) initWithScenario: (Scenario *)s unit: (double)seconds;

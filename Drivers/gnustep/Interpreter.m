@@ -49,6 +49,59 @@ TheInterpreter(void)
 }
 @end
 
+@implementation DeallocFlag
+/* Sound without a lock: the flag is one int that goes from 0 to 1 once, stored by the thread
+ * that runs the queue's dealloc and loaded by the driving thread. The atomic store and load
+ * never tear, and the release/acquire pair makes a load that sees 1 see everything the
+ * dealloc did before the store. The object itself lives while either owner holds it (GNUstep's
+ * retain counts are atomic), so neither thread can find it freed. */
+- (void) noteDeallocated
+{
+  __atomic_store_n(&deallocated, 1, __ATOMIC_RELEASE);
+}
+
+- (BOOL) isDeallocated
+{
+  return __atomic_load_n(&deallocated, __ATOMIC_ACQUIRE) != 0;
+}
+@end
+
+/* A queue a readQueueDeallocated action asks about (API surface 4), and only such a queue:
+ * every other queue stays a plain NSOperationQueue, so no other scenario runs differently. Its
+ * one addition is a dealloc that marks its case's flag. */
+@interface DeallocWatchedQueue : NSOperationQueue
+{
+  DeallocFlag *flag;
+}
+- (id) initWithFlag: (DeallocFlag *)f;
+@end
+
+@implementation DeallocWatchedQueue
+- (id) initWithFlag: (DeallocFlag *)f
+{
+  if ((self = [super init]) != nil)
+    {
+      flag = [f retain];
+    }
+  return self;
+}
+
+/* Runs on whichever thread lets go of the queue last: with GNUstep 1.28 often a worker thread of
+ * the queue as it exits (NSThread holds its target, and the thread's dictionary holds the queue),
+ * possibly while a later case of the session runs; the flag is this queue's case's, so that does
+ * no harm. The flag is set once NSOperationQueue's dealloc is over (it cancels what the queue
+ * still holds and frees its state): a read that sees it set sees a queue that is gone. The
+ * local keeps the flag, as self is freed by then. */
+- (void) dealloc
+{
+  DeallocFlag *f = flag;
+
+  [super dealloc];
+  [f noteDeallocated];
+  [f release];
+}
+@end
+
 @implementation Interpreter
 
 - (id) initWithScenario: (Scenario *)s unit: (double)seconds
@@ -60,6 +113,7 @@ TheInterpreter(void)
       ops = [NSMutableArray new];
       queues = [NSMutableArray new];
       released = [NSMutableArray new];
+      deallocFlags = [NSMutableArray new];
       observer = [KVOObserver new];
       current = self;
     }
@@ -77,6 +131,8 @@ TheInterpreter(void)
   DESTROY(ops);
   DESTROY(queues);
   DESTROY(released);
+  DESTROY(deallocFlags);
+  DESTROY(firstMainQueue);
   DESTROY(observer);
   DESTROY(scenario);
   [super dealloc];
@@ -92,9 +148,23 @@ TheInterpreter(void)
   for (i = 0; i < [scenario->queues count]; i++)
     {
       /* Not autoreleased: the case's pool would hold every queue until the case is over, and
-       * a releaseQueue step must drop the last reference the driver has. */
-      NSOperationQueue *q = [NSOperationQueue new];
+       * a releaseQueue step must drop the last reference the driver has. A queue that a
+       * readQueueDeallocated step asks about tells when it goes; the others are plain. */
+      NSOperationQueue *q;
 
+      if ([scenario readsDeallocationOf: i])
+        {
+          DeallocFlag *f = [DeallocFlag new];
+
+          q = [[DeallocWatchedQueue alloc] initWithFlag: f];
+          [deallocFlags addObject: f];
+          [f release];
+        }
+      else
+        {
+          q = [NSOperationQueue new];
+          [deallocFlags addObject: [NSNull null]];
+        }
       [queues addObject: q];
       [q release];
     }

@@ -92,7 +92,8 @@ typedef enum
   ActSetMaxConcurrent, ActAddDependency, ActRemoveDependency, ActWaitUntilFinished,
   ActWaitUntilAllFinished, ActSetCompletionBlock, ActAddExecutionBlock, ActSetQueuePriority,
   ActSetThreadPriority, ActRead, ActReadOperationCount, ActResult, ActAddBlock,
-  ActReadSuspended, ActSleep, ActReleaseQueue, ActReadOperations
+  ActReadSuspended, ActSleep, ActReleaseQueue, ActReadOperations, ActReadMainQueue,
+  ActReadQueueDeallocated
 } ActionType;
 
 @interface DriverStep : NSObject
@@ -139,6 +140,8 @@ typedef enum
 - (NSInteger) longestSilentStep;
 /* Whether operation `op` is added by an addBlock action: the queue makes its operation. */
 - (BOOL) isBlockAdded: (NSInteger)op;
+/* Whether a readQueueDeallocated action asks about queue `q`: only then is its dealloc watched. */
+- (BOOL) readsDeallocationOf: (NSInteger)q;
 @end
 
 /* The StateKey raw values, in the order of StateKey.swift. */

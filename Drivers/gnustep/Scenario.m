@@ -585,6 +585,9 @@ describeAction(NSString *name, NSDictionary *payload)
         text = [v description];
       [parts addObject: [k hasPrefix: @"_"] ? text : [NSString stringWithFormat: @"%@: %@", k, text]];
     }
+  /* A case without fields (readMainQueue) prints as its bare name. */
+  if ([keys count] == 0)
+    return name;
   return [NSString stringWithFormat: @"%@(%@)", name, [parts componentsJoinedByString: @", "]];
 }
 
@@ -605,7 +608,8 @@ describeAction(NSString *name, NSDictionary *payload)
         @"removeDependency", @"waitUntilFinished", @"waitUntilAllFinished",
         @"setCompletionBlock", @"addExecutionBlock", @"setQueuePriority",
         @"setThreadPriority", @"read", @"readOperationCount", @"result", @"addBlock",
-        @"readSuspended", @"sleep", @"releaseQueue", @"readOperations", nil];
+        @"readSuspended", @"sleep", @"releaseQueue", @"readOperations", @"readMainQueue",
+        @"readQueueDeallocated", nil];
     }
   d->trigger = TriggerNone;
   if (after != nil && ![after isKindOfClass: [NSNull class]])
@@ -675,8 +679,11 @@ describeAction(NSString *name, NSDictionary *payload)
         break;
       case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
       case ActReadOperationCount: case ActReadSuspended: case ActReleaseQueue: case ActReadOperations:
+      case ActReadQueueDeallocated:
         if (![self intField: @"queue" of: p into: &d->queue in: place]) return nil;
         break;
+      case ActReadMainQueue:
+        break;                  /* no fields: {} */
       case ActAddBlock:
         if (![self intField: @"op" of: p into: &d->op in: place]
           || ![self intField: @"queue" of: p into: &d->queue in: place]) return nil;
@@ -890,6 +897,16 @@ nameProblem(NSString *name)
   for (DriverStep *d in driver)
     {
       if (d->action == ActAddBlock && d->op == op)
+        return YES;
+    }
+  return NO;
+}
+
+- (BOOL) readsDeallocationOf: (NSInteger)q
+{
+  for (DriverStep *d in driver)
+    {
+      if (d->action == ActReadQueueDeallocated && d->queue == q)
         return YES;
     }
   return NO;
@@ -1132,7 +1149,10 @@ nameProblem(NSString *name)
             break;
           case ActCancelAll: case ActSuspend: case ActResume: case ActWaitUntilAllFinished:
           case ActReadOperationCount: case ActReadSuspended: case ActReleaseQueue: case ActReadOperations:
+          case ActReadQueueDeallocated:
             [self queue: d->queue place: place into: sink];
+            break;
+          case ActReadMainQueue:
             break;
           case ActSetMaxConcurrent:
             [self queue: d->queue place: place into: sink];
@@ -1185,7 +1205,7 @@ namedQueue(DriverStep *d, NSInteger *q)
     {
       case ActAdd: case ActAddBatch: case ActCancelAll: case ActSuspend: case ActResume:
       case ActSetMaxConcurrent: case ActWaitUntilAllFinished: case ActReadOperationCount: case ActAddBlock:
-      case ActReadSuspended: case ActReleaseQueue: case ActReadOperations:
+      case ActReadSuspended: case ActReleaseQueue: case ActReadOperations: case ActReadQueueDeallocated:
         *q = d->queue;
         return YES;
       default:
@@ -1206,7 +1226,9 @@ cancelledQueues(NSArray *steps, NSMutableIndexSet *into)
 }
 
 /* A released queue is gone from the driver's hands (as Scenario+Validation.swift says): no
- * later driver step may name it, and no code may cancel its operations. */
+ * later driver step may name it, and no code may cancel its operations. The one step that
+ * names a queue only after its release is readQueueDeallocated, which asks about a queue the
+ * driver let go of: before the release the driver holds the queue, and the answer is known. */
 - (void) releaseProblemsInto: (NSMutableArray *)sink
 {
   NSMutableDictionary *releasedBy = [NSMutableDictionary dictionary];
@@ -1221,7 +1243,14 @@ cancelledQueues(NSArray *steps, NSMutableIndexSet *into)
 
       if (!namedQueue(d, &q))
         continue;
-      if ((by = [releasedBy objectForKey: JInt(q)]) != nil)
+      if (d->action == ActReadQueueDeallocated)
+        {
+          if ([releasedBy objectForKey: JInt(q)] == nil)
+            [sink addObject: [NSString stringWithFormat:
+              @"driver step %lu asks whether queue %ld was deallocated, but no step before it releases "
+              @"the queue (releaseQueue); the driver holds it", (unsigned long)i, (long)q]];
+        }
+      else if ((by = [releasedBy objectForKey: JInt(q)]) != nil)
         [sink addObject: [NSString stringWithFormat: @"driver step %lu names queue %ld, which driver step %@ released; the driver no longer holds it",
           (unsigned long)i, (long)q, by]];
       else if (d->action == ActReleaseQueue)

@@ -21,15 +21,17 @@
 #include <unistd.h>
 
 /* What this driver really observes (Specs/implementations/gnustep.md says how), and
- * apiSurface2 and apiSurface3: it performs every construct of API surfaces 2 and 3
- * (Specs/api-surface.md);
+ * apiSurface2, apiSurface3 and apiSurface4: it performs every construct of API surfaces 2, 3
+ * and 4 (Specs/api-surface.md), surface 4's being readMainQueue and readQueueDeallocated (not
+ * dispatchQueues: GNUstep Base's queues have no underlyingQueue);
  * undefinedQueuePriorities: -setQueuePriority: takes any NSInteger; and
  * timingNoise for a case run with timing noise (informational: no rule needs it). */
 static NSArray *
 capabilities(NSInteger noise)
 {
-  NSArray *all = [NSArray arrayWithObjects: @"apiSurface2", @"apiSurface3", @"finishing", @"kvo", @"superStart",
-    @"threadIdentity", @"threadNames", @"threadPriority", @"thrownErrors", @"undefinedQueuePriorities", nil];
+  NSArray *all = [NSArray arrayWithObjects: @"apiSurface2", @"apiSurface3", @"apiSurface4", @"finishing", @"kvo",
+    @"superStart", @"threadIdentity", @"threadNames", @"threadPriority", @"thrownErrors",
+    @"undefinedQueuePriorities", nil];
 
   return noise > 0 ? [all arrayByAddingObject: @"timingNoise"] : all;
 }

@@ -47,7 +47,13 @@ extension DriverContext {
             for (i, step) in scenario.driver.enumerated() {
                 if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout, quiet: quiet) { log(.triggerMissed(i)) }
                 log(.stepIssued(i))
-                perform(step.action, as: "driver step \(i) (\(step.action))")
+                if let d = step.onDispatchQueue {
+                    // A block on the scenario's dispatch queue, waited for (the `dispatchQueues`
+                    // capability); what it calls is still the driver's.
+                    dispatchQueues[d].sync { ThreadRole.with(.driver) { perform(step.action, as: "driver step \(i) (\(step.action))") } }
+                } else {
+                    perform(step.action, as: "driver step \(i) (\(step.action))")
+                }
                 log(.stepDone(i))
                 letGo(after: i)
             }
@@ -188,6 +194,19 @@ extension DriverContext {
         case .releaseQueue(let q):
             // The driver's last reference: the queue lives on only if the implementation keeps it.
             call(.releaseQueue(queue: q)) { queues.slots[q].release() }
+        case .readQueueDeallocated(let q):
+            // The weak reference the release left (`QueueSlots`) is nil once the queue is gone.
+            log(.queueDeallocated(queue: q, deallocated: queues.slots[q].queue == nil))
+        case .readMainQueue:
+            let main = OperationQueue.main
+            if firstMainQueue == nil { firstMainQueue = main }
+            log(.mainQueue(same: firstMainQueue === main, suspended: main.isSuspended, current: OperationQueue.current === main))
+        case .setUnderlyingQueue(let q, let d):
+            if let queue = queues[q] as? OperationQueue {
+                call(.setUnderlyingQueue(queue: q, dispatchQueue: d)) { queue.underlyingQueue = d.map { dispatchQueues[$0] } }
+            } else {
+                log(.unsupported("the queue under test is not an OperationQueue, so it has no underlyingQueue"))
+            }
         }
     }
 

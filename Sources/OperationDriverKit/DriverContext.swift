@@ -29,6 +29,12 @@ final class DriverContext: @unchecked Sendable {
     /// setup; nil: never), from `Scenario.lastDriverUses`.
     private(set) var lastUses: [Int?] = []
     private(set) var queues = QueueSlots()
+    /// The scenario's dispatch queues (`setUnderlyingQueue`, `onDispatchQueue`), serial, made by
+    /// `prepare` and only read afterwards.
+    private(set) var dispatchQueues: [DispatchQueue] = []
+    /// What the case's first `readMainQueue` returned (API surface 4): read and written only by
+    /// the driving thread, which performs every driver action.
+    var firstMainQueue: OperationQueue?
 
     /// `noise`: the request's timing noise (`TimingNoise`), made by the recorder at every
     /// instrumented point; nil for none.
@@ -50,6 +56,7 @@ final class DriverContext: @unchecked Sendable {
             queue.name = "opconform-\(q)"
             return queue
         })
+        dispatchQueues = (0..<scenario.dispatchQueueCount).map { DispatchQueue(label: "opconform-dispatch-\($0)") }
         let blockAdded = Set(scenario.blockAddedOperations().map(\.op))   // looked up, never iterated
         // A block given to `addBlock` runs with its slot as `self`: the slot is held.
         lastUses = scenario.lastDriverUses()
@@ -242,6 +249,13 @@ final class DriverContext: @unchecked Sendable {
                 log(.currentQueue(op: this, queue: current))
             } else {
                 log(.unsupported("the queue under test cannot tell which queue runs the calling code (it is not an OperationQueue, and its ownsCurrentThread is nil)"))
+            }
+        case .readUnderlyingQueue:
+            // Foundation's own answer, compared by identity with the scenario's dispatch queues.
+            if let underlying = OperationQueue.current?.underlyingQueue {
+                log(.underlyingQueue(op: this, dispatchQueue: dispatchQueues.firstIndex { $0 === underlying }))
+            } else {
+                log(.underlyingQueue(op: this, dispatchQueue: nil))
             }
         case .await(let t, let timeout):
             let ok = recorder.await(token: t, timeout: Double(timeout * patience) * unit)

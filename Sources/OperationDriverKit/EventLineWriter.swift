@@ -62,6 +62,22 @@ enum EventLineWriter {
             out.key("queue"); out.int(queue)
             out.close()
         case .suspended(let queue, let b): queueAndOne("suspended", queue, &out) { $0.bool(b) }
+        case .mainQueue(let same, let suspended, let current):
+            out.open("mainQueue")
+            out.key("current", first: true); out.bool(current)
+            out.key("same"); out.bool(same)
+            out.key("suspended"); out.bool(suspended)
+            out.close()
+        case .queueDeallocated(let queue, let deallocated):
+            out.open("queueDeallocated")
+            out.key("deallocated", first: true); out.bool(deallocated)
+            out.key("queue"); out.int(queue)
+            out.close()
+        case .underlyingQueue(let op, let dispatchQueue):
+            out.open("underlyingQueue")
+            if let dispatchQueue { out.key("dispatchQueue", first: true); out.int(dispatchQueue) }
+            out.key("op", first: dispatchQueue == nil); out.int(op)
+            out.close()
         case .currentQueue(let op, let queue):
             out.open("currentQueue")
             out.key("op", first: true); out.int(op)
@@ -190,6 +206,11 @@ enum EventLineWriter {
             out.close()
         case .cancelAll(let queue): queueOnly("cancelAll", queue, &out)
         case .releaseQueue(let queue): queueOnly("releaseQueue", queue, &out)
+        case .setUnderlyingQueue(let queue, let dispatchQueue):
+            out.open("setUnderlyingQueue")
+            if let dispatchQueue { out.key("dispatchQueue", first: true); out.int(dispatchQueue) }
+            out.key("queue", first: dispatchQueue == nil); out.int(queue)
+            out.close()
         case .setSuspended(let queue, let b): queueAndOne("setSuspended", queue, &out) { $0.bool(b) }
         case .setMaxConcurrent(let queue, let n): queueAndOne("setMaxConcurrent", queue, &out) { $0.int(n) }
         case .waitUntilFinished(let op): out.single("waitUntilFinished") { $0.int(op) }

@@ -6,9 +6,11 @@ import OperationSpec
 /// process for every case of `--impl foundation`. A user's queue goes through the same code:
 /// only the queue differs.
 public enum FoundationDriver {
-    /// The shared driver's capabilities, `apiSurface2` and `apiSurface3`: it performs every
-    /// construct of API surfaces 2 and 3 on `OperationQueue` (Specs/api-surface.md).
-    public static let capabilities: [Observation] = OperationDriver.capabilities + [.apiSurface2, .apiSurface3]
+    /// The shared driver's capabilities, the API surfaces and `dispatchQueues`: it performs
+    /// every construct of API surfaces 2 to 4 and the Dispatch constructs on `OperationQueue`
+    /// (Specs/api-surface.md).
+    public static let capabilities: [Observation] = OperationDriver.capabilities
+        + [.apiSurface2, .apiSurface3, .apiSurface4, .dispatchQueues]
     public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }, apiSurface2: true) }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.

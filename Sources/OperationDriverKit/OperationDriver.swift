@@ -100,12 +100,14 @@ public struct OperationDriver {
 
     /// What this driver observes: `capabilities`, less `superStart` for a subclass of yours (its
     /// `start` may call `super.start()` unseen: only the driver's own subclasses log that call),
-    /// plus `apiSurface2` when it declares it (`surface2`), and `apiSurface3` always: the kit
-    /// performs its constructs for any queue (a `cancelAll` step calls the queue's own
-    /// `cancelAllOperations`), and no generated case depends on it, so no pinned seed moves.
+    /// plus `apiSurface2` when it declares it (`surface2`), and `apiSurface3` and `apiSurface4`
+    /// always: the kit performs their constructs for any queue (a `cancelAll` step calls the
+    /// queue's own `cancelAllOperations`; the main queue read is Foundation's), and no generated
+    /// case depends on them, so no pinned seed moves. `dispatchQueues` only on an
+    /// `OperationQueue`, the one queue the kit knows an `underlyingQueue` of.
     var observations: [Observation] {
         (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart }) + (surface2 ? [.apiSurface2] : [])
-            + [.apiSurface3]
+            + [.apiSurface3, .apiSurface4] + (makeQueue() is OperationQueue ? [.dispatchQueues] : [])
             + (makeSubclass != nil && Announcements.active ? [.announcements] : [])
     }
 

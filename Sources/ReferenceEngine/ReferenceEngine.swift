@@ -10,9 +10,10 @@ public struct ReferenceEngine: Sendable {
     /// trace recorded under timing noise (the engine has its own seeded scheduler, and no noise).
     public static let capabilities: [Observation] = Observation.allCases.filter {
         // `announcements` follows from `kvo` (RuleBook.verdict); not written, so that the
-        // engine's traces keep trace format 2. Nor `apiSurface3`, for the same reason: the
-        // engine performs it, and says so as an implementation (`ReferenceImplementation`).
-        $0 != .timingNoise && $0 != .announcements && $0 != .apiSurface3
+        // engine's traces keep trace format 2. Nor `apiSurface3`, `apiSurface4` and
+        // `dispatchQueues`, for the same reason (`Observation.performedOnly`): the engine
+        // performs them, and says so as an implementation (`ReferenceImplementation`).
+        $0 != .timingNoise && $0 != .announcements && !Observation.performedOnly.contains($0)
     }
 
     /// Runs the scenario under one schedule seed. The scenario must be valid

@@ -15,6 +15,13 @@ struct SimulatedQueue {
     var name: String?
     /// Operations it started whose finish it has not yet seen.
     var running = 0
+    /// The scenario's dispatch queue set as its `underlyingQueue`, nil for none. It changes
+    /// nothing the engine schedules (the documents promise nothing of it); it is what
+    /// `readUnderlyingQueue` reads.
+    var underlyingQueue: Int?
+    /// The driver let go of it (`releaseQueue`): it is gone once it holds nothing and runs
+    /// nothing (what `readQueueDeallocated` reads).
+    var released = false
     /// Every operation ever added, in order (what `waitUntilAllFinished` reads afterwards).
     var everAdded: [Int] = []
     /// One slot per add, in order: the operation, or nil once it left.

@@ -138,7 +138,22 @@ extension Simulation {
         case .releaseQueue(let q):
             // The driver's reference goes; the queue runs what it holds as before (the engine's
             // queues live for the whole run), as corelibs' test_Deadlock expects.
-            atomic(.releaseQueue(queue: q)) { nil }
+            atomic(.releaseQueue(queue: q)) {
+                queues[q].released = true
+                return nil
+            }
+        case .readQueueDeallocated(let q):
+            // Gone once nothing in it is left to run or to finish: nothing else holds it.
+            emit(.queueDeallocated(queue: q, deallocated: queues[q].released && queues[q].isEmpty && queues[q].running == 0))
+        case .readMainQueue:
+            // One main queue for the whole run, never suspended (nothing in a scenario can suspend
+            // it), and the current queue of the driving thread, which stands for the main thread.
+            emit(.mainQueue(same: true, suspended: false, current: true))
+        case .setUnderlyingQueue(let q, let d):
+            atomic(.setUnderlyingQueue(queue: q, dispatchQueue: d)) {
+                queues[q].underlyingQueue = d
+                return nil
+            }
         case .readOperations(let q):
             // What the queue holds, as `operationCount` counts it; the operation it made for an
             // `addBlock` block is nobody's to name (-1).

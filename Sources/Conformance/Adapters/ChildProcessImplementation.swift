@@ -233,10 +233,11 @@ public struct ChildProcessImplementation: Implementation {
 
     private func trace(reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64) -> Trace {
         var (events, caps, problem, runaway) = reader.result
-        // `apiSurface3` says what the driver performs, not what its traces show (no rule needs
-        // it), and a trace that listed it would need trace format 4: left out, as the engine
-        // leaves it out, so a trace without a surface-3 construct keeps its format and bytes.
-        caps.removeAll { $0 == .apiSurface3 }
+        // `apiSurface3` and the rest of `Observation.performedOnly` say what the driver performs,
+        // not what its traces show (no rule needs them), and a trace that listed one would need a
+        // newer trace format: left out, as the engine leaves them out, so a trace without one of
+        // their constructs keeps its format and bytes.
+        caps.removeAll { Observation.performedOnly.contains($0) }
         func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
         // An event that names an operation, queue or step the scenario lacks is a driver's lie,
         // whatever else the trace says: the checkers index by those numbers, so it is not judged.

@@ -471,6 +471,9 @@ public struct DriverCheck: Sendable {
         case .operationCount(let q, _), .suspended(let q, _): return ([], [q], [])
         case .operations(let q, let list): return (list.filter { $0 >= 0 }, [q], [])
         case .currentQueue(let o, let q): return ([o], q.map { [$0] } ?? [], [])
+        case .underlyingQueue(let o, _): return ([o], [], [])
+        case .queueDeallocated(let q, _): return ([], [q], [])
+        case .mainQueue: return ([], [], [])
         case .signal, .awaited, .crash, .hang, .unsupported, .cut, .breach, .end: return ([], [], [])
         }
     }
@@ -484,7 +487,7 @@ public struct DriverCheck: Sendable {
         case .addOperations(let list, let q, _): return (list, [q])
         case .addDependency(let a, let b), .removeDependency(let a, let b): return ([a, b], [])
         case .cancelAll(let q), .setSuspended(let q, _), .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q),
-             .releaseQueue(let q):
+             .releaseQueue(let q), .setUnderlyingQueue(let q, _):
             return ([], [q])
         }
     }

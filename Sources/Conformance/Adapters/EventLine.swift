@@ -370,6 +370,17 @@ private enum Reading {
             guard let f = fields(body, ["op"], optional: "queue"), let o = f.values[0].int,
                   let q = optionalInt(f.optional) else { return nil }
             return .currentQueue(op: o, queue: q)
+        case "underlyingQueue":
+            guard let f = fields(body, ["op"], optional: "dispatchQueue"), let o = f.values[0].int,
+                  let d = optionalInt(f.optional) else { return nil }
+            return .underlyingQueue(op: o, dispatchQueue: d)
+        case "mainQueue":
+            guard let f = fields(body, ["current", "same", "suspended"]), let c = f[0].bool, let s = f[1].bool,
+                  let u = f[2].bool else { return nil }
+            return .mainQueue(same: s, suspended: u, current: c)
+        case "queueDeallocated":
+            guard let f = fields(body, ["deallocated", "queue"]), let d = f[0].bool, let q = f[1].int else { return nil }
+            return .queueDeallocated(queue: q, deallocated: d)
         case "announced":
             guard let f = fields(body, ["op", "key"], optional: "affects"), let o = f.values[0].int,
                   let k = f.values[1].string else { return nil }
@@ -452,6 +463,10 @@ private enum Reading {
         case "releaseQueue":
             guard let f = fields(body, ["queue"]), let q = f[0].int else { return nil }
             return .releaseQueue(queue: q)
+        case "setUnderlyingQueue":
+            guard let f = fields(body, ["queue"], optional: "dispatchQueue"), let q = f.values[0].int,
+                  let d = optionalInt(f.optional) else { return nil }
+            return .setUnderlyingQueue(queue: q, dispatchQueue: d)
         case "setSuspended":
             guard let f = fields(body, ["queue", "_1"]), let q = f[0].int, let b = f[1].bool else { return nil }
             return .setSuspended(queue: q, b)

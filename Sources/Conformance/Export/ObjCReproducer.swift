@@ -229,6 +229,7 @@ struct ObjCReproducer {
             case .await(let t, let timeout): lines.append(pad + "awaitToken(\(t), \(timeout));")
             case .readCurrentQueue: lines.append(pad + "(void)[NSOperationQueue currentQueue];")
             case .cancelAll(let q): lines.append(pad + "[Q(\(q)) cancelAllOperations];")
+            case .readUnderlyingQueue: break   // refused before: RuleClaims.claims
             }
         }
         return lines
@@ -336,7 +337,8 @@ struct ObjCReproducer {
                 body.append("  [Q(\(q)) addOperationWithBlock: (GSBlockOperationBlock)[StepsBlock block: queueBlock_\(op) op: \(op) number: 0 role: 0]];")
             case .readSuspended(let q): body.append("  (void)[Q(\(q)) isSuspended];")
             case .readOperations(let q): body.append("  (void)[Q(\(q)) operations];")
-            case .releaseQueue: break   // refused before: RuleClaims.claims
+            case .releaseQueue, .readQueueDeallocated, .setUnderlyingQueue: break   // refused before: RuleClaims.claims
+            case .readMainQueue: body.append("  (void)[NSOperationQueue mainQueue];")
             case .sleep(let n): body.append("  work(\(n));")
             }
         }

@@ -43,6 +43,11 @@ enum RuleClaims {
             throw Unsupported(description: "the scenario releases queue \(q) (API surface 3), which the reproducers cannot express yet: "
                 + "they hold every queue for the whole test; replay the finding with opconform instead")
         }
+        // Nor Dispatch queues: a reproducer that ran the steps without them would not be the case.
+        if let construct = scenario.dispatchConstructs.first {
+            throw Unsupported(description: "the scenario uses \(construct) (a Dispatch construct), which the reproducers "
+                + "cannot express yet; replay the finding with opconform instead")
+        }
         switch rule {
         case RuleID.blockConcurrent:
             let (block, op, token, sibling) = (try need("block "), try need("op "), try need("token "), try need("block ", 1))

@@ -196,6 +196,7 @@ struct SwiftReproducer {
             case .await(let t, let timeout): lines.append(pad + "run.await(\(t), \(timeout))")
             case .readCurrentQueue: lines.append(pad + "_ = OperationQueue.current")
             case .cancelAll(let q): lines.append(pad + "run.queues[\(q)].cancelAllOperations()")
+            case .readUnderlyingQueue: break   // refused before: RuleClaims.claims
             }
         }
         return lines
@@ -295,7 +296,8 @@ struct SwiftReproducer {
                 d.append("        run.queues[\(q)].addOperation { [run] in run.record(.blockBegan, \(op), 0); run.taskThread(\(op)); queueBlock_\(op)(run); run.record(.blockEnded, \(op), 0) }")
             case .readSuspended(let q): d.append("        _ = run.queues[\(q)].isSuspended")
             case .readOperations: break   // a read of the list changes nothing, and a queue of yours need not have one
-            case .releaseQueue: break   // refused before: RuleClaims.claims
+            case .releaseQueue, .readQueueDeallocated, .setUnderlyingQueue: break   // refused before: RuleClaims.claims
+            case .readMainQueue: d.append("        _ = OperationQueue.main")
             case .sleep(let n): d.append("        work(\(n))")
             }
             body += d

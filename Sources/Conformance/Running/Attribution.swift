@@ -75,7 +75,7 @@ public enum Attribution: Sendable, Equatable {
     /// by hand (the driver's or an operation's own code) and `queueStart` for a queue's.
     public static let callNames = ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
                                    "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
-                                   "setQueuePriority", "setThreadPriority", "start", "superStart", "suspend", "waitUntilAllFinished",
+                                   "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart", "suspend", "waitUntilAllFinished",
                                    "waitUntilFinished"]
 
     /// The calls a crash's violation shows open when the implementation died (its witnesses:
@@ -104,6 +104,7 @@ public enum Attribution: Sendable, Equatable {
         case .setThreadPriority: return "setThreadPriority"
         case .cancelAll: return "cancelAll"
         case .releaseQueue: return "releaseQueue"
+        case .setUnderlyingQueue: return "setUnderlyingQueue"
         case .setSuspended(_, let suspended): return suspended ? "suspend" : "resume"
         case .setMaxConcurrent: return "setMaxConcurrent"
         case .waitUntilFinished: return "waitUntilFinished"

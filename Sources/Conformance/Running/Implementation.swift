@@ -49,11 +49,13 @@ extension Implementation {
 extension Implementation {
     /// Why this implementation cannot run `scenario`, in one sentence, or nil when it can: a
     /// scenario that uses API surface 2 needs a driver that declares `apiSurface2`, one that uses
-    /// surface 3 one that declares `apiSurface3` (a driver written before it would refuse the
-    /// request, or worse, misread it).
+    /// surface 3 one that declares `apiSurface3`, and so on (a driver written before it would
+    /// refuse the request, or worse, misread it).
     public func refusal(of scenario: Scenario) -> String? {
         for (capability, used) in [(Observation.apiSurface2, scenario.surface2Constructs),
-                                   (.apiSurface3, scenario.surface3Constructs)] {
+                                   (.apiSurface3, scenario.surface3Constructs),
+                                   (.apiSurface4, scenario.surface4Constructs),
+                                   (.dispatchQueues, scenario.dispatchConstructs)] {
             guard !used.isEmpty, !capabilities.contains(capability) else { continue }
             return "\(name) does not declare the capability \(capability.rawValue), so it cannot run this scenario's "
                 + used.joined(separator: ", ")
@@ -68,9 +70,9 @@ public struct ReferenceImplementation: Implementation {
     public let engine: ReferenceEngine
     public init(options: EngineOptions = EngineOptions()) { engine = ReferenceEngine(options: options) }
     public var name: String { "reference" }
-    /// The engine's, and `apiSurface3`, which it performs but leaves out of its traces (so they
-    /// keep trace format 2).
-    public var capabilities: [Observation] { ReferenceEngine.capabilities + [.apiSurface3] }
+    /// The engine's, and those it performs but leaves out of its traces (so they keep trace
+    /// format 2): `Observation.performedOnly`.
+    public var capabilities: [Observation] { ReferenceEngine.capabilities + Observation.performedOnly }
     public var isDeterministic: Bool { true }
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace { engine.run(scenario, scheduleSeed: scheduleSeed) }
 }

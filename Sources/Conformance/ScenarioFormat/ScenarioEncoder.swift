@@ -96,6 +96,7 @@ enum ScenarioEncoder {
         case .await(let t, let timeout): return one("await", .object([("token", .int(t)), ("timeout", .int(timeout))]))
         case .readCurrentQueue: return bare("readCurrentQueue")
         case .cancelAll(let q): return one("cancelAll", .int(q))
+        case .readUnderlyingQueue: return bare("readUnderlyingQueue")
         }
     }
 
@@ -114,6 +115,7 @@ enum ScenarioEncoder {
     static func driverStep(_ d: DriverStep) -> JSONValue {
         var out: [(key: String, value: JSONValue)] = [("action", action(d.action))]
         if let t = d.after { out.append(("after", trigger(t))) }
+        if let q = d.onDispatchQueue { out.append(("onDispatchQueue", .int(q))) }
         return .object(out)
     }
 
@@ -140,6 +142,10 @@ enum ScenarioEncoder {
         case .cancel(let o): return one("cancel", .int(o))
         case .releaseQueue(let q): return one("releaseQueue", .int(q))
         case .readOperations(let q): return one("readOperations", .int(q))
+        case .readMainQueue: return bare("readMainQueue")
+        case .readQueueDeallocated(let q): return one("readQueueDeallocated", .int(q))
+        case .setUnderlyingQueue(let q, let d):
+            return one("setUnderlyingQueue", .object([("queue", .int(q))] + (d.map { [("dispatchQueue", .int($0))] } ?? [])))
         case .cancelAll(let q): return one("cancelAll", .int(q))
         case .suspend(let q): return one("suspend", .int(q))
         case .resume(let q): return one("resume", .int(q))

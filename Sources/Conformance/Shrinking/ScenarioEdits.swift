@@ -173,7 +173,7 @@ extension DriverAction {
         // The block goes with its operation: nothing else may name it (`Scenario.problems()`).
         case .addBlock(let o, let q): return o == victim ? nil : .addBlock(op: f(o), queue: q)
         case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended, .sleep,
-             .releaseQueue, .readOperations:
+             .releaseQueue, .readOperations, .readMainQueue, .readQueueDeallocated, .setUnderlyingQueue:
             return self
         }
     }
@@ -191,6 +191,8 @@ extension DriverAction {
         case .readSuspended(let q): return q == victim ? nil : .readSuspended(queue: f(q))
         case .releaseQueue(let q): return q == victim ? nil : .releaseQueue(queue: f(q))
         case .readOperations(let q): return q == victim ? nil : .readOperations(queue: f(q))
+        case .readQueueDeallocated(let q): return q == victim ? nil : .readQueueDeallocated(queue: f(q))
+        case .setUnderlyingQueue(let q, let d): return q == victim ? nil : .setUnderlyingQueue(queue: f(q), dispatchQueue: d)
         // Without its queue the block is never handed over: its operation is then an ordinary
         // block operation that nothing adds, which is valid.
         case .addBlock(let o, let q): return q == victim ? nil : .addBlock(op: o, queue: f(q))

@@ -26,13 +26,14 @@ struct TraceDecoder {
     static let kindCases = Cases(noun: "an event kind", plural: "the event kinds",
                                  names: ["announced", "awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded", "crash",
                                          "currentQueue", "cut", "didChange", "end", "hang", "invocationResult", "mainBegan", "mainEnded",
-                                         "operationCount", "operations", "read", "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
-                                         "threadStarted", "threw", "triggerMissed", "unsupported", "willChange", "work"],
+                                         "mainQueue", "operationCount", "operations", "queueDeallocated", "read", "returned", "set",
+                                         "signal", "stepDone", "stepIssued", "suspended", "threadStarted", "threw", "triggerMissed",
+                                         "underlyingQueue", "unsupported", "willChange", "work"],
                                  example: #"{"end": {}}"#)
     static let callCases = Cases(noun: "a call", plural: "the calls",
                                  names: ["addBlock", "addDependency", "addExecutionBlock", "addOperation", "addOperations", "cancel", "cancelAll",
                                          "releaseQueue", "removeDependency", "result", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority", "setSuspended",
-                                         "setThreadPriority", "start", "superStart", "waitUntilAllFinished", "waitUntilFinished"],
+                                         "setThreadPriority", "setUnderlyingQueue", "start", "superStart", "waitUntilAllFinished", "waitUntilFinished"],
                                  example: #"{"addOperation": {"op": 0, "queue": 0}}"#)
 
     /// The names and keys of a format-2 trace file, for the schema's test to compare with.
@@ -77,9 +78,10 @@ struct TraceDecoder {
         case .number("2"): return 2
         case .number("3"): return 3
         case .number("4"): return 4
+        case .number("5"): return 5
         default:
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(JSONDiagnosis.describe(format)) at "
-                + "\(r.at(format)), but this build reads trace formats 2, 3 and 4 (and the format-1 'replay --json' "
+                + "\(r.at(format)), but this build reads trace formats 2 to 5 (and the format-1 'replay --json' "
                 + "document, which has no format)")
         }
     }
@@ -108,6 +110,11 @@ struct TraceDecoder {
         for (item, at) in items { events.append(try event(item, at)) }
         let trace = Trace(impl: try r.string(f.required("impl")), scheduleSeed: try r.seed(f.required("scheduleSeed").0, f.required("scheduleSeed").1),
                           capabilities: capabilities, events: events)
+        if let declared, declared < 5 && TraceFormat.format(of: trace) == 5 {
+            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
+                + "the 'apiSurface4' or 'dispatchQueues' capability, a 'setUnderlyingQueue' call or a 'mainQueue', "
+                + "'queueDeallocated' or 'underlyingQueue' event, which trace format 5 added: write \"format\": 5")
+        }
         if let declared, declared < 4 && TraceFormat.format(of: trace) == 4 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
                 + "the 'apiSurface3' capability, a 'releaseQueue' call or an 'operations' event, which trace format 4 added: write \"format\": 4")
@@ -185,6 +192,17 @@ struct TraceDecoder {
         case "suspended":
             let f = try shape(["queue", "value"], #"{"queue": 0, "value": true}"#)
             return .suspended(queue: try index(f.required("queue")), try r.bool(f.required("value")))
+        case "mainQueue":
+            let f = try shape(["current", "same", "suspended"], #"{"current": true, "same": true, "suspended": false}"#)
+            return .mainQueue(same: try r.bool(f.required("same")), suspended: try r.bool(f.required("suspended")),
+                              current: try r.bool(f.required("current")))
+        case "queueDeallocated":
+            let f = try shape(["deallocated", "queue"], #"{"queue": 0, "deallocated": true}"#)
+            return .queueDeallocated(queue: try index(f.required("queue")), deallocated: try r.bool(f.required("deallocated")))
+        case "underlyingQueue":
+            let f = try shape(["dispatchQueue", "op"], required: ["op"], #"{"op": 1, "dispatchQueue": 0}"#)
+            return .underlyingQueue(op: try index(f.required("op")),
+                                    dispatchQueue: try f["dispatchQueue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
         case "currentQueue":
             let f = try shape(["op", "queue"], required: ["op"], #"{"op": 1, "queue": 0}"#)
             return .currentQueue(op: try index(f.required("op")), queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
@@ -262,6 +280,11 @@ struct TraceDecoder {
         case "setSuspended":
             let f = try shape(["queue", "suspended"], #"{"queue": 0, "suspended": true}"#)
             return .setSuspended(queue: try index(f.required("queue")), try r.bool(f.required("suspended")))
+        case "setUnderlyingQueue":
+            let f = try r.fields(n, p, Shape(noun: "a setUnderlyingQueue call", keys: ["dispatchQueue", "queue"], required: ["queue"],
+                                             example: #"{"queue": 0, "dispatchQueue": 0}"#))
+            return .setUnderlyingQueue(queue: try index(f.required("queue")),
+                                       dispatchQueue: try f["dispatchQueue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
         default:
             let f = try shape(["count", "queue"], #"{"queue": 0, "count": 1}"#)
             return .setMaxConcurrent(queue: try index(f.required("queue")), try r.int(f.required("count")))

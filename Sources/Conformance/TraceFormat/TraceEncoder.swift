@@ -49,6 +49,11 @@ enum TraceEncoder {
         case .operations(let q, let list): return fields("operations", [("ops", .array(list.map { .int($0) })), ("queue", .int(q))])
         case .suspended(let q, let b): return fields("suspended", [("queue", .int(q)), ("value", .bool(b))])
         case .currentQueue(let op, let q): return fields("currentQueue", [("op", .int(op))] + (q.map { [("queue", .int($0))] } ?? []))
+        case .mainQueue(let same, let suspended, let current):
+            return fields("mainQueue", [("current", .bool(current)), ("same", .bool(same)), ("suspended", .bool(suspended))])
+        case .queueDeallocated(let q, let gone): return fields("queueDeallocated", [("deallocated", .bool(gone)), ("queue", .int(q))])
+        case .underlyingQueue(let op, let d):
+            return fields("underlyingQueue", [("op", .int(op))] + (d.map { [("dispatchQueue", .int($0))] } ?? []))
         case .work(let op, let units): return fields("work", [("op", .int(op)), ("units", .int(units))])
         case .announced(let op, let key, let affects):
             return fields("announced", [("op", .int(op)), ("key", .string(key))]
@@ -108,6 +113,8 @@ enum TraceEncoder {
         case .result(let op): return one("result", .int(op))
         case .addBlock(let op, let q): return opAnd("addBlock", op, "queue", .int(q))
         case .releaseQueue(let q): return one("releaseQueue", .int(q))
+        case .setUnderlyingQueue(let q, let d):
+            return fields("setUnderlyingQueue", [("queue", .int(q))] + (d.map { [("dispatchQueue", .int($0))] } ?? []))
         }
     }
 }

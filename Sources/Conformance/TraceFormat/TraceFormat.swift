@@ -16,12 +16,21 @@ public enum TraceFormat {
     /// subclass announce (the `announced` event and the `announcements` capability); format 4
     /// API surface 3 (the `releaseQueue` call, the `operations` event, and the `apiSurface3`
     /// capability, which the harness leaves out of the traces it writes: it says what a driver
-    /// performs, not what a trace shows). A trace without them is written in the oldest format
-    /// that holds it, so its bytes do not move (`format(of:)`).
-    public static let newest = 4
+    /// performs, not what a trace shows); format 5 API surface 4 and the Dispatch constructs (the
+    /// `mainQueue`, `queueDeallocated` and `underlyingQueue` events, the `setUnderlyingQueue`
+    /// call). A trace without them is written in the oldest format that holds it, so its bytes
+    /// do not move (`format(of:)`).
+    public static let newest = 5
 
     /// The format a trace is written in: the oldest that holds what it has.
     public static func format(of trace: Trace) -> Int {
+        if trace.capabilities.contains(.apiSurface4) || trace.capabilities.contains(.dispatchQueues)
+            || trace.events.contains(where: {
+                switch $0.kind {
+                case .call(.setUnderlyingQueue), .mainQueue, .queueDeallocated, .underlyingQueue: return true
+                default: return false
+                }
+            }) { return 5 }
         if trace.capabilities.contains(.apiSurface3)
             || trace.events.contains(where: {
                 switch $0.kind { case .call(.releaseQueue), .operations: return true; default: return false }

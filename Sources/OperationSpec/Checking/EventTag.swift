@@ -22,12 +22,12 @@ public struct EventTag: Hashable, Sendable {
     // From the last case, not `allCases.count`: `allCases` builds an array on every use, and a
     // `static let` is a lazily made global, checked on every read. These fold to constants.
     // (A test holds them equal to `allCases.count`.)
-    static var kinds: Int { EventKind.Tag.end.rawValue + 1 }
-    static var calls: Int { Call.Tag.releaseQueue.rawValue + 1 }
+    static var kinds: Int { EventKind.Tag.underlyingQueue.rawValue + 1 }
+    static var calls: Int { Call.Tag.setUnderlyingQueue.rawValue + 1 }
 }
 
 /// One or two `EventTag`s as a set of the codes the facts store (one bit per code, in two
-/// words: there are 70 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
+/// words: there are 76 codes, at most 128), so "is this event of kind a or b" is a shift and a mask. Asked
 /// for every event of an operation by many rules, the same test by comparisons was a fifth of a
 /// checking pass.
 struct EventTagMask: Sendable {
@@ -67,6 +67,7 @@ extension EventKind {
         case mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded
         case willChange, didChange, read, set, operationCount, operations, suspended, currentQueue, work, signal, awaited
         case invocationResult, crash, hang, unsupported, cut, breach, announced, end
+        case mainQueue, queueDeallocated, underlyingQueue
     }
 
     public var tag: Tag {
@@ -103,6 +104,9 @@ extension EventKind {
         case .cut: return .cut
         case .breach: return .breach
         case .end: return .end
+        case .mainQueue: return .mainQueue
+        case .queueDeallocated: return .queueDeallocated
+        case .underlyingQueue: return .underlyingQueue
         }
     }
 }
@@ -113,6 +117,7 @@ extension Call {
         case start, superStart, cancel, addOperation, addOperations, addDependency, removeDependency
         case setCompletionBlock, addExecutionBlock, setQueuePriority, setThreadPriority, cancelAll
         case setSuspended, setMaxConcurrent, waitUntilFinished, waitUntilAllFinished, result, addBlock, releaseQueue
+        case setUnderlyingQueue
     }
 
     public var tag: Tag {
@@ -136,6 +141,7 @@ extension Call {
         case .result: return .result
         case .addBlock: return .addBlock
         case .releaseQueue: return .releaseQueue
+        case .setUnderlyingQueue: return .setUnderlyingQueue
         }
     }
 }

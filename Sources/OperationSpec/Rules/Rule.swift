@@ -132,6 +132,16 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     /// `releaseQueue` actions. A promise, as `apiSurface2`: the harness refuses a scenario that
     /// uses them on a driver that does not declare it (the generator draws none of them).
     case apiSurface3
+    /// The driver performs API surface 4 (`Specs/api-surface.md`): the rest of the peer suite's
+    /// constructs that every built-in driver can perform: the `readMainQueue` action (the main
+    /// queue, read from the driving thread) and the `readQueueDeallocated` action (whether a
+    /// queue the driver let go of is gone). A promise, as `apiSurface3`.
+    case apiSurface4
+    /// The driver performs the Dispatch constructs (`Specs/api-surface.md`, "Dispatch queues"):
+    /// the `setUnderlyingQueue` action, the `readUnderlyingQueue` step and a driver step's
+    /// `onDispatchQueue`. A capability of its own, not part of a surface, because only an
+    /// implementation built on Dispatch has it: GNUstep Base has no `underlyingQueue`.
+    case dispatchQueues
     /// The implementation accepts a queue priority that is not one of the defined values
     /// (`setQueuePriority:` with 3, -6, 100...), so what it makes of one can be read back. The
     /// Swift API cannot express one (`Operation.QueuePriority(rawValue:)` is nil for it): a
@@ -148,6 +158,11 @@ public enum Observation: String, Sendable, Codable, CaseIterable {
     /// A platform limit about announcements (Foundation on Linux has no dependent keys) is
     /// excused only with this evidence.
     case announcements
+
+    /// The capabilities that promise what a driver performs, not what its traces show (no rule
+    /// needs them): left out of every trace the harness writes, so that a trace without one of
+    /// their constructs keeps its format and bytes.
+    public static let performedOnly: [Observation] = [.apiSurface3, .apiSurface4, .dispatchQueues]
 }
 
 /// Where the documents disagree, a profile picks one reading.

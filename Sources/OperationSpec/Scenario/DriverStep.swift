@@ -6,9 +6,15 @@
 public struct DriverStep: Codable, Sendable, Equatable {
     public var after: Trigger?
     public var action: DriverAction
-    public init(after: Trigger? = nil, _ action: DriverAction) {
+    /// The scenario's dispatch queue the driver hands the action to, waiting until it is done
+    /// (`DispatchQueue.sync`): a queue method called from a block on a dispatch queue, as
+    /// corelibs' test_isSuspended resumes its queue. Nil: the driving thread. Needs the
+    /// `dispatchQueues` capability.
+    public var onDispatchQueue: Int?
+    public init(after: Trigger? = nil, _ action: DriverAction, onDispatchQueue: Int? = nil) {
         self.after = after
         self.action = action
+        self.onDispatchQueue = onDispatchQueue
     }
 }
 
@@ -75,6 +81,17 @@ public enum DriverAction: Codable, Sendable, Equatable {
     /// Read `[queue operations]`; the operations it lists land in the trace as
     /// `operations(queue, ops)`. API surface 3.
     case readOperations(queue: Int)
+    /// Read `[NSOperationQueue mainQueue]` (`OperationQueue.main`) on the driving thread; what
+    /// it returned lands in the trace as `mainQueue(same, suspended, current)`. API surface 4.
+    case readMainQueue
+    /// Whether a queue the driver let go of (an earlier `releaseQueue`) has been deallocated by
+    /// now; lands in the trace as `queueDeallocated(queue, deallocated)`. API surface 4.
+    case readQueueDeallocated(queue: Int)
+    /// `queue.underlyingQueue = dispatchQueue`: the scenario's dispatch queue `dispatchQueue`
+    /// (a serial queue the driver makes), or nil to reset it. Only before anything is added to
+    /// the queue (the class reference: setting it while `operationCount` is not 0 raises).
+    /// Needs the `dispatchQueues` capability.
+    case setUnderlyingQueue(queue: Int, dispatchQueue: Int?)
 
     /// The operations the action names itself: not the block operation of an `addBlock`, which
     /// only names its block, nor what the code of a `perform` names.
@@ -87,7 +104,8 @@ public enum DriverAction: Codable, Sendable, Equatable {
         case .addBatch(let list, _, _): return list
         case .addDependency(let a, let b), .removeDependency(let a, let b): return [a, b]
         case .addBlock, .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount,
-             .readSuspended, .sleep, .releaseQueue, .readOperations:
+             .readSuspended, .sleep, .releaseQueue, .readOperations, .readMainQueue, .readQueueDeallocated,
+             .setUnderlyingQueue:
             return []
         }
     }
@@ -97,10 +115,11 @@ public enum DriverAction: Codable, Sendable, Equatable {
         switch self {
         case .add(_, let q), .addBatch(_, let q, _), .cancelAll(let q), .suspend(let q), .resume(let q),
              .setMaxConcurrent(let q, _), .waitUntilAllFinished(let q), .readOperationCount(let q), .addBlock(_, let q),
-             .readSuspended(let q), .releaseQueue(let q), .readOperations(let q):
+             .readSuspended(let q), .releaseQueue(let q), .readOperations(let q), .readQueueDeallocated(let q),
+             .setUnderlyingQueue(let q, _):
             return q
         case .start, .perform, .cancel, .addDependency, .removeDependency, .waitUntilFinished, .setCompletionBlock,
-             .addExecutionBlock, .setQueuePriority, .setThreadPriority, .read, .result, .sleep:
+             .addExecutionBlock, .setQueuePriority, .setThreadPriority, .read, .result, .sleep, .readMainQueue:
             return nil
         }
     }

@@ -43,6 +43,54 @@ extension Scenario {
         return used
     }
 
+    /// The constructs of API surface 4 (`Specs/api-surface.md`) this scenario uses: a driver
+    /// that does not declare `apiSurface4` is not sent a scenario for which this is not empty.
+    public var surface4Constructs: [String] {
+        var used: [String] = []
+        for step in driver {
+            switch step.action {
+            case .readMainQueue where !used.contains("readMainQueue"): used.append("readMainQueue")
+            case .readQueueDeallocated where !used.contains("readQueueDeallocated"): used.append("readQueueDeallocated")
+            default: break
+            }
+        }
+        return used
+    }
+
+    /// The Dispatch constructs this scenario uses (`setUnderlyingQueue`, `readUnderlyingQueue`,
+    /// `onDispatchQueue`): a driver that does not declare `dispatchQueues` is not sent it.
+    public var dispatchConstructs: [String] {
+        var used: [String] = []
+        if driver.contains(where: { if case .setUnderlyingQueue = $0.action { return true }; return false }) {
+            used.append("setUnderlyingQueue")
+        }
+        if stepLists.contains(where: Self.readsUnderlyingQueue) { used.append("readUnderlyingQueue") }
+        if driver.contains(where: { $0.onDispatchQueue != nil }) { used.append("onDispatchQueue") }
+        return used
+    }
+
+    /// How many dispatch queues the scenario names: one more than the highest number a
+    /// `setUnderlyingQueue` or an `onDispatchQueue` gives, 0 for none.
+    public var dispatchQueueCount: Int {
+        driver.reduce(0) { count, step in
+            var most = step.onDispatchQueue ?? -1
+            if case .setUnderlyingQueue(_, let d?) = step.action { most = max(most, d) }
+            return max(count, most + 1)
+        }
+    }
+
+    /// Whether `steps` hold a `readUnderlyingQueue` step at any depth.
+    static func readsUnderlyingQueue(_ steps: [Step]) -> Bool {
+        steps.contains { step in
+            switch step {
+            case .readUnderlyingQueue: return true
+            case .if(_, let a, let b): return readsUnderlyingQueue(a) || readsUnderlyingQueue(b)
+            case .repeat(_, let a): return readsUnderlyingQueue(a)
+            default: return false
+            }
+        }
+    }
+
     /// The queues the `cancelAll` steps of `steps` name, at any depth, in order.
     static func cancelledQueues(_ steps: [Step]) -> [Int] {
         steps.flatMap { step -> [Int] in

@@ -7,6 +7,12 @@ extension Scenario {
         if format != Scenario.formatVersion { out.append("the scenario's format is \(format), but this build reads format \(Scenario.formatVersion)") }
         func op(_ i: Int, _ place: String) { if i < 0 || i >= nOps { out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))") } }
         func queue(_ i: Int, _ place: String) { if i < 0 || i >= nQueues { out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))") } }
+        func dispatchQueue(_ i: Int, _ place: String) {
+            if !Self.dispatchQueueRange.contains(i) {
+                out.append("\(place) names dispatch queue \(i); the driver makes dispatch queues "
+                    + "\(Self.dispatchQueueRange.lowerBound) to \(Self.dispatchQueueRange.upperBound)")
+            }
+        }
 
         for (q, config) in queues.enumerated() {
             if config.maxConcurrent < QueueConfig.defaultMax {
@@ -31,7 +37,7 @@ extension Scenario {
                 out.append("\(place) names operation \(o), which is added with addBlock: the queue makes its operation object, so nothing else can reach it (only a blockBegan trigger may name its block)")
             }
             if case .block(let blocks) = config.kind, let body = blocks.first, let step = Self.firstSelfUse(body) {
-                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, await, repeat, readCurrentQueue and cancelAll are allowed)")
+                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)")
             }
         }
         for (i, o) in operations.enumerated() {
@@ -63,6 +69,7 @@ extension Scenario {
                     out.append("\(place)'s trigger names block \(b) of operation \(o), which has \(operations[o].kind.blockCount) blocks")
                 }
             }
+            if let d = step.onDispatchQueue { dispatchQueue(d, place) }
             switch step.action {
             case .add(let o, let q): op(o, place); queue(q, place)
             case .addBatch(let list, let q, _):
@@ -78,7 +85,12 @@ extension Scenario {
                 op(o, place)
                 if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
             case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q),
-                 .readSuspended(let q), .releaseQueue(let q), .readOperations(let q): queue(q, place)
+                 .readSuspended(let q), .releaseQueue(let q), .readOperations(let q), .readQueueDeallocated(let q):
+                queue(q, place)
+            case .readMainQueue: break
+            case .setUnderlyingQueue(let q, let d):
+                queue(q, place)
+                if let d { dispatchQueue(d, place) }
             case .addBlock(let o, let q): op(o, place); queue(q, place)
             case .sleep(let n):
                 if !Step.workRange.contains(n) { out.append("\(place) sleeps \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)") }
@@ -105,6 +117,32 @@ extension Scenario {
             }
         }
         out += releaseProblems()
+        out += underlyingQueueProblems()
+        return out
+    }
+
+    /// The dispatch queues a scenario may name (`setUnderlyingQueue`, `onDispatchQueue`): the
+    /// driver makes each one, serial, the first time a step names it.
+    public static let dispatchQueueRange = 0...7
+
+    /// An underlying queue is set only on a queue nothing was added to yet: the class reference
+    /// says that setting it while `operationCount` is not 0 raises, and a scenario says only
+    /// what the documents define.
+    private func underlyingQueueProblems() -> [String] {
+        var out: [String] = []
+        var firstAdd: [Int: Int] = [:]   // looked up, never iterated
+        for (s, step) in driver.enumerated() {
+            switch step.action {
+            case .add(_, let q), .addBatch(_, let q, _), .addBlock(_, let q):
+                if firstAdd[q] == nil { firstAdd[q] = s }
+            case .setUnderlyingQueue(let q, _):
+                if let a = firstAdd[q] {
+                    out.append("driver step \(s) sets the underlyingQueue of queue \(q), which driver step \(a) already added to; "
+                        + "set it before anything is added (the class reference: it raises while operationCount is not 0)")
+                }
+            default: break
+            }
+        }
         return out
     }
 
@@ -115,7 +153,12 @@ extension Scenario {
         var releasedBy: [Int: Int] = [:]   // looked up, never iterated
         for (s, step) in driver.enumerated() {
             guard let q = step.action.namedQueue else { continue }
-            if let r = releasedBy[q] {
+            if case .readQueueDeallocated = step.action {
+                if releasedBy[q] == nil {
+                    out.append("driver step \(s) asks whether queue \(q) was deallocated, but no step before it releases "
+                        + "the queue (releaseQueue); the driver holds it")
+                }
+            } else if let r = releasedBy[q] {
                 out.append("driver step \(s) names queue \(q), which driver step \(r) released; the driver no longer holds it")
             } else if case .releaseQueue = step.action {
                 releasedBy[q] = s
@@ -259,7 +302,7 @@ extension Scenario {
     static func firstSelfUse(_ steps: [Step]) -> String? {
         for step in steps {
             switch step {
-            case .work, .signal, .await, .readCurrentQueue, .cancelAll: continue
+            case .work, .signal, .await, .readCurrentQueue, .cancelAll, .readUnderlyingQueue: continue
             case .repeat(_, let body): if let s = firstSelfUse(body) { return s }
             case .spawn(_, .op), .start(.op), .cancel(.op), .read(_, .op): continue
             default: return "\(step)"

@@ -45,6 +45,10 @@ public indirect enum Step: Codable, Sendable, Equatable {
     /// (API surface 3). The call and its return land in the trace as the driver's would, on
     /// the thread that runs this code.
     case cancelAll(Int)
+    /// Read `OperationQueue.current?.underlyingQueue` from this code; the value lands in the
+    /// trace as `underlyingQueue(op: self, dispatchQueue)`, the scenario's dispatch queue or
+    /// none. Needs the `dispatchQueues` capability.
+    case readUnderlyingQueue
 
     /// The units a `work` step may last, the times a `repeat` may run its body, the units an
     /// `await` may wait: what `Scenario.problems()` allows.

@@ -22,6 +22,8 @@ public enum Call: Codable, Sendable, Equatable, Hashable {
     case addBlock(Int, queue: Int)
     /// The driver let go of its reference to the queue (API surface 3).
     case releaseQueue(queue: Int)
+    /// `queue.underlyingQueue = ` the scenario's dispatch queue, or nil (`dispatchQueues`).
+    case setUnderlyingQueue(queue: Int, dispatchQueue: Int?)
 
     /// The operation the call is about, when there is one.
     public var op: Int? {

@@ -49,6 +49,17 @@ public enum EventKind: Codable, Sendable, Equatable {
     /// nil for none of the scenario's queues (nil, the main queue, or a queue the scenario did
     /// not make). API surface 2.
     case currentQueue(op: Int, queue: Int?)
+    /// What `[NSOperationQueue mainQueue]` returned to a `readMainQueue` action, on the driving
+    /// thread: `same`, whether it is the object the case's first such read returned (true on
+    /// the first); `suspended`, its `isSuspended`; `current`, whether `currentQueue` on the
+    /// driving thread returned it too. API surface 4.
+    case mainQueue(same: Bool, suspended: Bool, current: Bool)
+    /// Whether a queue the driver let go of had been deallocated when a `readQueueDeallocated`
+    /// action asked. API surface 4.
+    case queueDeallocated(queue: Int, deallocated: Bool)
+    /// What `OperationQueue.current?.underlyingQueue` returned to code of `op`: the scenario's
+    /// dispatch queue, or nil for none of them. The `dispatchQueues` capability.
+    case underlyingQueue(op: Int, dispatchQueue: Int?)
     /// Code of `op` began a unit of work of the given length.
     case work(op: Int, units: Int)
     case signal(token: Int)
