@@ -23,6 +23,7 @@ struct EventLineTests {
             .setQueuePriority(1, -8), .setThreadPriority(1, 0.25), .setThreadPriority(2, 1), .cancelAll(queue: 2),
             .setSuspended(queue: 0, true), .setMaxConcurrent(queue: 1, -1), .waitUntilFinished(7),
             .waitUntilAllFinished(queue: 3), .result(8), .addBlock(9, queue: 0), .releaseQueue(queue: 1),
+            .setUnderlyingQueue(queue: 0, dispatchQueue: 2), .setUnderlyingQueue(queue: 1, dispatchQueue: nil),
         ]
         var kinds: [EventKind] = [
             .threadStarted(name: "opconform", queue: nil),
@@ -38,6 +39,9 @@ struct EventLineTests {
             .read(op: 4, .executionBlocks, .int(2)), .set(op: 1, .isExecuting, true),
             .operationCount(queue: 0, 3), .operations(queue: 1, ops: [2, -1, 0]), .operations(queue: 0, ops: []),
             .suspended(queue: 1, false), .currentQueue(op: 1, queue: nil),
+            .mainQueue(same: true, suspended: false, current: true), .mainQueue(same: false, suspended: true, current: false),
+            .queueDeallocated(queue: 1, deallocated: true), .queueDeallocated(queue: 0, deallocated: false),
+            .underlyingQueue(op: 2, dispatchQueue: 3), .underlyingQueue(op: 0, dispatchQueue: nil),
             .currentQueue(op: 1, queue: 0), .work(op: 1, units: 4), .signal(token: 2),
             .awaited(token: 2, satisfied: true),
             .invocationResult(op: 5), .crash(signal: 4, message: "Fatal error: receiver is not yet ready"),
@@ -60,7 +64,7 @@ struct EventLineTests {
                  .mainEnded,
                  .blockBegan, .blockEnded, .completionBegan, .completionEnded, .willChange, .didChange, .read, .set,
                  .operationCount, .operations, .suspended, .currentQueue, .work, .signal, .awaited, .invocationResult, .crash, .hang,
-                 .unsupported, .cut, .breach, .announced, .end:
+                 .unsupported, .cut, .breach, .announced, .end, .mainQueue, .queueDeallocated, .underlyingQueue:
                 break
             }
         }

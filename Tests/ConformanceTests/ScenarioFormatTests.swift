@@ -31,7 +31,7 @@ struct ScenarioFormatTests {
             .start(.this), .start(.op(1)), .cancel(.op(0)), .cancel(.this),
             .read(.isReady, .this), .read(.queuePriority, .op(2)), .read(.completionBlock, .this), .read(.threadPriority, .op(0)),
             .read(.dependencies, .this), .signal(7), .await(7, timeout: 1), .await(-3, timeout: 1_000_000),
-            .readCurrentQueue, .read(.executionBlocks, .op(1)),
+            .readCurrentQueue, .read(.executionBlocks, .op(1)), .readUnderlyingQueue,
         ]
         return Scenario(name: "everything\n\t\u{1}", seed: UInt64.max, generatorVersion: 3,
                         queues: [QueueConfig(), QueueConfig(maxConcurrent: 0, suspended: true), QueueConfig(maxConcurrent: 4, name: "fetch \"q\"\n")],
@@ -59,6 +59,9 @@ struct ScenarioFormatTests {
                             DriverStep(.addBlock(op: 1, queue: 2)), DriverStep(after: .signaled(7), .readSuspended(queue: 1)),
                             DriverStep(.sleep(0)), DriverStep(.sleep(1_000_000)), DriverStep(.read(.executionBlocks, op: 1)),
                             DriverStep(.readOperations(queue: 2)), DriverStep(.releaseQueue(queue: 2)),
+                            DriverStep(.readQueueDeallocated(queue: 2)), DriverStep(.readMainQueue),
+                            DriverStep(after: .finished(1), .setUnderlyingQueue(queue: 0, dispatchQueue: 7), onDispatchQueue: 0),
+                            DriverStep(.setUnderlyingQueue(queue: 1, dispatchQueue: nil)),
                         ])
     }()
 
@@ -290,7 +293,7 @@ struct ScenarioFormatTests {
         {"format": 2, "queues": [{}], "operations": [{"kind": {"main": []}}],
          "driver": [{"action": {"add": {"op": 0, "queue": 0}}}, {"afer": {"started": 0}, "action": {"cancel": 0}}]}
         """)
-        #expect(after.contains("driver[1] has an unknown key \"afer\" at line 2, column 58; did you mean \"after\"? (the keys of a driver step are: action, after)"), "\(after)")
+        #expect(after.contains("driver[1] has an unknown key \"afer\" at line 2, column 58; did you mean \"after\"? (the keys of a driver step are: action, after, onDispatchQueue)"), "\(after)")
         // Deep inside: a step's field.
         let times = Self.message(#"{"format": 2, "operations": [{"kind": {"main": [{"repeat": {"times": 2, "bdy": []}}]}}]}"#)
         #expect(times.contains("operations[0].kind.main[0].repeat has an unknown key \"bdy\" at line 1, column 73; did you mean \"body\"?"), "\(times)")

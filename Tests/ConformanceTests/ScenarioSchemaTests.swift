@@ -457,10 +457,13 @@ struct ScenarioSchemaTests {
                                 readyAfterSignal: 2),
                 OperationConfig(kind: .subclass([.work(1), .spawn(.start, .op(3))])),
                 // Added with addBlock: the queue makes its operation, so nothing else names it.
-                OperationConfig(kind: .block([[.readCurrentQueue, .work(1), .signal(2)]])),
+                OperationConfig(kind: .block([[.readCurrentQueue, .readUnderlyingQueue, .work(1), .signal(2)]])),
             ],
             dependencies: [Edge(2, on: 1)],
             driver: [
+                DriverStep(.setUnderlyingQueue(queue: 0, dispatchQueue: 1), onDispatchQueue: 0),
+                DriverStep(.setUnderlyingQueue(queue: 1, dispatchQueue: nil)),
+                DriverStep(.readMainQueue),
                 DriverStep(.setQueuePriority(op: 1, -3)),
                 DriverStep(.setThreadPriority(op: 1, 0.25)),
                 DriverStep(.setCompletionBlock(op: 1, [.work(1)])),
@@ -491,6 +494,7 @@ struct ScenarioSchemaTests {
                 DriverStep(.waitUntilAllFinished(queue: 0)),
                 DriverStep(.readOperations(queue: 1)),
                 DriverStep(.releaseQueue(queue: 1)),
+                DriverStep(.readQueueDeallocated(queue: 1)),
             ])
     }()
 }
@@ -538,6 +542,7 @@ enum ModelNames {
                 case .await: name = "await"
                 case .readCurrentQueue: name = "readCurrentQueue"
                 case .cancelAll: name = "cancelAll"
+                case .readUnderlyingQueue: name = "readUnderlyingQueue"
                 }
                 out["Step", default: []].insert(name)
             }
@@ -593,6 +598,9 @@ enum ModelNames {
             case .sleep: name = "sleep"
             case .releaseQueue: name = "releaseQueue"
             case .readOperations: name = "readOperations"
+            case .readMainQueue: name = "readMainQueue"
+            case .readQueueDeallocated: name = "readQueueDeallocated"
+            case .setUnderlyingQueue: name = "setUnderlyingQueue"
             }
             out["Action", default: []].insert(name)
         }

@@ -40,7 +40,7 @@ struct TraceFormatTests {
         .addOperations([1, 2], queue: 1, wait: true), .addDependency(1, on: 0), .removeDependency(1, on: 0), .setCompletionBlock(2),
         .addExecutionBlock(1), .setQueuePriority(2, -8), .setThreadPriority(2, 0.25), .cancelAll(queue: 1), .setSuspended(queue: 0, true),
         .setMaxConcurrent(queue: 1, -1), .waitUntilFinished(0), .waitUntilAllFinished(queue: 0), .result(2), .addBlock(1, queue: 1),
-        .releaseQueue(queue: 0),
+        .releaseQueue(queue: 0), .setUnderlyingQueue(queue: 0, dispatchQueue: 3), .setUnderlyingQueue(queue: 1, dispatchQueue: nil),
     ]
 
     /// Every event kind that does not end a trace, with every key and every type of value.
@@ -64,6 +64,8 @@ struct TraceFormatTests {
         .operationCount(queue: 0, 3), .operations(queue: 1, ops: [2, -1, 0]), .operations(queue: 0, ops: []), .suspended(queue: 1, true), .currentQueue(op: 1, queue: 1), .currentQueue(op: 2, queue: nil),
         .work(op: 1, units: 3), .signal(token: -4), .awaited(token: 7, satisfied: false), .invocationResult(op: 2),
         .unsupported("an API it lacks"),
+        .mainQueue(same: true, suspended: false, current: true), .queueDeallocated(queue: 1, deallocated: false),
+        .underlyingQueue(op: 1, dispatchQueue: 2), .underlyingQueue(op: 2, dispatchQueue: nil),
     ]
 
     /// Every way a trace ends.
@@ -148,6 +150,14 @@ struct TraceFormatTests {
         // The reference engine performs API surface 3 but leaves it out of its traces, which keep format 2.
         #expect(!ReferenceEngine.capabilities.contains(.apiSurface3))
         #expect(ReferenceImplementation().capabilities.contains(.apiSurface3))
+        // API surface 4 and the Dispatch constructs: format 5, the same way.
+        file.trace.capabilities = [.kvo, .apiSurface4]
+        #expect(TraceFormat.format(of: file.trace) == 5)
+        file.trace.capabilities = [.kvo]
+        file.trace.events = [TraceEvent(seq: 0, thread: 0, .underlyingQueue(op: 0, dispatchQueue: nil)), TraceEvent(seq: 1, thread: 0, .end)]
+        #expect(TraceFormat.format(of: file.trace) == 5)
+        #expect(!ReferenceEngine.capabilities.contains(.apiSurface4) && !ReferenceEngine.capabilities.contains(.dispatchQueues))
+        #expect(ReferenceImplementation().capabilities.contains(.dispatchQueues))
     }
 
     @Test("Reading is strict: each mistake is refused in one sentence with its place and the valid choices", arguments: [
@@ -155,9 +165,9 @@ struct TraceFormatTests {
         (#""read": {"key""#, #""raed": {"key""#, #"did you mean "read"?"#),
         (#""seq": 3,"#, #""seq": 3, "time": 1,"#, "the keys of an event are: kind, seq, thread"),
         (#""key": "isFinished", "op": 0, "value": false"#, #""key": "isFinished", "op": 0, "value": 0"#, "must be true or false: the value of isFinished"),
-        (#""format": 4"#, #""format": 5"#, "this build reads trace formats 2, 3 and 4"),
-        (#""format": 4"#, #""format": 3"#, "which trace format 4 added: write \"format\": 4"),
-        (#""format": 4"#, #""format": 2"#, "which trace format 4 added: write \"format\": 4"),
+        (#""format": 5"#, #""format": 6"#, "this build reads trace formats 2 to 5"),
+        (#""format": 5"#, #""format": 4"#, "which trace format 5 added: write \"format\": 5"),
+        (#""format": 5"#, #""format": 2"#, "which trace format 5 added: write \"format\": 5"),
         (#""misuse": "selfDependency""#, #""misuse": "selfDependancy""#, #"did you mean "selfDependency"?"#),
         (#""by": "driver""#, #""by": "main""#, "which is not a caller"),
         (#""isFinished", "op": 0, "value": false"#, #""isFinished", "op": 9, "value": false"#, "names operation 9, but the scenario has 3"),

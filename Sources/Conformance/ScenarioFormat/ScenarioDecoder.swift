@@ -229,7 +229,7 @@ struct ScenarioDecoder {
     func driverStep(_ node: Node, _ path: Path) throws(InputError) -> DriverStep {
         let f = try fields(node, path, Self.driverStepShape)
         let after = try f["after"].map { (v, at) throws(InputError) in try trigger(v, at) }
-        let on = try f["onDispatchQueue"].map { (v, at) throws(InputError) in try int(v, at) }
+        let on = try f["onDispatchQueue"].map { (v, at) throws(InputError) in try int(v, at, Scenario.dispatchQueueRange) }
         return DriverStep(after: after, try action(f.required("action")), onDispatchQueue: on)
     }
 
@@ -281,7 +281,7 @@ struct ScenarioDecoder {
         case "setUnderlyingQueue":
             let f = try fields(n, p, Shape(noun: "a setUnderlyingQueue", keys: ["dispatchQueue", "queue"], required: ["queue"],
                                             example: #"{"queue": 0, "dispatchQueue": 0}"#))
-            let d = try f["dispatchQueue"].map { (v, at) throws(InputError) in try int(v, at) }
+            let d = try f["dispatchQueue"].map { (v, at) throws(InputError) in try int(v, at, Scenario.dispatchQueueRange) }
             return .setUnderlyingQueue(queue: try int(f.required("queue")), dispatchQueue: d)
         case "sleep": return .sleep(try int(n, p, Step.workRange))
         case "addBlock":

@@ -7,10 +7,12 @@ import OperationSpec
 public enum GNUstepDriver {
     /// What the driver observes: real KVO (observers with the Prior option), NSExceptions caught
     /// around every call, thread identity, names and priorities; and it performs API surfaces 2
-    /// and 3 (`apiSurface2`, `apiSurface3`). The driver's `hello` is what counts; this list is
+    /// to 4 (`apiSurface2`, `apiSurface3`, `apiSurface4`; not `dispatchQueues`: GNUstep Base
+    /// has no Dispatch queues). The driver's `hello` is what counts; this list is
     /// what it is expected to say.
     public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority,
-                                                     .superStart, .finishing, .apiSurface2, .apiSurface3, .undefinedQueuePriorities]
+                                                     .superStart, .finishing, .apiSurface2, .apiSurface3, .apiSurface4,
+                                                     .undefinedQueuePriorities]
 
     /// Held while looking for and building the driver, so that two callers in one process do
     /// not build it at once (tests run in parallel). `build.sh` itself moves the finished
