@@ -262,7 +262,7 @@ struct Surface2DriverTests {
                           (1, .blockEnded(op: 0, block: 0))])
         #expect(DriverCheck.traceFailure(good, in: s) == nil)
         let elsewhere = trace([(1, .suspended(queue: 0, true))])
-        #expect(DriverCheck.traceFailure(elsewhere, in: s)?.hasSuffix("a readSuspended, addBlock, readOperations or releaseQueue action is performed by the driving thread, thread 0") == true)
+        #expect(DriverCheck.traceFailure(elsewhere, in: s)?.hasSuffix("a readSuspended, addBlock, readOperations, releaseQueue, readMainQueue or readQueueDeallocated action is performed by the driving thread, thread 0") == true)
         let offThread = trace([(1, .call(.addBlock(0, queue: 0))), (1, .returned(.addBlock(0, queue: 0)))])
         #expect(DriverCheck.traceFailure(offThread, in: s)?.contains("is on thread 1") == true)
         let noQueue = trace([(0, .suspended(queue: 2, true))])

@@ -44,7 +44,7 @@ struct Surface2ValidationTests {
         let dependent = Self.scenario([Self.block, Self.block], [DriverStep(.addBlock(op: 0, queue: 0))], dependencies: [Edge(1, on: 0)])
         #expect(dependent.problems().contains { $0.hasPrefix("dependency 0 names operation 0") })
         let selfish = Self.scenario([OperationConfig(kind: .block([[.returnIfCancelled]]))], [DriverStep(.addBlock(op: 0, queue: 0))])
-        #expect(selfish.problems() == ["operation 0's block is added with addBlock, so it has no self for returnIfCancelled (work, signal, await, repeat, readCurrentQueue and cancelAll are allowed)"])
+        #expect(selfish.problems() == ["operation 0's block is added with addBlock, so it has no self for returnIfCancelled (work, signal, await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)"])
     }
 
     @Test("executionBlocks is read of block operations only, and never notified")

@@ -375,15 +375,16 @@ public struct DriverCheck: Sendable {
     /// Events that only the driving thread records are on thread 0: what `isSuspended` returned
     /// to a `readSuspended` action, the `addOperationWithBlock:` call of an `addBlock` action
     /// (API surface 2), what `operations` returned to a `readOperations` action and the
-    /// `releaseQueue` call (API surface 3): all driver actions, never operation code. Checked
-    /// for these only: older events on other threads were never required to be elsewhere.
+    /// `releaseQueue` call (API surface 3), what a `readMainQueue` or `readQueueDeallocated`
+    /// action read (API surface 4): all driver actions, never operation code. Checked for these
+    /// only: older events on other threads were never required to be elsewhere.
     static func placeFailure(_ events: [TraceEvent]) -> String? {
         for e in events where e.thread != 0 {
             switch e.kind {
             case .suspended, .call(.addBlock), .returned(.addBlock), .threw(.addBlock, _, _), .operations,
-                 .call(.releaseQueue), .returned(.releaseQueue), .threw(.releaseQueue, _, _):
-                return "event \(e) is on thread \(e.thread); a readSuspended, addBlock, readOperations or releaseQueue "
-                    + "action is performed by the driving thread, thread 0"
+                 .call(.releaseQueue), .returned(.releaseQueue), .threw(.releaseQueue, _, _), .mainQueue, .queueDeallocated:
+                return "event \(e) is on thread \(e.thread); a readSuspended, addBlock, readOperations, releaseQueue, "
+                    + "readMainQueue or readQueueDeallocated action is performed by the driving thread, thread 0"
             default: continue
             }
         }
