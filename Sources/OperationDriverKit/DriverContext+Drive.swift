@@ -50,7 +50,9 @@ extension DriverContext {
                 if let d = step.onDispatchQueue {
                     // A block on the scenario's dispatch queue, waited for (the `dispatchQueues`
                     // capability); what it calls is still the driver's.
-                    dispatchQueues[d].sync { ThreadRole.with(.driver) { perform(step.action, as: "driver step \(i) (\(step.action))") } }
+                    dispatchQueues[d].sync {
+                        ThreadRole.with(.driver) { perform(step.action, as: "driver step \(i) (\(step.action))") }
+                    }
                 } else {
                     perform(step.action, as: "driver step \(i) (\(step.action))")
                 }
@@ -200,10 +202,13 @@ extension DriverContext {
         case .readMainQueue:
             let main = OperationQueue.main
             if firstMainQueue == nil { firstMainQueue = main }
-            log(.mainQueue(same: firstMainQueue === main, suspended: main.isSuspended, current: OperationQueue.current === main))
+            log(.mainQueue(same: firstMainQueue === main, suspended: main.isSuspended,
+                           current: OperationQueue.current === main))
         case .setUnderlyingQueue(let q, let d):
             if let queue = queues[q] as? OperationQueue {
-                call(.setUnderlyingQueue(queue: q, dispatchQueue: d)) { queue.underlyingQueue = d.map { dispatchQueues[$0] } }
+                call(.setUnderlyingQueue(queue: q, dispatchQueue: d)) {
+                    queue.underlyingQueue = d.map { dispatchQueues[$0] }
+                }
             } else {
                 log(.unsupported("the queue under test is not an OperationQueue, so it has no underlyingQueue"))
             }

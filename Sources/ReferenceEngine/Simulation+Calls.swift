@@ -144,7 +144,8 @@ extension Simulation {
             }
         case .readQueueDeallocated(let q):
             // Gone once nothing in it is left to run or to finish: nothing else holds it.
-            emit(.queueDeallocated(queue: q, deallocated: queues[q].released && queues[q].isEmpty && queues[q].running == 0))
+            let gone = queues[q].released && queues[q].isEmpty && queues[q].running == 0
+            emit(.queueDeallocated(queue: q, deallocated: gone))
         case .readMainQueue:
             // One main queue for the whole run, never suspended (nothing in a scenario can suspend
             // it), and the current queue of the driving thread, which stands for the main thread.

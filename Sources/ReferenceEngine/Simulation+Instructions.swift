@@ -339,7 +339,8 @@ extension Simulation {
             emit(.currentQueue(op: op, queue: threads[current].currentQueue))
         case .readUnderlyingQueue:
             // The underlying queue of the queue this code runs for, as `readCurrentQueue` finds it.
-            emit(.underlyingQueue(op: op, dispatchQueue: threads[current].currentQueue.flatMap { queues[$0].underlyingQueue }))
+            let underlying = threads[current].currentQueue.flatMap { queues[$0].underlyingQueue }
+            emit(.underlyingQueue(op: op, dispatchQueue: underlying))
         case .await(let token, let timeout):
             push(Frame([.afterAwait(token)], this: op))
             if !tokens.contains(token) { block(.token(token), deadline: now + max(1, timeout)) }

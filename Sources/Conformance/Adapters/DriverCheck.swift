@@ -382,7 +382,8 @@ public struct DriverCheck: Sendable {
         for e in events where e.thread != 0 {
             switch e.kind {
             case .suspended, .call(.addBlock), .returned(.addBlock), .threw(.addBlock, _, _), .operations,
-                 .call(.releaseQueue), .returned(.releaseQueue), .threw(.releaseQueue, _, _), .mainQueue, .queueDeallocated:
+                 .call(.releaseQueue), .returned(.releaseQueue), .threw(.releaseQueue, _, _),
+                 .mainQueue, .queueDeallocated:
                 return "event \(e) is on thread \(e.thread); a readSuspended, addBlock, readOperations, releaseQueue, "
                     + "readMainQueue or readQueueDeallocated action is performed by the driving thread, thread 0"
             default: continue

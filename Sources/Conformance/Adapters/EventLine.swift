@@ -379,7 +379,8 @@ private enum Reading {
                   let u = f[2].bool else { return nil }
             return .mainQueue(same: s, suspended: u, current: c)
         case "queueDeallocated":
-            guard let f = fields(body, ["deallocated", "queue"]), let d = f[0].bool, let q = f[1].int else { return nil }
+            guard let f = fields(body, ["deallocated", "queue"]), let d = f[0].bool,
+                  let q = f[1].int else { return nil }
             return .queueDeallocated(queue: q, deallocated: d)
         case "announced":
             guard let f = fields(body, ["op", "key"], optional: "affects"), let o = f.values[0].int,

@@ -45,8 +45,8 @@ enum RuleClaims {
         }
         // Nor Dispatch queues: a reproducer that ran the steps without them would not be the case.
         if let construct = scenario.dispatchConstructs.first {
-            throw Unsupported(description: "the scenario uses \(construct) (a Dispatch construct), which the reproducers "
-                + "cannot express yet; replay the finding with opconform instead")
+            throw Unsupported(description: "the scenario uses \(construct) (a Dispatch construct), which the "
+                + "reproducers cannot express yet; replay the finding with opconform instead")
         }
         switch rule {
         case RuleID.blockConcurrent:

@@ -75,7 +75,8 @@ public enum Attribution: Sendable, Equatable {
     /// by hand (the driver's or an operation's own code) and `queueStart` for a queue's.
     public static let callNames = ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
                                    "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
-                                   "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart", "suspend", "waitUntilAllFinished",
+                                   "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
+                                   "suspend", "waitUntilAllFinished",
                                    "waitUntilFinished"]
 
     /// The calls a crash's violation shows open when the implementation died (its witnesses:

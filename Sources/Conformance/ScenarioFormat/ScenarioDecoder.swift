@@ -46,7 +46,8 @@ struct ScenarioDecoder {
     static let operationShape = Shape(noun: "an operation", keys: ["completion", "kind", "queuePriority", "readyAfterSignal", "threadPriority"],
                                       required: ["kind"], example: #"{"kind": {"main": [{"work": 1}]}}"#)
     static let edgeShape = Shape(noun: "a dependency", keys: ["on", "op"], required: ["on", "op"], example: #"{"op": 1, "on": 0}"#)
-    static let driverStepShape = Shape(noun: "a driver step", keys: ["action", "after", "onDispatchQueue"], required: ["action"],
+    static let driverStepShape = Shape(noun: "a driver step", keys: ["action", "after", "onDispatchQueue"],
+                                       required: ["action"],
                                        example: #"{"action": {"add": {"op": 0, "queue": 0}}}"#)
     static let programShape = Shape(noun: "a concurrent subclass", keys: ["main", "overridesIsConcurrent", "routines", "start"],
                                     example: #"{"start": [...], "main": [...], "routines": [{"name": "completeOperation", "body": [...]}]}"#)
@@ -56,7 +57,8 @@ struct ScenarioDecoder {
                              example: #"{"main": [{"work": 1}]}"#)
     static let stepCases = Cases(noun: "a step", plural: "the steps",
                              names: ["await", "call", "callMain", "callSuperStart", "cancel", "cancelAll", "didChange", "if", "read", "readCurrentQueue", "repeat",
-                                     "readUnderlyingQueue", "return", "returnIfCancelled", "set", "signal", "spawn", "start", "willChange", "work",
+                                     "readUnderlyingQueue", "return", "returnIfCancelled", "set", "signal", "spawn", "start",
+                                     "willChange", "work",
                                      "willChangeUnprefixed", "didChangeUnprefixed"].sorted(),
                              example: #"{"work": 1}"#)
     static let conditionCases = Cases(noun: "a condition", plural: "the conditions",
@@ -66,8 +68,9 @@ struct ScenarioDecoder {
                                 example: #"{"finished": 0}"#)
     static let actionCases = Cases(noun: "an action", plural: "the actions",
                                names: ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll", "perform", "read",
-                                       "readMainQueue", "readOperationCount", "readOperations", "readQueueDeallocated", "readSuspended", "releaseQueue",
-                                       "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority",
+                                       "readMainQueue", "readOperationCount", "readOperations", "readQueueDeallocated",
+                                       "readSuspended", "releaseQueue", "removeDependency", "result", "resume",
+                                       "setCompletionBlock", "setMaxConcurrent", "setQueuePriority",
                                        "setThreadPriority", "setUnderlyingQueue", "sleep", "start", "suspend",
                                        "waitUntilAllFinished", "waitUntilFinished"],
                                example: #"{"add": {"op": 0, "queue": 0}}"#)
@@ -229,7 +232,9 @@ struct ScenarioDecoder {
     func driverStep(_ node: Node, _ path: Path) throws(InputError) -> DriverStep {
         let f = try fields(node, path, Self.driverStepShape)
         let after = try f["after"].map { (v, at) throws(InputError) in try trigger(v, at) }
-        let on = try f["onDispatchQueue"].map { (v, at) throws(InputError) in try int(v, at, Scenario.dispatchQueueRange) }
+        let on = try f["onDispatchQueue"].map { (v, at) throws(InputError) in
+            try int(v, at, Scenario.dispatchQueueRange)
+        }
         return DriverStep(after: after, try action(f.required("action")), onDispatchQueue: on)
     }
 
@@ -279,9 +284,11 @@ struct ScenarioDecoder {
         case "readMainQueue": try empty(n, p, name); return .readMainQueue
         case "readQueueDeallocated": return .readQueueDeallocated(queue: try int(n, p))
         case "setUnderlyingQueue":
-            let f = try fields(n, p, Shape(noun: "a setUnderlyingQueue", keys: ["dispatchQueue", "queue"], required: ["queue"],
-                                            example: #"{"queue": 0, "dispatchQueue": 0}"#))
-            let d = try f["dispatchQueue"].map { (v, at) throws(InputError) in try int(v, at, Scenario.dispatchQueueRange) }
+            let f = try fields(n, p, Shape(noun: "a setUnderlyingQueue", keys: ["dispatchQueue", "queue"],
+                                            required: ["queue"], example: #"{"queue": 0, "dispatchQueue": 0}"#))
+            let d = try f["dispatchQueue"].map { (v, at) throws(InputError) in
+                try int(v, at, Scenario.dispatchQueueRange)
+            }
             return .setUnderlyingQueue(queue: try int(f.required("queue")), dispatchQueue: d)
         case "sleep": return .sleep(try int(n, p, Step.workRange))
         case "addBlock":

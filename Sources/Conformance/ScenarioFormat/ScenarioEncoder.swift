@@ -145,7 +145,8 @@ enum ScenarioEncoder {
         case .readMainQueue: return bare("readMainQueue")
         case .readQueueDeallocated(let q): return one("readQueueDeallocated", .int(q))
         case .setUnderlyingQueue(let q, let d):
-            return one("setUnderlyingQueue", .object([("queue", .int(q))] + (d.map { [("dispatchQueue", .int($0))] } ?? [])))
+            let dispatchQueue: [(key: String, value: JSONValue)] = d.map { [("dispatchQueue", .int($0))] } ?? []
+            return one("setUnderlyingQueue", .object([("queue", .int(q))] + dispatchQueue))
         case .cancelAll(let q): return one("cancelAll", .int(q))
         case .suspend(let q): return one("suspend", .int(q))
         case .resume(let q): return one("resume", .int(q))

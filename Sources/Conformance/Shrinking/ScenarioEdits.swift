@@ -192,7 +192,8 @@ extension DriverAction {
         case .releaseQueue(let q): return q == victim ? nil : .releaseQueue(queue: f(q))
         case .readOperations(let q): return q == victim ? nil : .readOperations(queue: f(q))
         case .readQueueDeallocated(let q): return q == victim ? nil : .readQueueDeallocated(queue: f(q))
-        case .setUnderlyingQueue(let q, let d): return q == victim ? nil : .setUnderlyingQueue(queue: f(q), dispatchQueue: d)
+        case .setUnderlyingQueue(let q, let d):
+            return q == victim ? nil : .setUnderlyingQueue(queue: f(q), dispatchQueue: d)
         // Without its queue the block is never handed over: its operation is then an ordinary
         // block operation that nothing adds, which is valid.
         case .addBlock(let o, let q): return q == victim ? nil : .addBlock(op: o, queue: f(q))

@@ -26,14 +26,16 @@ struct TraceDecoder {
     static let kindCases = Cases(noun: "an event kind", plural: "the event kinds",
                                  names: ["announced", "awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded", "crash",
                                          "currentQueue", "cut", "didChange", "end", "hang", "invocationResult", "mainBegan", "mainEnded",
-                                         "mainQueue", "operationCount", "operations", "queueDeallocated", "read", "returned", "set",
-                                         "signal", "stepDone", "stepIssued", "suspended", "threadStarted", "threw", "triggerMissed",
-                                         "underlyingQueue", "unsupported", "willChange", "work"],
+                                         "mainQueue", "operationCount", "operations", "queueDeallocated", "read",
+                                         "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
+                                         "threadStarted", "threw", "triggerMissed", "underlyingQueue", "unsupported",
+                                         "willChange", "work"],
                                  example: #"{"end": {}}"#)
     static let callCases = Cases(noun: "a call", plural: "the calls",
                                  names: ["addBlock", "addDependency", "addExecutionBlock", "addOperation", "addOperations", "cancel", "cancelAll",
                                          "releaseQueue", "removeDependency", "result", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority", "setSuspended",
-                                         "setThreadPriority", "setUnderlyingQueue", "start", "superStart", "waitUntilAllFinished", "waitUntilFinished"],
+                                         "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
+                                         "waitUntilAllFinished", "waitUntilFinished"],
                                  example: #"{"addOperation": {"op": 0, "queue": 0}}"#)
 
     /// The names and keys of a format-2 trace file, for the schema's test to compare with.
@@ -198,11 +200,12 @@ struct TraceDecoder {
                               current: try r.bool(f.required("current")))
         case "queueDeallocated":
             let f = try shape(["deallocated", "queue"], #"{"queue": 0, "deallocated": true}"#)
-            return .queueDeallocated(queue: try index(f.required("queue")), deallocated: try r.bool(f.required("deallocated")))
+            return .queueDeallocated(queue: try index(f.required("queue")),
+                                     deallocated: try r.bool(f.required("deallocated")))
         case "underlyingQueue":
             let f = try shape(["dispatchQueue", "op"], required: ["op"], #"{"op": 1, "dispatchQueue": 0}"#)
-            return .underlyingQueue(op: try index(f.required("op")),
-                                    dispatchQueue: try f["dispatchQueue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
+            let d = try f["dispatchQueue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) }
+            return .underlyingQueue(op: try index(f.required("op")), dispatchQueue: d)
         case "currentQueue":
             let f = try shape(["op", "queue"], required: ["op"], #"{"op": 1, "queue": 0}"#)
             return .currentQueue(op: try index(f.required("op")), queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
@@ -281,10 +284,10 @@ struct TraceDecoder {
             let f = try shape(["queue", "suspended"], #"{"queue": 0, "suspended": true}"#)
             return .setSuspended(queue: try index(f.required("queue")), try r.bool(f.required("suspended")))
         case "setUnderlyingQueue":
-            let f = try r.fields(n, p, Shape(noun: "a setUnderlyingQueue call", keys: ["dispatchQueue", "queue"], required: ["queue"],
-                                             example: #"{"queue": 0, "dispatchQueue": 0}"#))
-            return .setUnderlyingQueue(queue: try index(f.required("queue")),
-                                       dispatchQueue: try f["dispatchQueue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
+            let f = try r.fields(n, p, Shape(noun: "a setUnderlyingQueue call", keys: ["dispatchQueue", "queue"],
+                                             required: ["queue"], example: #"{"queue": 0, "dispatchQueue": 0}"#))
+            let d = try f["dispatchQueue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) }
+            return .setUnderlyingQueue(queue: try index(f.required("queue")), dispatchQueue: d)
         default:
             let f = try shape(["count", "queue"], #"{"queue": 0, "count": 1}"#)
             return .setMaxConcurrent(queue: try index(f.required("queue")), try r.int(f.required("count")))

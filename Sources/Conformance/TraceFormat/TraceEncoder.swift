@@ -50,8 +50,10 @@ enum TraceEncoder {
         case .suspended(let q, let b): return fields("suspended", [("queue", .int(q)), ("value", .bool(b))])
         case .currentQueue(let op, let q): return fields("currentQueue", [("op", .int(op))] + (q.map { [("queue", .int($0))] } ?? []))
         case .mainQueue(let same, let suspended, let current):
-            return fields("mainQueue", [("current", .bool(current)), ("same", .bool(same)), ("suspended", .bool(suspended))])
-        case .queueDeallocated(let q, let gone): return fields("queueDeallocated", [("deallocated", .bool(gone)), ("queue", .int(q))])
+            return fields("mainQueue", [("current", .bool(current)), ("same", .bool(same)),
+                                        ("suspended", .bool(suspended))])
+        case .queueDeallocated(let q, let gone):
+            return fields("queueDeallocated", [("deallocated", .bool(gone)), ("queue", .int(q))])
         case .underlyingQueue(let op, let d):
             return fields("underlyingQueue", [("op", .int(op))] + (d.map { [("dispatchQueue", .int($0))] } ?? []))
         case .work(let op, let units): return fields("work", [("op", .int(op)), ("units", .int(units))])

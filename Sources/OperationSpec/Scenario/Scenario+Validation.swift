@@ -37,7 +37,8 @@ extension Scenario {
                 out.append("\(place) names operation \(o), which is added with addBlock: the queue makes its operation object, so nothing else can reach it (only a blockBegan trigger may name its block)")
             }
             if case .block(let blocks) = config.kind, let body = blocks.first, let step = Self.firstSelfUse(body) {
-                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)")
+                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, "
+                    + "await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)")
             }
         }
         for (i, o) in operations.enumerated() {
@@ -137,8 +138,9 @@ extension Scenario {
                 if firstAdd[q] == nil { firstAdd[q] = s }
             case .setUnderlyingQueue(let q, _):
                 if let a = firstAdd[q] {
-                    out.append("driver step \(s) sets the underlyingQueue of queue \(q), which driver step \(a) already added to; "
-                        + "set it before anything is added (the class reference: it raises while operationCount is not 0)")
+                    out.append("driver step \(s) sets the underlyingQueue of queue \(q), which driver step \(a) "
+                        + "already added to; set it before anything is added (the class reference: it raises while "
+                        + "operationCount is not 0)")
                 }
             default: break
             }
@@ -155,8 +157,8 @@ extension Scenario {
             guard let q = step.action.namedQueue else { continue }
             if case .readQueueDeallocated = step.action {
                 if releasedBy[q] == nil {
-                    out.append("driver step \(s) asks whether queue \(q) was deallocated, but no step before it releases "
-                        + "the queue (releaseQueue); the driver holds it")
+                    out.append("driver step \(s) asks whether queue \(q) was deallocated, but no step before it "
+                        + "releases the queue (releaseQueue); the driver holds it")
                 }
             } else if let r = releasedBy[q] {
                 out.append("driver step \(s) names queue \(q), which driver step \(r) released; the driver no longer holds it")

@@ -33,10 +33,13 @@ extension EventKind: CustomStringConvertible {
         case .currentQueue(let op, let q): return "op \(op) read currentQueue: " + (q.map { "queue \($0)" } ?? "none of the scenario's queues")
         case .mainQueue(let same, let suspended, let current):
             return "mainQueue read: " + (same ? "the same object as the first read" : "another object than the first read")
-                + (suspended ? ", suspended" : ", not suspended") + (current ? ", and currentQueue here" : ", not currentQueue here")
-        case .queueDeallocated(let q, let gone): return "queue \(q) " + (gone ? "was deallocated" : "was not deallocated yet")
+                + (suspended ? ", suspended" : ", not suspended")
+                + (current ? ", and currentQueue here" : ", not currentQueue here")
+        case .queueDeallocated(let q, let gone):
+            return "queue \(q) " + (gone ? "was deallocated" : "was not deallocated yet")
         case .underlyingQueue(let op, let d):
-            return "op \(op) read currentQueue's underlyingQueue: " + (d.map { "dispatch queue \($0)" } ?? "none of the scenario's")
+            return "op \(op) read currentQueue's underlyingQueue: "
+                + (d.map { "dispatch queue \($0)" } ?? "none of the scenario's")
         case .work(let op, let n): return "op \(op) works \(n) unit" + (n == 1 ? "" : "s")
         case .signal(let t): return "token \(t) signalled"
         case .awaited(let t, let ok): return "token \(t) " + (ok ? "received" : "timed out")
