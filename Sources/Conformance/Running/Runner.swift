@@ -278,6 +278,11 @@ public struct Runner: Sendable {
     public let configuration: RunConfiguration
     public init(_ configuration: RunConfiguration) { self.configuration = configuration }
 
+    /// Runs the cases and shrinks what they found, in three phases a reader can find by name:
+    /// the cases (`foldCases`: each run, checked, attributed and confirmed by the case pipeline,
+    /// then folded in index order into a `CaseFold`), the shrinking of each broken rule's first
+    /// case (`shrinkFirstFailures`) and of its further causes (`shrinkOtherCauses`), and the
+    /// result (`CaseFold.result`). Reports are written by the caller, from the result.
     public func run(progress: (Int, Int, Int) -> Void = { _, _, _ in },
                     record: (CaseRecord) -> Void = { _ in },
                     shrinking: (String) -> Void = { _ in }) -> RunResult {
@@ -285,237 +290,140 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let cpuAtStart = CPUTime.now()
-        var stats = c.rules.map { RuleStatistics(id: $0.rule.id) }
-        var first: [FailingCase?] = Array(repeating: nil, count: c.rules.count)
-        // The first case that crashed, hung, or whose driver broke the protocol: findings of
-        // their own.
-        // In the order of `ShrinkTarget.deaths`: a crash, a data race, a memory error, a hang, a breach.
-        let deathTargets = ShrinkTarget.deaths
-        var deaths: [FailingCase?] = Array(repeating: nil, count: deathTargets.count)
-        var deathCases = Array(repeating: 0, count: deathTargets.count)
-        // The tested code's failures by cause, per rule (catalog order, then the deaths').
-        var causes = Array(repeating: CauseGroups(), count: c.rules.count + deathTargets.count)
-        // Per rule (then RUN-CRASH, RUN-HANG): the first case a known divergence excused, and
-        // how many cases it excused.
-        // Keyed by the entry's place in the file: a rule with an entry for each of its causes
-        // (Foundation's two hangs) shows each cause apart (issue 29, one finding per cause).
-        var knownFirst: [Int: FailingCase] = [:]
-        var knownCount: [Int: Int] = [:]
-        var knownEntry: [Int: Expectations.Entry] = [:]
-        // A platform limit (not in the file) is placed below 0, by its rule.
-        func place(_ entry: Expectations.Entry) -> Int {
-            let n = c.known?.expected.firstIndex(of: entry) ?? -1 - (Attribution.unheardFinishRules.firstIndex(of: entry.rule) ?? 0)
-            knownEntry[n] = entry
-            return n
-        }
-        var unconfirmedFirst: [String: FailingCase] = [:]
-        var unconfirmedCount: [String: Int] = [:]
-        let owner = c.impl.setting.platform ?? c.known?.impl ?? c.impl.name
-        func excuse(_ v: Violation, _ outcome: CaseOutcome) -> Expectations.Entry? {
-            attribute(v, outcome.scenario, unheard: outcome.unheard)
-        }
-        var endings: [String: Int] = [:]
-        var firstCut: (index: Int, why: String)?
-        var broken = 0, done = 0
-        // Positions within the shard, not an array of indices: a run may have 100 million cases.
-        let total = c.shard.cases(of: c.count)
-        var casesRun = total
-        let board = c.guided ? GuidanceBoard() : nil
-        let pipeline = CasePipeline(runner: self, total: total, board: board)
-        var interrupted = false
         // This run's minima first, then earlier runs' (`earlierMinima`): the hints of every shrink.
         let earlier = c.impl.isDeterministic ? [] : c.earlierMinima
         let early = EarlyShrinks.apply(to: c)
             ? EarlyShrinks(runner: self, workers: Self.shrinkWorkers(c, findings: .max), hints: earlier) : nil
-        /// A rule's (or, after the rules, a death's) first failing case, handed to the early shrinks.
-        func firstSeen(_ key: Int, _ failing: FailingCase, _ target: ShrinkTarget) {
-            guard let early, c.stopRules?.contains(target.id) ?? true else { return }
-            early.begin(key, ShrinkJob(failing: failing, fallback: nil, target: target))
-        }
-        folding: for position in 0..<total {
-            if c.stop?.isRequested == true { interrupted = true; casesRun = done; break folding }
-            let outcome = pipeline.take(position)
-            // A case that was running when the run was stopped lost its driver with the stop:
-            // its ending says nothing about the implementation, so it is not counted.
-            if outcome.interrupted { interrupted = true; casesRun = done; break folding }
-            let k = outcome.index
-            endings[outcome.ending.rawValue, default: 0] += 1
-            if firstCut == nil, let why = outcome.cutShort { firstCut = (k, why) }
-            var brokenRules: [String] = []
-            var knownRules: [String] = []
-            var message: String?
-            for v in outcome.unconfirmed {
-                unconfirmedCount[v.rule, default: 0] += 1
-                if unconfirmedFirst[v.rule] == nil {
-                    unconfirmedFirst[v.rule] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
-                }
-                if let n = c.rules.firstIndex(where: { $0.rule.id == v.rule }) { stats[n].unconfirmed += 1 }
-            }
-            if let v = outcome.death, v.rule != Finding.protocolRule, let entry = excuse(v, outcome) {
-                knownRules.append(v.rule)
-                knownCount[place(entry), default: 0] += 1
-                if knownFirst[place(entry)] == nil {
-                    knownFirst[place(entry)] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
-                }
-            } else if let v = outcome.death {
-                let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: v)
-                if let d = deathTargets.firstIndex(where: { $0.id == v.rule }) {
-                    if deaths[d] == nil {
-                        deaths[d] = failing
-                        deaths[d]?.witness = Finding.keepsWitness(outcome.trace)
-                        firstSeen(c.rules.count + d, failing, deathTargets[d])
-                    }
-                    deathCases[d] += 1
-                    if v.rule != Finding.protocolRule {
-                        causes[c.rules.count + d].add(failing, witness: Finding.keepsWitness(outcome.trace))
-                    }
-                }
-                brokenRules.append(v.rule)
-                message = v.observed
-            }
-            for (n, v) in outcome.verdicts.enumerated() {
-                switch v.verdict {
-                case .notApplicable:
-                    stats[n].status = .notApplicable
-                    stats[n].reason = "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
-                case .notObservable(let reason):
-                    stats[n].status = .notObservable
-                    stats[n].reason = reason
-                case .checked(let r):
-                    stats[n].hits += r.hits
-                    if r.hits > 0 { stats[n].cases += 1 }
-                    // The tested code's when any violation is not excused; else known.
-                    var excusedBy: Expectations.Entry?
-                    let own = r.violations.first { violation in
-                        guard let entry = excuse(violation, outcome) else { return true }
-                        if excusedBy == nil { excusedBy = entry }
-                        return false
-                    }
-                    if let violation = own {
-                        stats[n].violations += 1
-                        brokenRules.append(v.rule.id)
-                        if message == nil { message = violation.observed }
-                        let failing = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
-                        if first[n] == nil {
-                            first[n] = failing
-                            first[n]?.witness = Finding.keepsWitness(outcome.trace)
-                            firstSeen(n, failing, ShrinkTarget(c.rules[n]))
-                        }
-                        causes[n].add(failing, witness: Finding.keepsWitness(outcome.trace))
-                    } else if let entry = excusedBy, let violation = r.violations.first {
-                        stats[n].known += 1
-                        knownRules.append(v.rule.id)
-                        knownCount[place(entry), default: 0] += 1
-                        if knownFirst[place(entry)] == nil {
-                            knownFirst[place(entry)] = FailingCase(index: k, identity: outcome.identity, scenario: outcome.scenario, violation: violation)
-                        }
-                    }
-                }
-            }
-            done += 1
-            // A round is over: its tallies choose the next round's foci, before any case of it
-            // is folded (and, with jobs, before any is generated: they wait for the board).
-            if let board, done % Guidance.round == 0 { board.publish(Guidance.foci(after: stats, misuse: c.generator.misuseRate > 0)) }
-            if !brokenRules.isEmpty { broken += 1 }
-            record(CaseRecord(index: k, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
-                              ending: outcome.ending.rawValue, broken: brokenRules, message: message, known: knownRules.isEmpty ? nil : knownRules,
-                              unconfirmed: outcome.unconfirmed.isEmpty ? nil : outcome.unconfirmed.map(\.rule),
-                              replay: brokenRules.isEmpty && knownRules.isEmpty && outcome.unconfirmed.isEmpty ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
-                                                                                     profile: c.profile, faults: c.faults, program: c.replayProgram)))
-            progress(done, total, broken)
-            if c.stopAtFirstFailure && brokenRules.contains(where: { rule in
-                c.stopRules.map { $0.contains(rule) } ?? (c.strict || Finding.severity(of: rule) == .failure)
-            }) { casesRun = done; break folding }
-        }
-        board?.close()
-        pipeline.finish()
-        for n in stats.indices where stats[n].status != .notApplicable && stats[n].status != .notObservable {
-            let broken: RuleStatistics.Status = c.rules[n].rule.severity == .failure ? .fail : .warn
-            stats[n].status = stats[n].violations > 0 ? broken : stats[n].unconfirmed > 0 ? .unconfirmed
-                : stats[n].known > 0 ? .known : (stats[n].hits > 0 ? .pass : .notReached)
-        }
+        var fold = CaseFold(runner: self, early: early)
+        let (cases, interrupted) = foldCases(into: &fold, progress: progress, record: record)
+        fold.settleStatistics()
         // Drivers still waiting for a case are ended first: a child's CPU is counted once it is
         // reaped. The shrinker starts its own.
         c.impl.endSessions()
         let mid = clock.now
         let cpu = CPUTime.now() - cpuAtStart
         let shrunkBeside = early?.begunSoFar ?? 0
+        var shrinks = Shrinks(earlier: earlier)
+        shrinkFirstFailures(fold.firstFailures(), early: early, into: &shrinks, shrinking: shrinking)
+        let others = c.stopAtFirstFailure ? [] : shrinkOtherCauses(fold.causes, hints: shrinks.hints, shrinking: shrinking)
+        let end = clock.now
+        var result = fold.result(cases: cases, findings: shrinks.findings, others: others,
+                                 seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
+        result.interrupted = interrupted || c.stop?.isRequested == true
+        result.cpu = cpu
+        result.shrunkBesideCases = shrunkBeside
+        return result
+    }
+
+    /// The first phase: every case of the shard, in index order, folded into `fold`; each
+    /// recorded and reported as it is folded. Returns how many cases count (all of them, or
+    /// those folded before a stop) and whether the run was asked to stop.
+    private func foldCases(into fold: inout CaseFold, progress: (Int, Int, Int) -> Void,
+                           record: (CaseRecord) -> Void) -> (cases: Int, interrupted: Bool) {
+        let c = configuration
+        // Positions within the shard, not an array of indices: a run may have 100 million cases.
+        let total = c.shard.cases(of: c.count)
+        let board = c.guided ? GuidanceBoard() : nil
+        let pipeline = CasePipeline(runner: self, total: total, board: board)
+        defer {
+            board?.close()
+            pipeline.finish()
+        }
+        for position in 0..<total {
+            if c.stop?.isRequested == true { return (fold.done, true) }
+            let outcome = pipeline.take(position)
+            // A case that was running when the run was stopped lost its driver with the stop:
+            // its ending says nothing about the implementation, so it is not counted.
+            if outcome.interrupted { return (fold.done, true) }
+            let folded = fold.fold(outcome)
+            // A round is over: its tallies choose the next round's foci, before any case of it
+            // is folded (and, with jobs, before any is generated: they wait for the board).
+            if let board, fold.done % Guidance.round == 0 {
+                board.publish(Guidance.foci(after: fold.stats, misuse: c.generator.misuseRate > 0))
+            }
+            record(caseRecord(outcome, folded))
+            progress(fold.done, total, fold.broken)
+            if c.stopAtFirstFailure && folded.broken.contains(where: { rule in
+                c.stopRules.map { $0.contains(rule) } ?? (c.strict || Finding.severity(of: rule) == .failure)
+            }) { return (fold.done, false) }
+        }
+        return (total, false)
+    }
+
+    /// The record of one folded case (the case log's line).
+    private func caseRecord(_ outcome: CaseOutcome, _ folded: CaseFold.Folded) -> CaseRecord {
+        let c = configuration
+        let quiet = folded.broken.isEmpty && folded.known.isEmpty && outcome.unconfirmed.isEmpty
+        let replay = quiet ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
+                                                      profile: c.profile, faults: c.faults, program: c.replayProgram)
+        return CaseRecord(index: outcome.index, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
+                          ending: outcome.ending.rawValue, broken: folded.broken, message: folded.message,
+                          known: folded.known.isEmpty ? nil : folded.known,
+                          unconfirmed: outcome.unconfirmed.isEmpty ? nil : outcome.unconfirmed.map(\.rule), replay: replay)
+    }
+
+    /// The findings shrunk so far, and the minima they give the shrinks after them: one case
+    /// often breaks several rules for one cause, and a sibling's minimum is a shorter way down
+    /// when it shows the next rule's failure too.
+    struct Shrinks {
         var findings: [Finding] = []
-        // The minima found so far, in finding order (catalog order, then the pseudo-rules):
-        // one case often breaks several rules for one cause, and a sibling's minimum is a
-        // shorter way down when it shows the next rule's failure too.
+        /// This run's minima, in finding order (catalog order, then the pseudo-rules).
         var minima: [Shrinker.Hint] = []
+        /// Earlier runs' minima (`RunConfiguration.earlierMinima`).
+        let earlier: [Shrinker.Hint]
         var hints: [Shrinker.Hint] { minima + earlier.filter { !minima.contains($0) } }
-        func found(_ finding: Finding) {
+
+        init(earlier: [Shrinker.Hint]) { self.earlier = earlier }
+
+        mutating func found(_ finding: Finding) {
             findings.append(finding)
             if let hint = Shrinker.Hint(minimumOf: finding), !minima.contains(hint) { minima.append(hint) }
         }
-        // Each broken rule's first case (catalog order), then each death's.
-        // Keyed as the early shrinks are: a rule's place in the catalog, or after it a death's.
-        var firsts: [(key: Int, job: ShrinkJob)] = []
-        for (n, failing) in first.enumerated() {
-            guard let f = failing, c.stopRules?.contains(c.rules[n].rule.id) ?? true else { continue }
-            firsts.append((n, ShrinkJob(failing: f, fallback: causes[n].fallback, target: ShrinkTarget(c.rules[n]))))
-        }
-        for (d, (f, target)) in zip(deaths, deathTargets).enumerated() {
-            // A run that waits for some rules only (a flaw probe) shrinks those only.
-            guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
-            firsts.append((c.rules.count + d, ShrinkJob(failing: f, fallback: causes[c.rules.count + d].fallback, target: target)))
-        }
-        let workers = Self.shrinkWorkers(c, findings: firsts.count)
+    }
+
+    /// The second phase: each broken rule's first case (catalog order), then each death's,
+    /// shrunk into its finding: taken from the early shrinks when they began it beside the
+    /// cases, else one after another, or on several workers at once.
+    private func shrinkFirstFailures(_ firsts: [(key: Int, job: ShrinkJob)], early: EarlyShrinks?,
+                                     into shrinks: inout Shrinks, shrinking: (String) -> Void) {
+        let workers = Self.shrinkWorkers(configuration, findings: firsts.count)
         if let early {
             // Begun beside the cases: taken in the run's order, each waited for if need be.
             for (key, job) in firsts {
                 shrinking(job.target.id)
-                found(replayingFinding(job, hints: hints, begun: early.finding(key)))
+                shrinks.found(replayingFinding(job, hints: shrinks.hints, begun: early.finding(key)))
             }
         } else if workers <= 1 {
             for (_, job) in firsts {
                 shrinking(job.target.id)
-                found(replayingFinding(job, hints: hints))
+                shrinks.found(replayingFinding(job, hints: shrinks.hints))
             }
         } else {
             for (_, job) in firsts { shrinking(job.target.id) }
-            for finding in shrunk(firsts.map(\.job), workers: workers, hints: hints) { found(finding) }
+            for finding in shrunk(firsts.map(\.job), workers: workers, hints: shrinks.hints) { shrinks.found(finding) }
         }
-        // Then each rule's further causes, shrunk the same way, after every rule's first: a
-        // run stopped early has its main findings first. A run that stops at its first failure
-        // (a flaw probe, a gate's first failure) wants no more.
+    }
+
+    /// The third phase: each rule's further causes, shrunk the same way, after every rule's
+    /// first, so that a run stopped early has its main findings first. (A run that stops at its
+    /// first failure, a flaw probe or a gate's first failure, wants none: the caller skips it.)
+    private func shrinkOtherCauses(_ causes: [CauseGroups], hints: [Shrinker.Hint],
+                                   shrinking: (String) -> Void) -> [OtherCause] {
+        let c = configuration
+        let targets = c.rules.map(ShrinkTarget.init) + ShrinkTarget.deaths
         var others: [OtherCause] = []
-        if !c.stopAtFirstFailure {
-            let targets = c.rules.map(ShrinkTarget.init) + deathTargets
-            for (n, groups) in causes.enumerated() {
-                for group in groups.others {
-                    if c.stop?.isRequested == true { break }
-                    shrinking(targets[n].id)
-                    // A smaller budget than a rule's first cause: on a real implementation a
-                    // shrink costs a process per run, and these come after what a user waits for.
-                    let further = finding(for: group.first, target: targets[n], hints: hints,
-                                          budget: c.impl.isDeterministic ? nil : CauseGroups.shrinkBudget)
-                    others.append(OtherCause(finding: further, cases: group.cases))
-                }
+        for (n, groups) in causes.enumerated() {
+            for group in groups.others {
+                if c.stop?.isRequested == true { return others }
+                shrinking(targets[n].id)
+                // A smaller budget than a rule's first cause: on a real implementation a
+                // shrink costs a process per run, and these come after what a user waits for.
+                let further = finding(for: group.first, target: targets[n], hints: hints,
+                                      budget: c.impl.isDeterministic ? nil : CauseGroups.shrinkBudget)
+                others.append(OtherCause(finding: further, cases: group.cases))
             }
         }
-        let end = clock.now
-        var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: casesRun,
-                               seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
-        result.interrupted = interrupted || c.stop?.isRequested == true
-        result.firstCut = firstCut
-        result.cpu = cpu
-        result.shrunkBesideCases = shrunkBeside
-        result.otherCauses = others
-        for (d, target) in deathTargets.enumerated() where deathCases[d] > 0 { result.deathCases[target.id] = deathCases[d] }
-        result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
-            unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
-        }
-        // Per rule in catalog order (then crashes and hangs): its entries in the file's order,
-        // then the platform limit that explained it, if one did.
-        result.known = (c.rules.map(\.rule.id) + [Finding.crashRule, Finding.dataRaceRule, Finding.memoryErrorRule, Finding.hangRule]).flatMap { rule in
-            knownEntry.keys.filter { knownEntry[$0]?.rule == rule }.sorted { ($0 < 0 ? 1 : 0, $0) < ($1 < 0 ? 1 : 0, $1) }.compactMap { n in
-                knownFirst[n].map { KnownDivergence(rule: rule, entry: knownEntry[n]!, cases: knownCount[n] ?? 0, first: $0, owner: owner) }
-            }
-        }
-        return result
+        return others
     }
 
     /// One case, run and checked, before it is folded into the result.
