@@ -18,7 +18,12 @@ let package = Package(
         // What a driver links: the driver host, the subclass probe, the queue protocol, the
         // recorder and the protocol's messages. Foundation and the rules' data types only.
         .library(name: "OperationDriverKit", targets: ["OperationDriverKit"]),
+        // The harness: formats, generation, running, shrinking. What `expectConformance`, the CLI
+        // and a user's tooling call.
         .library(name: "Conformance", targets: ["Conformance"]),
+        // Opt-in: the reports a run's result becomes, and reproducers exported from findings.
+        .library(name: "ConformanceReports", targets: ["ConformanceReports"]),
+        .library(name: "ConformanceExport", targets: ["ConformanceExport"]),
         .library(name: "ConformanceTesting", targets: ["ConformanceTesting"]),
         .executable(name: "opconform", targets: ["opconform"]),
     ],
@@ -35,12 +40,22 @@ let package = Package(
         // the kit hears what a tested subclass announces (Sources/DidChangeHook/DidChangeHook.c).
         // C, built by the toolchain's own clang: no dependency.
         .target(name: "DidChangeHook"),
-        // The harness: formats, generation, running and shrinking, adapters, reports, export.
+        // The harness along its data path: the formats, generation, running (adapters, child
+        // processes, the runner, attribution, confirmation) and shrinking.
         .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine", "OperationDriverKit"], swiftSettings: strict),
+        // What a run's result becomes: the console, JSON, JUnit, HTML and case-log reports, the
+        // run folder, the coverage, matrix, sweep and rule-catalog pages. After the run: nothing
+        // in `Conformance` depends on it.
+        .target(name: "ConformanceReports", dependencies: ["Conformance"], swiftSettings: strict),
+        // A finding as a stand-alone reproducer (Swift or Objective-C source). After the run too.
+        .target(name: "ConformanceExport", dependencies: ["Conformance"], swiftSettings: strict),
+        // `opconform bench`: the harness measuring itself. Only the CLI links it.
+        .target(name: "ConformanceBench", dependencies: ["Conformance", "ConformanceReports"], swiftSettings: strict),
         // One-call conformance checks for a user's Swift Testing suite.
-        .target(name: "ConformanceTesting", dependencies: ["Conformance"], swiftSettings: strict),
+        .target(name: "ConformanceTesting", dependencies: ["Conformance", "ConformanceReports"], swiftSettings: strict),
         // The commands, as a library so tests can run them in process and read what they print.
-        .target(name: "OpconformCLI", dependencies: ["Conformance"], swiftSettings: strict),
+        .target(name: "OpconformCLI", dependencies: ["Conformance", "ConformanceReports", "ConformanceExport", "ConformanceBench"],
+                swiftSettings: strict),
         .executableTarget(name: "opconform", dependencies: ["OpconformCLI"], swiftSettings: strict),
         // A test fixture, not a product: a driver for a sample asynchronous subclass, run by the
         // tests in a child process as the harness runs every driver (`swift build` builds it).
@@ -49,7 +64,9 @@ let package = Package(
         // (`opconform flaws --corpus`, CorpusTests), one class chosen by `--class NAME`.
         .executableTarget(name: "corpus-driver", dependencies: ["Conformance"], path: "Tests/CorpusDriver", swiftSettings: strict),
         .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
-        .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance"], swiftSettings: strict),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceTesting", "OpconformCLI", "OperationDriverKit"], swiftSettings: strict),
+        .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance", "ConformanceBench"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceReports", "ConformanceExport", "ConformanceBench",
+                                                      "ConformanceTesting", "OpconformCLI", "OperationDriverKit"],
+                    swiftSettings: strict),
     ]
 )

@@ -30,7 +30,7 @@ public enum JSONPathSegment: Sendable, Hashable {
 /// Scenario files of format 2 and finding files are read with it (`ScenarioFormat`, `FindingFile`),
 /// since their strict reading needs every key and where it stands; other documents are read with
 /// it only when the decoder refused them, or to look for keys the decoder passed over.
-struct JSONDiagnosis {
+package struct JSONDiagnosis {
     /// The deepest nesting of objects and lists Foundation's JSONDecoder reads (513 fails).
     static let depthLimit = 512
 
@@ -178,7 +178,7 @@ struct JSONDiagnosis {
 
     /// `s` with every character that could break a line or hide (controls, line and paragraph
     /// separators, format characters) written as an escape, shortened to `limit` characters.
-    static func oneLine(_ s: String, limit: Int = 200) -> String {
+    package static func oneLine(_ s: String, limit: Int = 200) -> String {
         var out = ""
         var count = 0
         for scalar in s.unicodeScalars {
@@ -202,7 +202,7 @@ struct JSONDiagnosis {
     }
 
     /// `s` in double quotes, its quotes and backslashes escaped, on one line.
-    static func quoted(_ s: String, limit: Int = 60) -> String {
+    package static func quoted(_ s: String, limit: Int = 60) -> String {
         "\"" + oneLine(s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""), limit: limit) + "\""
     }
 }

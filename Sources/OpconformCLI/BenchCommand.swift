@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceBench
 import Foundation
 import OperationSpec
 

@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceReports
 import Foundation
 
 /// `opconform convert FILE... [--check]`: rewrites scenario files of format 1 in format 2,

@@ -1,4 +1,6 @@
 import Conformance
+import ConformanceExport
+import ConformanceReports
 import Foundation
 import OperationSpec
 

@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceReports
 import Foundation
 import OperationSpec
 import ReferenceEngine

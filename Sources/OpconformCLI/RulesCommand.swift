@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceReports
 import OperationSpec
 
 /// `opconform rules [--json | --markdown | --entry-points | --coverage [--markdown]] [--rules GLOB]`: the catalog, with

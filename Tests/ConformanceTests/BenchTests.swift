@@ -1,4 +1,6 @@
 import Conformance
+import ConformanceBench
+import ConformanceReports
 import Foundation
 import OperationSpec
 import ReferenceEngine

@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceExport
 import Foundation
 import OperationSpec
 import Testing

@@ -1,4 +1,5 @@
 import Conformance
+import ConformanceReports
 import ConformanceTesting
 import Foundation
 import OperationSpec

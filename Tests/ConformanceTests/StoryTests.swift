@@ -1,4 +1,5 @@
 @testable import Conformance
+@testable import ConformanceReports
 import Foundation
 import OperationSpec
 import ReferenceEngine

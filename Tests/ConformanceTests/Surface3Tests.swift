@@ -1,4 +1,5 @@
 @testable import Conformance
+@testable import ConformanceExport
 import Foundation
 import OperationSpec
 import ReferenceEngine

@@ -1,3 +1,4 @@
+import ConformanceBench
 @testable import ReferenceEngine
 import Conformance
 import OperationSpec

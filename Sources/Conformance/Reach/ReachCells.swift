@@ -159,7 +159,8 @@ extension ReachTable {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
+    /// Right-aligned in `width` columns (a space before a longer string), for tables.
+    package func leftPadded(to width: Int) -> String {
         count >= width ? " " + self : String(repeating: " ", count: width - count) + self
     }
 }

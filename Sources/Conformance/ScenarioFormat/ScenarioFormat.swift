@@ -19,6 +19,12 @@ public enum ScenarioFormat {
         ScenarioEncoder.value(scenario).text
     }
 
+    /// A driver step as one line of format-2 JSON (a reproducer's comment above its code).
+    package static func oneLine(_ step: DriverStep) -> String {
+        String(decoding: JSONValue.oneLine(ScenarioEncoder.driverStep(step)).text, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Reads format 1 (the old synthesized form, now also strict about unknown keys) or 2.
     /// The scenario must also be one that can run (`Scenario.problems()`); every refusal is
     /// one sentence that names `source`.
