@@ -259,8 +259,9 @@ public struct OperationDriver {
                     if getppid() != parent { _exit(OperationDriver.orphanedStatus) }
                     guard let (context, write) = lock.withLock({ current.map { ($0, write) } }), let write else { continue }
                     guard let (call, why) = context.recorder.stalled(quiet: context.stallQuiet, longest: context.callDeadline) else { continue }
-                    // The tested subclass's own word on whether it finished, for the verdict.
-                    context.readSubclassStates(within: 0.2)
+                    // The tested subclass's own word on whether it finished, for the verdict; a patient
+                    // run (a case run again to confirm it) waits for it as much longer as its windows.
+                    context.readSubclassStates(within: 0.2 * Double(context.patience))
                     if context.recorder.close(with: .hang("\(call) never returned; \(why)"), onCallingThread: false) {
                         write(ProtocolLines.line(DriverProtocol.Message.done(next: nil)))
                         _exit(0)

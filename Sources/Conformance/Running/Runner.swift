@@ -532,6 +532,13 @@ public struct Runner: Sendable {
         let again = c.impl.patient(Confirmation.patience).run(scenario, scheduleSeed: seed)
         let againVerdicts = again.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: again, profile: c.profile, rules: c.rules)
         let unheardAgain = c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: again, scenario) : .none
+        // The patient run shows what a loaded machine can keep the first from showing: every
+        // started operation of the class saying isFinished YES (read by the driver's watchdog
+        // within a window that may pass before a starved thread answers). Its evidence that the
+        // finish went unheard, unprovably, sets the same rules aside as the first run's would.
+        if case .unproven(let why) = unheardAgain, c.known != nil {
+            Self.setAside(Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+        }
         let excusedAgain = { (v: Violation) in self.attribute(v, scenario, unheard: unheardAgain) != nil }
         for rule in doubtful where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts, excused: excusedAgain) {
             if rule == Finding.hangRule, let d = death {

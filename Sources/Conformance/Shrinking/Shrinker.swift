@@ -221,184 +221,19 @@ public struct Shrinker: Sendable {
         return size(a).lexicographicallyPrecedes(size(b))
     }
 
+    /// Shrinks a failing case to a smaller one that fails the same way, in the phases of a
+    /// `ShrinkSearch`: the original's runs and replay rate, a start from another finding's
+    /// minimum (`hints`), the descent, and the minimum's replay rate (walking back along the
+    /// accepted candidates when it replays less often than the original).
     public func shrink(_ scenario: Scenario, scheduleSeed: UInt64, hints: [Hint] = []) -> Result {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var best = scenario, seed = scheduleSeed, runs = 1, rateRuns = 0
-        var (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
-        // A real implementation may not show a failure that depends on timing on the first run
-        // again: it gets `attempts` tries before the search gives up on the case.
-        while first == nil && runs < attempts {
-            runs += 1
-            (first, ending) = run(scenario, scheduleSeed: scheduleSeed)
+        var search = ShrinkSearch(shrinker: self, original: scenario, scheduleSeed: scheduleSeed)
+        search.measureOriginal()
+        if search.witness != nil && stop?.isRequested != true {
+            search.startFromHint(hints)
+            search.descend()
         }
-        var witness = first
-        let signature = first.map(Self.signature)
-        let seeds = [scheduleSeed] + (1..<schedulesPerCandidate).map { SplitMix64.derive(scheduleSeed, UInt64($0)) }
-        // Every accepted candidate in order, the smallest last: the way back when the smallest
-        // replays less often than the original.
-        var chain: [(scenario: Scenario, seed: UInt64, violation: Violation)] = []
-        var hintTaken: Int?
-
-        /// How many of `rateAttempts` runs show the violation, or nil as soon as fewer than
-        /// `needing` can (the rest of the runs are not spent) or the run is stopped.
-        func rate(_ candidate: Scenario, _ s: UInt64, needing: Int = 0) -> Int? {
-            if parallelism > 1 && needing == 0 {
-                // Side by side: every run is wanted.
-                let shown = Atomic<Int>(0)
-                let runner = self
-                SideBySide.perform(rateAttempts) { _ in
-                    if runner.run(candidate, scheduleSeed: s, signature: signature).0 != nil { shown.add(1, ordering: .relaxed) }
-                }
-                rateRuns += rateAttempts
-                return stop?.isRequested == true ? nil : shown.load(ordering: .relaxed)
-            }
-            var shown = 0
-            for attempt in 0..<rateAttempts {
-                if shown + (rateAttempts - attempt) < needing { return nil }
-                rateRuns += 1
-                if run(candidate, scheduleSeed: s, signature: signature).0 != nil { shown += 1 }
-                if stop?.isRequested == true { return nil }
-            }
-            return shown
-        }
-
-        /// Whether the candidate shows the failure (`keepAfter` of `attempts` runs under one
-        /// schedule seed): under `preferred` first, then the current seed, then the derived
-        /// ones; on a nondeterministic implementation, where a seed hardly steers the schedule
-        /// and every run costs a process, under `preferred` alone when it is given.
-        func fails(_ candidate: Scenario, preferred: UInt64? = nil) -> (UInt64, Violation)? {
-            var order: [UInt64] = []
-            let tried = preferred.map { impl.isDeterministic ? [$0, seed] + seeds : [$0] } ?? [seed] + seeds
-            for s in tried where !order.contains(s) { order.append(s) }
-            let t = trial(candidate, seeds: order, signature: signature, ending: ending, maxRuns: max(0, searchBudget - runs))
-            runs += t.runs
-            return t.found
-        }
-
-        // The original's replay rate, before anything is taken from it (a real implementation
-        // only: on a deterministic one the run above decided it).
-        var originalRate: Int?
-        if witness != nil && !impl.isDeterministic && stop?.isRequested != true { originalRate = rate(scenario, scheduleSeed) }
-
-        var position = 0, exhausted = false
-        func overTime() -> Bool { timeLimit.map { clock.now - start > $0 } ?? false }
-        let mustComplete = completesOnCorrectRuntime(scenario, seeds: seeds)
-        /// Whether a candidate may be kept at all: one a correct runtime would not run to its
-        /// end, when the original does, is never kept. A real implementation asks before the
-        /// candidate's runs, each of which would cost a stall window (issue 45: 6 of the Python
-        /// example's 175 shrink runs, 5 of their 17 seconds); the reference engine asks after
-        /// them, as it always did, so that its findings keep their bytes. Asked once either way.
-        func worthRunning(_ candidate: Scenario) -> Bool {
-            impl.isDeterministic || !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds)
-        }
-        func keptAfterRuns(_ candidate: Scenario) -> Bool {
-            !impl.isDeterministic || !mustComplete || completesOnCorrectRuntime(candidate, seeds: seeds)
-        }
-        if witness != nil && stop?.isRequested != true {
-            // Another finding's minimum, when it is smaller and shows this failure too, is a
-            // shorter way down: the first that does is where the search starts.
-            for (i, hint) in hints.enumerated() {
-                if stop?.isRequested == true || runs >= searchBudget { break }
-                var candidate = hint.scenario
-                // It stands for this case now: its label and provenance are this case's.
-                candidate.name = scenario.name; candidate.seed = scenario.seed; candidate.generatorVersion = scenario.generatorVersion
-                guard Self.isSmaller(candidate, than: best), candidate.problems().isEmpty, worthRunning(candidate),
-                      let (s, v) = fails(candidate, preferred: hint.scheduleSeed),
-                      keptAfterRuns(candidate) else { continue }
-                best = candidate; seed = s; witness = v
-                chain.append((candidate, s, v))
-                hintTaken = i
-                break
-            }
-            search: while true {
-                let candidates = Self.candidates(best)
-                guard !candidates.isEmpty else { break }
-                if parallelism > 1 {
-                    // Side by side, a batch at a time in the search's order: the first of the
-                    // batch that shows the failure is taken.
-                    var k = 0
-                    while k < candidates.count {
-                        if stop?.isRequested == true { break search }
-                        if runs >= searchBudget || overTime() { exhausted = true; break search }
-                        let batch = (k..<min(k + parallelism, candidates.count)).map { (position + $0) % candidates.count }
-                            .filter { candidates[$0] != best && candidates[$0].problems().isEmpty && worthRunning(candidates[$0]) }
-                        k += parallelism
-                        var order: [UInt64] = []
-                        for s in [seed] + seeds where !order.contains(s) { order.append(s) }
-                        let outcomes = Mutex<[Int: (UInt64, Violation)]>([:])
-                        let used = Atomic<Int>(0)
-                        let (tried, sig, end) = (order, signature, ending)
-                        let searcher = self
-                        SideBySide.perform(batch.count) { j in
-                            let t = searcher.trial(candidates[batch[j]], seeds: tried, signature: sig, ending: end)
-                            used.add(t.runs, ordering: .relaxed)
-                            if let found = t.found { outcomes.withLock { $0[batch[j]] = found } }
-                        }
-                        runs += used.load(ordering: .relaxed)
-                        if stop?.isRequested == true { break search }
-                        let shown = outcomes.withLock { $0 }
-                        for index in batch {
-                            guard let (s, v) = shown[index], keptAfterRuns(candidates[index]) else { continue }
-                            best = candidates[index]; seed = s; witness = v
-                            chain.append((best, s, v))
-                            position = index
-                            continue search
-                        }
-                    }
-                    break
-                }
-                for k in 0..<candidates.count {
-                    if stop?.isRequested == true { break search }
-                    if runs >= searchBudget || overTime() { exhausted = true; break search }
-                    let index = (position + k) % candidates.count
-                    let candidate = candidates[index]
-                    guard candidate != best, candidate.problems().isEmpty, worthRunning(candidate), let (s, v) = fails(candidate),
-                          keptAfterRuns(candidate) else { continue }
-                    best = candidate; seed = s; witness = v
-                    chain.append((candidate, s, v))
-                    position = index
-                    continue search
-                }
-                break
-            }
-        }
-        var reproduced = 0, walkedBack = 0
-        if stop?.isRequested != true {
-            // Nothing accepted: the minimum is the original, already measured.
-            reproduced = chain.isEmpty ? (originalRate ?? rate(best, seed) ?? 0) : (rate(best, seed) ?? 0)
-            if let original = originalRate, reproduced < original, !chain.isEmpty, stop?.isRequested != true {
-                // The minimum replays less often than the original: back along the chain to the
-                // smallest that replays at least as often, or to the original.
-                var kept: (scenario: Scenario, seed: UInt64, violation: Violation?, rate: Int, back: Int)
-                    = (scenario, scheduleSeed, first, original, chain.count)
-                for k in stride(from: chain.count - 2, through: 0, by: -1) {
-                    if stop?.isRequested == true { break }
-                    if let r = rate(chain[k].scenario, chain[k].seed, needing: original) {
-                        kept = (chain[k].scenario, chain[k].seed, chain[k].violation, r, chain.count - 1 - k)
-                        break
-                    }
-                }
-                if stop?.isRequested != true {
-                    best = kept.scenario; seed = kept.seed; witness = kept.violation
-                    reproduced = kept.rate; walkedBack = kept.back
-                }
-            }
-        }
-        let interrupted = stop?.isRequested == true
-        if interrupted { reproduced = witness == nil ? 0 : 1 }
-        let elapsed = clock.now - start
-        let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        var result = Result(scenario: best, scheduleSeed: seed,
-                            violation: witness ?? Violation(rule: target.id, observed: "did not reproduce", expected: "", witnesses: []),
-                            accepted: chain.count - walkedBack, runs: runs, reproduced: reproduced, attempts: interrupted ? 1 : rateAttempts,
-                            milliseconds: ms, exhausted: exhausted, interrupted: interrupted)
-        result.originalReproduced = interrupted ? nil : originalRate
-        result.walkedBack = walkedBack
-        // A hint is the chain's first step: walking back to the original gives it up too.
-        result.hint = walkedBack < chain.count ? hintTaken : nil
-        result.rateRuns = rateRuns
-        return result
+        search.settleOnRate()
+        return search.result()
     }
 
     /// Smaller variants of `s`, coarse first.
