@@ -41,12 +41,23 @@ struct Surface2DriverTests {
         var all: [String] { lock.withLock { lines } }
     }
 
+    /// The threads the in-process queues run their operations on: a queue of its own, whose
+    /// threads come from Dispatch's overcommit pool. A default OperationQueue runs them on the
+    /// global pool, which in a test process has about as many threads as cores, and which the
+    /// suite's other tests hold while they wait for their child processes: under CI's load
+    /// nothing of a case ran for a second (readyAfterSignal: "queue 0 still holds 3 operations").
+    static let workers = DispatchQueue(label: "opconform in-process queues", attributes: .concurrent)
+
     /// Runs `s` on Foundation's OperationQueue in this process: the trace's events, ending with
     /// its last event, and the context (its queues, for what the trace cannot show).
     static func run(_ s: Scenario) -> (events: [TraceEvent], context: DriverContext) {
         precondition(s.problems().isEmpty, "\(s.problems())")
         let events = Events()
-        let context = DriverContext(scenario: s, unit: 0.001, queue: { OperationQueue() }, sink: events.append)
+        let context = DriverContext(scenario: s, unit: 0.001, queue: {
+            let queue = OperationQueue()
+            queue.underlyingQueue = workers
+            return queue
+        }, sink: events.append)
         keeper.keep(context)
         let last = context.drive()
         _ = context.recorder.close(with: last, onCallingThread: true)
