@@ -252,11 +252,8 @@ final class DriverContext: @unchecked Sendable {
             }
         case .readUnderlyingQueue:
             // Foundation's own answer, compared by identity with the scenario's dispatch queues.
-            if let underlying = OperationQueue.current?.underlyingQueue {
-                log(.underlyingQueue(op: this, dispatchQueue: dispatchQueues.firstIndex { $0 === underlying }))
-            } else {
-                log(.underlyingQueue(op: this, dispatchQueue: nil))
-            }
+            let underlying = OperationQueue.current?.underlyingQueue
+            log(.underlyingQueue(op: this, dispatchQueue: dispatchQueues.firstIndex { $0 === underlying }))
         case .await(let t, let timeout):
             let ok = recorder.await(token: t, timeout: Double(timeout * patience) * unit)
             log(.awaited(token: t, satisfied: ok))

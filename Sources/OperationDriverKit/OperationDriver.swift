@@ -90,10 +90,11 @@ public struct OperationDriver {
     /// `queue` makes that is not exactly `OperationQueue`) or subclass. Nil when the driver
     /// tests nothing but Foundation (`opconform driver`): then Foundation is the code under
     /// test, and its divergences are its own failures.
-    var platform: DriverProtocol.Platform? {
+    /// `sample`: one queue `queue` made, for its type (a hello makes one, for both this and
+    /// `observations`).
+    func platform(sample: any QueueUnderTest) -> DriverProtocol.Platform? {
         var owns: [String] = []
-        let sample: Any.Type = type(of: makeQueue())
-        if sample != OperationQueue.self { owns.append("queue") }
+        if type(of: sample) != OperationQueue.self { owns.append("queue") }
         if makeSubclass != nil { owns.append("subclass") }
         return owns.isEmpty ? nil : DriverProtocol.Platform(name: Self.platformName, owns: owns)
     }
@@ -105,9 +106,9 @@ public struct OperationDriver {
     /// queue's own `cancelAllOperations`; the main queue read is Foundation's), and no generated
     /// case depends on them, so no pinned seed moves. `dispatchQueues` only on an
     /// `OperationQueue`, the one queue the kit knows an `underlyingQueue` of.
-    var observations: [Observation] {
+    func observations(sample: any QueueUnderTest) -> [Observation] {
         (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart }) + (surface2 ? [.apiSurface2] : [])
-            + [.apiSurface3, .apiSurface4] + (makeQueue() is OperationQueue ? [.dispatchQueues] : [])
+            + [.apiSurface3, .apiSurface4] + (sample is OperationQueue ? [.dispatchQueues] : [])
             + (makeSubclass != nil && Announcements.active ? [.announcements] : [])
     }
 
@@ -180,9 +181,10 @@ public struct OperationDriver {
         let session = request.protocol == DriverProtocol.sessionVersion
         // A case run with timing noise says so: `timingNoise` is informational (no rule needs
         // it), and it marks the trace as one recorded under noise.
-        let declared = observations + (level > 0 && !plain ? [.timingNoise] : [])
+        let sample = makeQueue()
+        let declared = observations(sample: sample) + (level > 0 && !plain ? [.timingNoise] : [])
         write(ProtocolLines.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
-                                                          platform: platform, harness: HarnessVersion.current)))
+                                                          platform: platform(sample: sample), harness: HarnessVersion.current)))
         let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
                                     noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
                                     queue: makeQueue, subclass: makeSubclass) { event in

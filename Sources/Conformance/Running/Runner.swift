@@ -472,9 +472,7 @@ public struct Runner: Sendable {
         var verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
         var unconfirmed: [Violation] = []
         let unheard = c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: trace, scenario) : .none
-        if case .unproven(let why) = unheard, c.known != nil {
-            Self.setAside(Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
-        }
+        setAsideIfUnproven(unheard, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         if !c.impl.isDeterministic && trace.ending != .breach && c.stop?.isRequested != true {
             confirm(scenario, seed: identity.scheduleSeed, unheard: unheard, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         }
@@ -512,6 +510,14 @@ public struct Runner: Sendable {
         }
     }
 
+    /// A finish the case shows went unheard, and cannot prove whose (`UnheardFinish.unproven`):
+    /// the rules it breaks are set aside as unconfirmed, in a run that applies known divergences.
+    func setAsideIfUnproven(_ unheard: Attribution.UnheardFinish, death: inout Violation?,
+                            verdicts: inout [(rule: Rule, verdict: Verdict)], unconfirmed: inout [Violation]) {
+        guard case .unproven(let why) = unheard, configuration.known != nil else { return }
+        Self.setAside(Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+    }
+
     func confirm(_ scenario: Scenario, seed: UInt64, unheard: Attribution.UnheardFinish, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
                  unconfirmed: inout [Violation]) {
         let c = configuration
@@ -536,9 +542,7 @@ public struct Runner: Sendable {
         // started operation of the class saying isFinished YES (read by the driver's watchdog
         // within a window that may pass before a starved thread answers). Its evidence that the
         // finish went unheard, unprovably, sets the same rules aside as the first run's would.
-        if case .unproven(let why) = unheardAgain, c.known != nil {
-            Self.setAside(Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
-        }
+        setAsideIfUnproven(unheardAgain, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         let excusedAgain = { (v: Violation) in self.attribute(v, scenario, unheard: unheardAgain) != nil }
         for rule in doubtful where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts, excused: excusedAgain) {
             if rule == Finding.hangRule, let d = death {
