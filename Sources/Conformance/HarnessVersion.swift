@@ -10,8 +10,10 @@
 extension HarnessVersion {
     /// The formats this release writes, for `--version`.
     public static var formats: String {
-        "scenario format \(ScenarioFormat.newest), finding format \(Finding.newestFormat), trace format \(TraceFormat.newest), "
+        "scenario format \(ScenarioFormat.newest), finding format \(Finding.newestFormat), trace format "
+            + "\(TraceFormat.newest), "
             + "expectations format \(Expectations.newestFormat), "
-            + "driver protocols \(DriverProtocol.versions.map(String.init).joined(separator: " and ")), generator version \(ScenarioGenerator.version)"
+            + "driver protocols \(DriverProtocol.versions.map(String.init).joined(separator: " and ")), generator "
+            + "version \(ScenarioGenerator.version)"
     }
 }

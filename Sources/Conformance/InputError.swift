@@ -39,8 +39,12 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// "queuePriorty" would otherwise run and quietly mean something else): the place, the key
     /// and where it is, the nearest key that does mean something there, and `clause`, the keys
     /// allowed there. `source` is already on one line.
-    static func unknownKey(_ key: String, in path: [JSONPathSegment], at position: String, allowed: [String], clause: String, source: String) -> InputError {
-        let sentence = "\(source): \(JSONPathSegment.render(path)) has an unknown key \(JSONDiagnosis.quoted(key)) at \(position)"
+    static func unknownKey(
+        _ key: String, in path: [JSONPathSegment], at position: String, allowed: [String], clause: String,
+        source: String
+    ) -> InputError {
+        let sentence =
+            "\(source): \(JSONPathSegment.render(path)) has an unknown key \(JSONDiagnosis.quoted(key)) at \(position)"
             + KeySuggestion.clause(for: key, among: allowed) + " (\(clause))"
         return InputError(JSONDiagnosis.oneLine(sentence, limit: 1000))
     }
@@ -49,7 +53,9 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// (with its line and column) and what is allowed. With `data`, the document that failed,
     /// the sentence can say where; with `retry`, which decodes data the same way, a number the
     /// decoder refused without saying where (Foundation's reader loses the field) is found again.
-    static func decoding(_ error: Error, source: String, data: Data? = nil, retry: ((Data) -> Error?)? = nil) -> InputError {
+    static func decoding(
+        _ error: Error, source: String, data: Data? = nil, retry: ((Data) -> Error?)? = nil
+    ) -> InputError {
         let source = JSONDiagnosis.oneLine(source)
         let diagnosis = data.map(JSONDiagnosis.init)
         func one(_ s: String) -> InputError { InputError(JSONDiagnosis.oneLine(s, limit: 1000)) }
@@ -59,7 +65,8 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
             return (JSONDiagnosis.describe(node), " at " + d.at(node.offset))
         }
         switch error {
-        case DecodingError.dataCorrupted(let ctx) where ctx.codingPath.isEmpty && (ctx.underlyingError != nil || ctx.debugDescription.contains("not valid JSON")):
+        case DecodingError.dataCorrupted(let ctx)
+        where ctx.codingPath.isEmpty && (ctx.underlyingError != nil || ctx.debugDescription.contains("not valid JSON")):
             return unreadable(source: source, diagnosis, retry: retry)
         case is DecodingError where diagnosis != nil && diagnosis?.root == nil:
             // The decoder reads lazily: it stopped at a field before the place where the text
@@ -70,9 +77,13 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
             let (what, at) = found(path, "a value it cannot use")
             let debug = ctx.debugDescription
             // Validation inside a type's own decoder says what is required: "must be ...".
-            if debug.hasPrefix("must ") { return one("\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but \(debug)") }
+            if debug.hasPrefix("must ") {
+                return one("\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but \(debug)")
+            }
             if let typeName = rawEnumeration(debug) {
-                let allowed = enumerationValues[typeName].map { "must be one of: " + $0.joined(separator: ", ") } ?? "is not a value of \(typeName)"
+                let allowed =
+                    enumerationValues[typeName].map { "must be one of: " + $0.joined(separator: ", ") }
+                    ?? "is not a value of \(typeName)"
                 return one("\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but \(allowed)")
             }
             return one("\(source): \(JSONPathSegment.render(path)) is \(what)\(at): \(debug)")
@@ -80,25 +91,36 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
             let path = ctx.codingPath.map(JSONPathSegment.init)
             let (_, at) = found(path, "")
             let object = path.isEmpty ? "the top-level object" : "the object \(JSONPathSegment.render(path))"
-            return one("\(source): \(object)\(at) has no field \(JSONDiagnosis.quoted(key.stringValue)), which is required")
+            return one(
+                "\(source): \(object)\(at) has no field \(JSONDiagnosis.quoted(key.stringValue)), which is required")
         case DecodingError.typeMismatch(let type, let ctx):
             let path = ctx.codingPath.map(JSONPathSegment.init)
             if ctx.debugDescription.contains("number of keys") {
                 // A synthesized enumeration's decoder: not exactly one key it knows.
                 let rule = "(an enumeration value is an object whose one key names its case: Specs/scenario-format.md)"
                 guard let d = diagnosis, let node = d.node(at: path) else {
-                    return one("\(source): \(JSONPathSegment.render(path)) is not an object with one key that names a case of \(type) \(rule)")
+                    return one(
+                        "\(source): \(JSONPathSegment.render(path)) is not an object with one key that names a case of "
+                            + "\(type) \(rule)"
+                    )
                 }
                 let what = JSONDiagnosis.describe(node)
-                let why = what.hasPrefix("an object with the key ") ? "that is not a case of \(type)" : "a \(type) has exactly one key"
-                return one("\(source): \(JSONPathSegment.render(path)) is \(what) at \(d.at(node.offset)), but \(why) \(rule)")
+                let why =
+                    what.hasPrefix("an object with the key ")
+                    ? "that is not a case of \(type)" : "a \(type) has exactly one key"
+                return one(
+                    "\(source): \(JSONPathSegment.render(path)) is \(what) at \(d.at(node.offset)), but \(why) \(rule)")
             }
             let (what, at) = found(path, foundInDebugDescription(ctx.debugDescription))
-            return one("\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but must be \(requirement(type, at: path))")
+            return one(
+                "\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but must be \(requirement(type, at: path))"
+            )
         case DecodingError.valueNotFound(let type, let ctx):
             let path = ctx.codingPath.map(JSONPathSegment.init)
             let (what, at) = found(path, "missing")
-            return one("\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but must be \(requirement(type, at: path))")
+            return one(
+                "\(source): \(JSONPathSegment.render(path)) is \(what)\(at), but must be \(requirement(type, at: path))"
+            )
         default:
             return one("\(source) could not be read: \(error)")
         }
@@ -107,18 +129,29 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// The sentence for a document the decoder could not read at all: not JSON (where, and a
     /// hint), empty, nested too deep, or holding a number that does not fit its field.
     static func unreadable(source: String, _ diagnosis: JSONDiagnosis?, retry: ((Data) -> Error?)?) -> InputError {
-        guard let diagnosis else { return InputError("\(source) is not valid JSON, or holds a number that does not fit its field") }
+        guard let diagnosis else {
+            return InputError("\(source) is not valid JSON, or holds a number that does not fit its field")
+        }
         switch diagnosis.outcome {
         case .empty(let whiteSpaceOnly):
-            return InputError(whiteSpaceOnly ? "\(source) holds only white space, but must hold one JSON object" : "\(source) is empty, but must hold one JSON object")
+            return InputError(
+                whiteSpaceOnly
+                    ? "\(source) holds only white space, but must hold one JSON object"
+                    : "\(source) is empty, but must hold one JSON object")
         case .invalid(_, let clause):
             return InputError(JSONDiagnosis.oneLine("\(source) is not valid JSON: \(clause)", limit: 1000))
         case .tooDeep(let offset):
             let limit = JSONDiagnosis.depthLimit
-            return InputError("\(source) nests objects and lists deeper than \(limit) levels (level \(limit + 1) opens at \(diagnosis.at(offset))); the reader allows at most \(limit)")
+            return InputError(
+                "\(source) nests objects and lists deeper than \(limit) levels (level \(limit + 1) opens at "
+                    + "\(diagnosis.at(offset))); the reader allows at most \(limit)"
+            )
         case .document:
             if let retry, let message = numberThatDoesNotFit(source: source, diagnosis, retry: retry) { return message }
-            return InputError("\(source) could not be decoded: its text is valid JSON, but the reader refused a value in it without saying which")
+            return InputError(
+                "\(source) could not be decoded: its text is valid JSON, but the reader refused a value in it without "
+                    + "saying which"
+            )
         }
     }
 
@@ -126,7 +159,9 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// a UInt64, 3.5 for an Int) without saying which field. Each number that might not fit is
     /// replaced by a string, so that the decoder reports the first one it reaches with its path
     /// and type; one that fits is put back, and the search goes on, one decode per number.
-    private static func numberThatDoesNotFit(source: String, _ diagnosis: JSONDiagnosis, retry: (Data) -> Error?) -> InputError? {
+    private static func numberThatDoesNotFit(
+        source: String, _ diagnosis: JSONDiagnosis, retry: (Data) -> Error?
+    ) -> InputError? {
         let candidates = diagnosis.numbers().filter { candidate in
             guard case .number(let text) = candidate.node.value else { return false }
             return text.contains { "-.eE".contains($0) } || text.count >= 19
@@ -151,7 +186,11 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
                   case .number(let literal) = candidates[k].node.value else { return nil }
             if fits(literal, type) { replaced[k] = false; continue }
             let at = diagnosis.at(candidates[k].node.offset)
-            return InputError(JSONDiagnosis.oneLine("\(source): \(JSONPathSegment.render(path)) is \(JSONDiagnosis.oneLine(literal, limit: 40)) at \(at), but must be \(requirement(type, at: path))", limit: 1000))
+            return InputError(
+                JSONDiagnosis.oneLine(
+                    "\(source): \(JSONPathSegment.render(path)) is \(JSONDiagnosis.oneLine(literal, limit: 40)) at "
+                        + "\(at), but must be \(requirement(type, at: path))",
+                    limit: 1000))
         }
         return nil
     }
@@ -186,8 +225,10 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
         case ObjectIdentifier(UInt64.self): return whole(UInt64.self)
         case ObjectIdentifier(UInt.self): return whole(UInt.self)
         case ObjectIdentifier(UInt32.self): return whole(UInt32.self)
-        case ObjectIdentifier(Double.self): return "a number from \(-Double.greatestFiniteMagnitude) to \(Double.greatestFiniteMagnitude)"
-        case ObjectIdentifier(Float.self): return "a number from \(-Float.greatestFiniteMagnitude) to \(Float.greatestFiniteMagnitude)"
+        case ObjectIdentifier(Double.self):
+            return "a number from \(-Double.greatestFiniteMagnitude) to \(Double.greatestFiniteMagnitude)"
+        case ObjectIdentifier(Float.self):
+            return "a number from \(-Float.greatestFiniteMagnitude) to \(Float.greatestFiniteMagnitude)"
         case ObjectIdentifier(String.self): return "a string in double quotes"
         case ObjectIdentifier(Bool.self): return "true or false"
         default:
@@ -209,7 +250,8 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
         case ("await"?, "timeout"?): return Step.awaitTimeoutRange
         case (_, "maxConcurrent"?), ("setMaxConcurrent"?, "_1"?): return QueueConfig.defaultMax...Int.max
         case ("options"?, "size"?), (nil, "size"?): return GeneratorOptions.sizeRange
-        case ("options"?, "misuseRate"?), (nil, "misuseRate"?), ("options"?, "flawRate"?), (nil, "flawRate"?): return GeneratorOptions.rateRange
+        case ("options"?, "misuseRate"?), (nil, "misuseRate"?), ("options"?, "flawRate"?), (nil, "flawRate"?):
+            return GeneratorOptions.rateRange
         default: return nil
         }
     }
@@ -234,7 +276,9 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// "a string" from "Expected to decode Int but found a string instead.", when the document
     /// is not at hand.
     private static func foundInDebugDescription(_ debug: String) -> String {
-        guard let r = debug.range(of: "but found "), let end = debug.range(of: " instead", range: r.upperBound..<debug.endIndex) else { return "a value of another kind" }
+        guard let r = debug.range(of: "but found "),
+            let end = debug.range(of: " instead", range: r.upperBound..<debug.endIndex)
+        else { return "a value of another kind" }
         return String(debug[r.upperBound..<end.lowerBound])
     }
 }

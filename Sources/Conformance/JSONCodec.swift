@@ -42,7 +42,9 @@ public enum JSONCodec {
         }
         // After the checks of its values: a file of a format this build does not read is told
         // so, not that its new keys are unknown.
-        if let keyed = value as? any StrictlyKeyed, let unknown = keyed.unknownKey(in: data, source: source) { throw unknown }
+        if let keyed = value as? any StrictlyKeyed, let unknown = keyed.unknownKey(in: data, source: source) {
+            throw unknown
+        }
         return value
     }
 
@@ -67,13 +69,19 @@ public enum JSONCodec {
         guard stat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
-                throw InputError("\(shown) cannot be read: it is a symbolic link to \(JSONDiagnosis.oneLine(target)), which does not exist")
+                throw InputError(
+                    "\(shown) cannot be read: it is a symbolic link to \(JSONDiagnosis.oneLine(target)), which does "
+                        + "not exist"
+                )
             }
             throw InputError("\(shown) cannot be read: \(reason(code))")
         }
         if info.st_mode & S_IFMT == S_IFDIR { throw InputError("\(shown) cannot be read: it is a folder, not a file") }
         if info.st_size > inputSizeLimit {
-            throw InputError("\(shown) cannot be read: it is \((Int(info.st_size) + (1 << 20) - 1) >> 20) MB, more than the \(megabytes) MB an input file may be")
+            throw InputError(
+                "\(shown) cannot be read: it is \((Int(info.st_size) + (1 << 20) - 1) >> 20) MB, more than the "
+                    + "\(megabytes) MB an input file may be"
+            )
         }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw InputError("\(shown) cannot be read: \(reason(errno))") }
@@ -88,7 +96,9 @@ public enum JSONCodec {
         } catch {
             throw InputError("\(shown) cannot be read: \(JSONDiagnosis.oneLine(error.localizedDescription))")
         }
-        if data.count > inputSizeLimit { throw InputError("\(shown) cannot be read: it holds more than the \(megabytes) MB an input file may be") }
+        if data.count > inputSizeLimit {
+            throw InputError("\(shown) cannot be read: it holds more than the \(megabytes) MB an input file may be")
+        }
         return data
     }
 

@@ -132,7 +132,8 @@ package struct JSONDiagnosis {
                 for m in members {
                     if let first = seen[m.key] {
                         return "\(JSONDiagnosis.oneLine(source)): \(JSONPathSegment.render(path)) has the key "
-                            + "\(JSONDiagnosis.quoted(m.key)) twice, at \(at(first)) and at \(at(m.keyOffset)); a key may appear once"
+                            + "\(JSONDiagnosis.quoted(m.key)) twice, at \(at(first)) and at \(at(m.keyOffset)); a key "
+                            + "may appear once"
                     }
                     seen[m.key] = m.keyOffset
                 }
@@ -151,7 +152,8 @@ package struct JSONDiagnosis {
         while let (path, node) = stack.popLast() {
             switch node.value {
             case .number: out.append((path, node))
-            case .array(let items): for (i, item) in items.enumerated().reversed() { stack.append((path + [.index(i)], item)) }
+            case .array(let items):
+                for (i, item) in items.enumerated().reversed() { stack.append((path + [.index(i)], item)) }
             case .object(let members): for m in members.reversed() { stack.append((path + [.key(m.key)], m.node)) }
             default: break
             }
@@ -166,10 +168,13 @@ package struct JSONDiagnosis {
         case .string(let s): return "the string " + quoted(s)
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
-        case .array(let items): return items.isEmpty ? "an empty list" : "a list of \(items.count) item" + (items.count == 1 ? "" : "s")
+        case .array(let items):
+            return items.isEmpty ? "an empty list" : "a list of \(items.count) item" + (items.count == 1 ? "" : "s")
         case .object(let members):
             if members.isEmpty { return "an empty object" }
-            let keys = members.prefix(4).map { quoted($0.key, limit: 30) }.joined(separator: ", ") + (members.count > 4 ? ", …" : "")
+            let keys =
+                members.prefix(4).map { quoted($0.key, limit: 30) }.joined(separator: ", ")
+                + (members.count > 4 ? ", …" : "")
             return "an object with the key" + (members.count == 1 ? " " : "s ") + keys
         }
     }
@@ -190,7 +195,8 @@ package struct JSONDiagnosis {
             case "\t": out += "\\t"
             default:
                 let category = scalar.properties.generalCategory
-                if category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
+                if category == .control || category == .format || category == .lineSeparator
+                    || category == .paragraphSeparator
                     || category == .surrogate {
                     out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
                 } else {
@@ -203,7 +209,10 @@ package struct JSONDiagnosis {
 
     /// `s` in double quotes, its quotes and backslashes escaped, on one line.
     package static func quoted(_ s: String, limit: Int = 60) -> String {
-        "\"" + oneLine(s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""), limit: limit) + "\""
+        "\""
+            + oneLine(
+                s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""),
+                limit: limit) + "\""
     }
 }
 
@@ -225,14 +234,18 @@ extension JSONDiagnosis {
         init(bytes: [UInt8]) { self.bytes = bytes }
 
         mutating func read() -> Outcome {
-            do { return .document(try document()) } catch let stop as Stop { return stop.outcome } catch { return .invalid(offset: i, clause: "\(error)") }
+            do { return .document(try document()) } catch let stop as Stop { return stop.outcome } catch {
+                return .invalid(offset: i, clause: "\(error)")
+            }
         }
 
         private var atEnd: Bool { i >= bytes.count }
         private var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
 
         private mutating func skipSpace() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 {
+                i += 1
+            }
         }
 
         private func at(_ offset: Int) -> String {
@@ -261,7 +274,8 @@ extension JSONDiagnosis {
                     skipSpace()
                     if c == UInt8(ascii: "{") {
                         if peek == UInt8(ascii: "}") { i += 1; done = Node(offset: start, value: .object([])) } else {
-                            let key = try memberKey(stack + [.object(offset: start, members: [], key: ("", start))], afterComma: false)
+                            let key = try memberKey(
+                                stack + [.object(offset: start, members: [], key: ("", start))], afterComma: false)
                             stack.append(.object(offset: start, members: [], key: key))
                             continue
                         }
@@ -291,7 +305,10 @@ extension JSONDiagnosis {
                     guard let top = stack.popLast() else {
                         skipSpace()
                         if !atEnd {
-                            throw invalid("at \(at(i)) there is \(found(i)) after the end of the JSON value (a file holds one value; are two joined?)")
+                            throw invalid(
+                                "at \(at(i)) there is \(found(i)) after the end of the JSON value (a file holds one "
+                                    + "value; are two joined?)"
+                            )
                         }
                         return done
                     }
@@ -306,11 +323,15 @@ extension JSONDiagnosis {
                             i += 1
                             skipSpace()
                             // A comma before the end: the decoder allows it, so it explains nothing.
-                            if peek == UInt8(ascii: "]") { i += 1; done = Node(offset: offset, value: .array(items)); continue closing }
+                            if peek == UInt8(ascii: "]") {
+                                i += 1; done = Node(offset: offset, value: .array(items)); continue closing
+                            }
                             stack.append(.array(offset: offset, items: items))
                             break closing
                         }
-                        if peek == UInt8(ascii: "]") { i += 1; done = Node(offset: offset, value: .array(items)); continue closing }
+                        if peek == UInt8(ascii: "]") {
+                            i += 1; done = Node(offset: offset, value: .array(items)); continue closing
+                        }
                         stack.append(.array(offset: offset, items: items))
                         throw separatorExpected(stack, closer: "]")
                     case .object(let offset, var members, let key):
@@ -318,12 +339,17 @@ extension JSONDiagnosis {
                         if peek == UInt8(ascii: ",") {
                             i += 1
                             skipSpace()
-                            if peek == UInt8(ascii: "}") { i += 1; done = Node(offset: offset, value: .object(members)); continue closing }
-                            let next = try memberKey(stack + [.object(offset: offset, members: members, key: key)], afterComma: true)
+                            if peek == UInt8(ascii: "}") {
+                                i += 1; done = Node(offset: offset, value: .object(members)); continue closing
+                            }
+                            let next = try memberKey(
+                                stack + [.object(offset: offset, members: members, key: key)], afterComma: true)
                             stack.append(.object(offset: offset, members: members, key: next))
                             break closing
                         }
-                        if peek == UInt8(ascii: "}") { i += 1; done = Node(offset: offset, value: .object(members)); continue closing }
+                        if peek == UInt8(ascii: "}") {
+                            i += 1; done = Node(offset: offset, value: .object(members)); continue closing
+                        }
                         stack.append(.object(offset: offset, members: members, key: key))
                         throw separatorExpected(stack, closer: "}")
                     }
@@ -349,7 +375,10 @@ extension JSONDiagnosis {
             skipSpace()
             guard peek == UInt8(ascii: ":") else {
                 if atEnd { throw endInside(open, expecting: "a colon") }
-                throw invalid("at \(at(i)) there is \(found(i)) where a colon should follow the key \(JSONDiagnosis.quoted(key, limit: 30))")
+                throw invalid(
+                    "at \(at(i)) there is \(found(i)) where a colon should follow the key "
+                        + "\(JSONDiagnosis.quoted(key, limit: 30))"
+                )
             }
             i += 1
             skipSpace()
@@ -371,7 +400,9 @@ extension JSONDiagnosis {
 
         private func word(at offset: Int) -> String {
             var j = offset
-            while j < bytes.count, j - offset < 24, isWordByte(bytes[j]) || (j == offset && bytes[j] == UInt8(ascii: "-")) { j += 1 }
+            while j < bytes.count, j - offset < 24,
+                isWordByte(bytes[j]) || (j == offset && bytes[j] == UInt8(ascii: "-"))
+            { j += 1 }
             return String(decoding: bytes[offset..<j], as: UTF8.self)
         }
 
@@ -380,7 +411,9 @@ extension JSONDiagnosis {
             let hint: String
             let w = word(at: i)
             switch c {
-            case _ where ["NaN", "Infinity", "inf", "nan", "-Infinity", "Inf"].contains(w) || (c == UInt8(ascii: "-") && w.count > 1):
+            case _
+            where ["NaN", "Infinity", "inf", "nan", "-Infinity", "Inf"].contains(w)
+                || (c == UInt8(ascii: "-") && w.count > 1):
                 hint = "NaN and Infinity are not JSON numbers"
             case _ where ["True", "False", "Null", "TRUE", "FALSE", "NULL", "None", "nil"].contains(w):
                 hint = "JSON writes true, false and null in lower case"
@@ -401,11 +434,13 @@ extension JSONDiagnosis {
             let inList = closer == "]"
             let hint: String
             switch c {
-            case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
                 hint = inList ? "a comma is missing between two items" : "a comma is missing between two fields"
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
                 hint = inList ? "a list opened with [ closes with ]" : "an object opened with { closes with }"
-            case UInt8(ascii: ":"): hint = inList ? "a list holds values, not key: value pairs" : "a field has one colon"
+            case UInt8(ascii: ":"):
+                hint = inList ? "a list holds values, not key: value pairs" : "a field has one colon"
             case UInt8(ascii: "/"), UInt8(ascii: "#"): hint = "JSON has no comments"
             default: hint = inList ? "items are separated by commas" : "fields are separated by commas"
             }
@@ -413,14 +448,19 @@ extension JSONDiagnosis {
         }
 
         private func endInside(_ stack: [Frame], expecting what: String) -> Stop {
-            guard let inner = stack.last else { return invalid("the text ends at \(at(i)) where \(what) should be (it was cut short)") }
+            guard let inner = stack.last else {
+                return invalid("the text ends at \(at(i)) where \(what) should be (it was cut short)")
+            }
             let (offset, kind, closer): (Int, String, String)
             switch inner {
             case .array(let o, _): (offset, kind, closer) = (o, "list", "]")
             case .object(let o, _, _): (offset, kind, closer) = (o, "object", "}")
             }
             let more = stack.count > 1 ? " and \(stack.count - 1) around it" : ""
-            return invalid("the text ends at \(at(i)) inside the \(kind) that begins at \(at(offset))\(more), where \(what) should be (it was cut short, or a \(closer) is missing)")
+            return invalid(
+                "the text ends at \(at(i)) inside the \(kind) that begins at \(at(offset))\(more), where \(what) "
+                    + "should be (it was cut short, or a \(closer) is missing)"
+            )
         }
 
         /// What stands at `offset`, for a sentence.
@@ -436,9 +476,11 @@ extension JSONDiagnosis {
             if b < 0x80 { return "the control character U+" + hex(UInt32(b)) }
             if let (scalar, _) = utf8Scalar(at: offset) {
                 let shown = JSONDiagnosis.oneLine(String(Character(scalar)), limit: 1)
-                return shown.hasPrefix("\\u{") ? "the character U+" + hex(scalar.value) : "'\(shown)' (U+\(hex(scalar.value)))"
+                return shown.hasPrefix("\\u{")
+                    ? "the character U+" + hex(scalar.value) : "'\(shown)' (U+\(hex(scalar.value)))"
             }
-            return "the byte 0x" + String(b, radix: 16, uppercase: true) + ", which is not UTF-8 (the file must be UTF-8 text)"
+            return "the byte 0x" + String(b, radix: 16, uppercase: true)
+                + ", which is not UTF-8 (the file must be UTF-8 text)"
         }
 
         private func hex(_ v: UInt32) -> String {
@@ -478,15 +520,22 @@ extension JSONDiagnosis {
             var scalars = String.UnicodeScalarView()
             while true {
                 guard i < bytes.count else {
-                    throw invalid("the text ends at \(at(i)) inside the string that begins at \(at(start)) (it was cut short, or its closing \" is missing)")
+                    throw invalid(
+                        "the text ends at \(at(i)) inside the string that begins at \(at(start)) (it was cut short, or "
+                            + "its closing \" is missing)"
+                    )
                 }
                 let b = bytes[i]
                 if b == UInt8(ascii: "\"") { i += 1; return String(scalars) }
                 if b == UInt8(ascii: "\\") {
                     scalars.append(try escape())
                 } else if b < 0x20 {
-                    let name = b == 0x0A ? "a line break" : b == 0x09 ? "a tab" : "the control character U+" + hex(UInt32(b))
-                    throw invalid("at \(at(i)) there is \(name) inside the string that begins at \(at(start)) (write it as an escape such as \\n or \\t, or close the string)")
+                    let name =
+                        b == 0x0A ? "a line break" : b == 0x09 ? "a tab" : "the control character U+" + hex(UInt32(b))
+                    throw invalid(
+                        "at \(at(i)) there is \(name) inside the string that begins at \(at(start)) (write it as an "
+                            + "escape such as \\n or \\t, or close the string)"
+                    )
                 } else if let (scalar, length) = utf8Scalar(at: i) {
                     scalars.append(scalar)
                     i += length
@@ -515,36 +564,53 @@ extension JSONDiagnosis {
                 switch unit {
                 case 0xD800...0xDBFF:
                     guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
-                        throw invalid("at \(at(start)) the escape \\u\(hex(unit)) is the first half of a surrogate pair, and its second half is missing", at: start)
+                        throw invalid(
+                            "at \(at(start)) the escape \\u\(hex(unit)) is the first half of a surrogate pair, and its "
+                                + "second half is missing",
+                            at: start)
                     }
                     let second = i
                     i += 2
                     let low = try hexUnit(second)
                     guard (0xDC00...0xDFFF).contains(low) else {
-                        throw invalid("at \(at(start)) the escape \\u\(hex(unit)) is the first half of a surrogate pair, but \\u\(hex(low)) is not a second half", at: start)
+                        throw invalid(
+                            "at \(at(start)) the escape \\u\(hex(unit)) is the first half of a surrogate pair, but "
+                                + "\\u\(hex(low)) is not a second half",
+                            at: start)
                     }
                     return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!
                 case 0xDC00...0xDFFF:
-                    throw invalid("at \(at(start)) the escape \\u\(hex(unit)) is the second half of a surrogate pair with no first half", at: start)
+                    throw invalid(
+                        "at \(at(start)) the escape \\u\(hex(unit)) is the second half of a surrogate pair with no "
+                            + "first half",
+                        at: start)
                 default:
                     return Unicode.Scalar(unit)!
                 }
             default:
                 i -= 1
-                throw invalid("at \(at(start)) there is a backslash, then \(found(i)), which is not a JSON escape (the escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX)", at: start)
+                throw invalid(
+                    "at \(at(start)) there is a backslash, then \(found(i)), which is not a JSON escape (the escapes "
+                        + "are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX)",
+                    at: start)
             }
         }
 
         private mutating func hexUnit(_ escapeStart: Int) throws -> UInt32 {
             var value: UInt32 = 0
             for _ in 0..<4 {
-                guard let c = peek else { throw invalid("the text ends at \(at(i)) inside an escape (it was cut short)") }
+                guard let c = peek else {
+                    throw invalid("the text ends at \(at(i)) inside an escape (it was cut short)")
+                }
                 let digit: UInt32
                 switch c {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
                 case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
                 case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
-                default: throw invalid("at \(at(escapeStart)) the escape \\u needs four hexadecimal digits, but there is \(found(i))", at: escapeStart)
+                default:
+                    throw invalid(
+                        "at \(at(escapeStart)) the escape \\u needs four hexadecimal digits, but there is \(found(i))",
+                        at: escapeStart)
                 }
                 value = value << 4 | digit
                 i += 1
@@ -558,24 +624,34 @@ extension JSONDiagnosis {
             if peek == UInt8(ascii: "-") { i += 1 }
             guard isDigit(peek) else {
                 let w = word(at: i)
-                let hint = ["Infinity", "inf", "Inf", "NaN"].contains(w) ? " (NaN and Infinity are not JSON numbers)" : ""
+                let hint =
+                    ["Infinity", "inf", "Inf", "NaN"].contains(w) ? " (NaN and Infinity are not JSON numbers)" : ""
                 throw invalid("at \(at(i)) there is \(found(i)) where a digit should follow the minus sign\(hint)")
             }
             if peek == UInt8(ascii: "0") {
                 i += 1
-                if isDigit(peek) { throw invalid("at \(at(start)) a number begins with 0 and goes on with more digits (JSON numbers have no leading zeros)", at: start) }
+                if isDigit(peek) {
+                    throw invalid(
+                        "at \(at(start)) a number begins with 0 and goes on with more digits (JSON numbers have no "
+                            + "leading zeros)",
+                        at: start)
+                }
             } else {
                 while isDigit(peek) { i += 1 }
             }
             if peek == UInt8(ascii: ".") {
                 i += 1
-                guard isDigit(peek) else { throw invalid("at \(at(i)) there is \(found(i)) where a digit should follow the decimal point") }
+                guard isDigit(peek) else {
+                    throw invalid("at \(at(i)) there is \(found(i)) where a digit should follow the decimal point")
+                }
                 while isDigit(peek) { i += 1 }
             }
             if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
                 i += 1
                 if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { i += 1 }
-                guard isDigit(peek) else { throw invalid("at \(at(i)) there is \(found(i)) where the digits of an exponent should be") }
+                guard isDigit(peek) else {
+                    throw invalid("at \(at(i)) there is \(found(i)) where the digits of an exponent should be")
+                }
                 while isDigit(peek) { i += 1 }
             }
             return String(decoding: bytes[start..<i], as: UTF8.self)

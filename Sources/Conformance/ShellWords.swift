@@ -3,7 +3,8 @@
 public enum ShellWords {
     public static func quote(_ word: String) -> String {
         let plain = !word.isEmpty && word.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "_./:=+,@%-".utf8.contains(b)
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                    || "_./:=+,@%-".utf8.contains(b)
         }
         if plain { return word }
         return "'" + word.replacingAll("'", with: "'\\''") + "'"

@@ -5,7 +5,9 @@ import Foundation
 /// The bench's table and JSON.
 package enum BenchReport {
     package static func table(_ rows: [Benchmark.Row]) -> String {
-        var out = "measurement".padding(62) + "seconds".leftPadded(9) + "scen/s".leftPadded(10) + "ops/s".leftPadded(12) + "events/s".leftPadded(13) + "peak MB".leftPadded(9) + "  note\n"
+        var out =
+            "measurement".padding(62) + "seconds".leftPadded(9) + "scen/s".leftPadded(10) + "ops/s".leftPadded(12)
+            + "events/s".leftPadded(13) + "peak MB".leftPadded(9) + "  note\n"
         for r in rows {
             // A time-to-detect entry not seen in most seeds has no median time: its note says so.
             let seconds = r.detect.map { $0.medianSeconds == nil } == true ? "-" : String(format: "%.3f", r.seconds)
@@ -57,11 +59,14 @@ package enum BenchReport {
 
     package static func json(_ rows: [Benchmark.Row]) -> String {
         JSONCodec.encodeString(rows.map {
-            Entry(name: $0.name, seconds: $0.seconds, scenarios: $0.scenarios, operations: $0.operations, events: $0.events,
-                  scenariosPerSecond: $0.scenariosPerSecond, operationsPerSecond: $0.operationsPerSecond, eventsPerSecond: $0.eventsPerSecond,
-                  peakKB: $0.peakKB, note: $0.note, jobs: $0.jobs, speedUp: $0.speedUp,
-                  cpuSeconds: $0.cpu.map { CPU(harness: $0.harnessSeconds, drivers: $0.driversSeconds) },
-                  cpuMillisecondsPerCase: cpuPerCase($0), detect: $0.detect)
+                Entry(
+                    name: $0.name, seconds: $0.seconds, scenarios: $0.scenarios, operations: $0.operations,
+                    events: $0.events,
+                    scenariosPerSecond: $0.scenariosPerSecond, operationsPerSecond: $0.operationsPerSecond,
+                    eventsPerSecond: $0.eventsPerSecond,
+                    peakKB: $0.peakKB, note: $0.note, jobs: $0.jobs, speedUp: $0.speedUp,
+                    cpuSeconds: $0.cpu.map { CPU(harness: $0.harnessSeconds, drivers: $0.driversSeconds) },
+                    cpuMillisecondsPerCase: cpuPerCase($0), detect: $0.detect)
         })
     }
 }

@@ -104,22 +104,30 @@ package struct Benchmark {
     /// Also in CPU (`CPUTime`, harness and drivers): what recording, reading and checking add to a
     /// case beyond the implementation's own work, both run in sessions (protocol 3) as `run`
     /// runs them. Process start alone is measured a process per case, since that is its point.
-    func plainFoundationRows(_ sample: [(UInt64, Scenario)], traces: [Trace], recorded: Double, recordedCPU: CPUTime, command: [String],
-                             progress: (String) -> Void) -> [Row] {
+    func plainFoundationRows(
+        _ sample: [(UInt64, Scenario)], traces: [Trace], recorded: Double, recordedCPU: CPUTime, command: [String],
+        progress: (String) -> Void
+    ) -> [Row] {
         let ops = sample.reduce(0) { $0 + $1.1.operations.count }
         progress("foundation: checks of its traces")
         let ((_, checks), checksCPU) = CPUTime.measure {
-            Self.time { zip(sample, traces).reduce(0) { $0 + RuleBook.violations(scenario: $1.0.1, trace: $1.1, profile: .guide).count } }
+            Self.time {
+                zip(sample, traces).reduce(0) {
+                    $0 + RuleBook.violations(scenario: $1.0.1, trace: $1.1, profile: .guide).count
+                }
+            }
         }
         progress("foundation: plain, no recording")
-        let plainSession = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: command,
-                                                      limits: .standard, protocolVersion: DriverProtocol.sessionVersion)
+        let plainSession = ChildProcessImplementation(
+            name: "foundation", capabilities: FoundationDriver.capabilities, command: command,
+            limits: .standard, protocolVersion: DriverProtocol.sessionVersion)
         let ((endings, plain), plainCPU) = CPUTime.measure {
             let timed = Self.time { sample.map { plainSession.run($0.1, scheduleSeed: $0.0).ending } }
             plainSession.endSessions()
             return timed
         }
-        let plainImpl = ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: command)
+        let plainImpl = ChildProcessImplementation(
+            name: "foundation", capabilities: FoundationDriver.capabilities, command: command)
         progress("foundation: process start alone")
         let empty = Scenario(name: "empty", queues: [], operations: [], dependencies: [], driver: [])
         let (_, start) = Self.time { for _ in sample { _ = plainImpl.run(empty, scheduleSeed: 1) } }
@@ -130,17 +138,28 @@ package struct Benchmark {
         return [
             Row(name: "foundation: checks of those traces", seconds: checks, scenarios: sample.count, operations: ops,
                 events: traces.reduce(0) { $0 + $1.events.count }),
-            Row(name: "foundation: plain, no recording (child processes)", seconds: plain, scenarios: sample.count, operations: ops, events: 0,
+            Row(
+                name: "foundation: plain, no recording (child processes)", seconds: plain, scenarios: sample.count,
+                operations: ops, events: 0,
                 note: "\(ended) of \(sample.count) ended complete"),
-            Row(name: "foundation: process start alone (empty scenario)", seconds: start, scenarios: sample.count, operations: 0, events: 0),
-            Row(name: "foundation: harness overhead", seconds: harness - plain, scenarios: sample.count, operations: ops, events: 0,
-                note: String(format: "%+.0f%% on plain in a child; %+.0f%% on the run alone (start and exit left out of both)", overhead, overheadRun)),
-            Row(name: "foundation: CPU overhead a case (sessions)", seconds: (recordedCPU + checksCPU - plainCPU).totalSeconds,
+            Row(
+                name: "foundation: process start alone (empty scenario)", seconds: start, scenarios: sample.count,
+                operations: 0, events: 0),
+            Row(
+                name: "foundation: harness overhead", seconds: harness - plain, scenarios: sample.count,
+                operations: ops, events: 0,
+                note: String(
+                    format: "%+.0f%% on plain in a child; %+.0f%% on the run alone (start and exit left out of both)",
+                    overhead, overheadRun)),
+            Row(
+                name: "foundation: CPU overhead a case (sessions)",
+                seconds: (recordedCPU + checksCPU - plainCPU).totalSeconds,
                 scenarios: sample.count, operations: ops, events: 0,
-                note: String(format: "%.1f ms a case: recorded and checked %.1f ms, plain %.1f ms (harness and drivers)",
-                              (recordedCPU + checksCPU - plainCPU).totalSeconds * 1000 / Double(max(1, sample.count)),
-                              (recordedCPU + checksCPU).totalSeconds * 1000 / Double(max(1, sample.count)),
-                              plainCPU.totalSeconds * 1000 / Double(max(1, sample.count)))),
+                note: String(
+                    format: "%.1f ms a case: recorded and checked %.1f ms, plain %.1f ms (harness and drivers)",
+                    (recordedCPU + checksCPU - plainCPU).totalSeconds * 1000 / Double(max(1, sample.count)),
+                    (recordedCPU + checksCPU).totalSeconds * 1000 / Double(max(1, sample.count)),
+                    plainCPU.totalSeconds * 1000 / Double(max(1, sample.count))))
         ]
     }
 
@@ -154,7 +173,9 @@ package struct Benchmark {
         let known = options.gates.first { $0.impl == impl.name }
         let n = options.jobsCases
         let generator = RunConfiguration(impl: impl, count: n).generator
-        let operations = (0..<n).reduce(0) { $0 + CaseIdentity.of(run: 1, index: $1, options: generator).scenario().operations.count }
+        let operations = (0..<n).reduce(0) {
+            $0 + CaseIdentity.of(run: 1, index: $1, options: generator).scenario().operations.count
+        }
         let standard = RunConfiguration.defaultJobs(for: impl)
         // Smallest first: the speed-up is over the first row.
         let runs = Array(Set(options.jobsList)).sorted().map { ($0, false) } + [(standard, true)]
@@ -177,7 +198,7 @@ package struct Benchmark {
             let how = known == nil ? "runner, checks, no shrink" : "as its gate: known divergences, no shrink"
             rows.append(Row(name: "\(impl.name): jobs \(jobs)" + (isDefault ? ", the default" : "") + " (\(how))",
                             seconds: result.seconds, scenarios: result.cases, operations: operations, events: 0,
-                            note: String(format: "x%.2f on jobs %d; ", speedUp ?? 0, base?.jobs ?? jobs) + cpu + "; " + endings,
+                    note: String(format: "x%.2f on jobs %d; ", speedUp ?? 0, base?.jobs ?? jobs) + cpu + "; " + endings,
                             jobs: jobs, speedUp: speedUp, cpu: result.cpu))
         }
         return rows
@@ -187,10 +208,19 @@ package struct Benchmark {
     /// rules, each timed over all the traces (every rule sees the same contexts).
     static func slowestCheckers(label: String, pairs: [(Scenario, Trace)], operations: Int, events: Int) -> [Row] {
         let (contexts, factsTime) = time { pairs.map { CheckContext(scenario: $0.0, trace: $0.1, profile: .guide) } }
-        var rows = [Row(name: "  \(label): shared facts (TraceFacts)", seconds: factsTime, scenarios: pairs.count, operations: operations, events: events)]
-        let timed = RuleBook.all.map { check in (check.rule.id, time { contexts.reduce(0) { $0 + check.check($1).hits } }.1) }
+        var rows = [
+            Row(
+                name: "  \(label): shared facts (TraceFacts)", seconds: factsTime, scenarios: pairs.count,
+                operations: operations, events: events)
+        ]
+        let timed = RuleBook.all.map { check in
+            (check.rule.id, time { contexts.reduce(0) { $0 + check.check($1).hits } }.1)
+        }
         for (id, seconds) in timed.sorted(by: { $0.1 > $1.1 }).prefix(5) {
-            rows.append(Row(name: "  \(label): \(id)", seconds: seconds, scenarios: pairs.count, operations: operations, events: events))
+            rows.append(
+                Row(
+                    name: "  \(label): \(id)", seconds: seconds, scenarios: pairs.count, operations: operations,
+                    events: events))
         }
         return rows
     }
@@ -202,18 +232,27 @@ package struct Benchmark {
         progress("long scenario: \(n) driver steps")
         let bytes = ScenarioFormat.encode(LongScenario.make(steps: n))
         let (scenario, read) = Self.time { try? ScenarioFormat.decode(bytes, source: "the long scenario") }
-        guard let scenario else { return [Row(name: "long scenario: \(n) driver steps", seconds: read, scenarios: 1, operations: 0, events: 0,
-                                              note: "could not be read back")] }
+        guard let scenario else {
+            return [
+                Row(
+                    name: "long scenario: \(n) driver steps", seconds: read, scenarios: 1, operations: 0, events: 0,
+                    note: "could not be read back")
+            ]
+        }
         let (trace, simulate) = Self.time { ReferenceEngine().run(scenario, scheduleSeed: 1) }
         let (broken, check) = Self.time { RuleBook.violations(scenario: scenario, trace: trace, profile: .guide).count }
         let size = "\(bytes.count / 1024) kB"
         return [
             Row(name: "long scenario: \(n) steps: read the file", seconds: read, scenarios: 1, operations: n, events: 0,
                 note: "\(size), format 2, read strictly"),
-            Row(name: "long scenario: \(n) steps: simulation", seconds: simulate, scenarios: 1, operations: n, events: trace.events.count,
+            Row(
+                name: "long scenario: \(n) steps: simulation", seconds: simulate, scenarios: 1, operations: n,
+                events: trace.events.count,
                 note: "ended \(trace.ending.rawValue)"),
-            Row(name: "long scenario: \(n) steps: checks", seconds: check, scenarios: 1, operations: n, events: trace.events.count,
-                peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"),
+            Row(
+                name: "long scenario: \(n) steps: checks", seconds: check, scenarios: 1, operations: n,
+                events: trace.events.count,
+                peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations")
         ]
     }
 
@@ -227,23 +266,45 @@ package struct Benchmark {
         let (scenarios, generation) = Self.time { identities.map { $0.scenario() } }
         let operations = scenarios.reduce(0) { $0 + $1.operations.count }
         progress("reference engine: simulation")
-        let (traces, simulation) = Self.time { zip(identities, scenarios).map { engine.run($1, scheduleSeed: $0.scheduleSeed) } }
+        let (traces, simulation) = Self.time {
+            zip(identities, scenarios).map { engine.run($1, scheduleSeed: $0.scheduleSeed) }
+        }
         let events = traces.reduce(0) { $0 + $1.events.count }
         progress("checkers on stored traces")
-        let (_, checking) = Self.time { zip(scenarios, traces).reduce(0) { $0 + RuleBook.violations(scenario: $1.0, trace: $1.1, profile: .guide).count } }
+        let (_, checking) = Self.time {
+            zip(scenarios, traces).reduce(0) {
+                $0 + RuleBook.violations(scenario: $1.0, trace: $1.1, profile: .guide).count
+            }
+        }
         progress("reference engine: end to end")
         let (_, endToEnd) = Self.time {
             identities.reduce(0) { n, id in
                 let s = id.scenario()
-                return n + RuleBook.violations(scenario: s, trace: engine.run(s, scheduleSeed: id.scheduleSeed), profile: .guide).count
+                return n
+                    + RuleBook.violations(
+                        scenario: s, trace: engine.run(s, scheduleSeed: id.scheduleSeed), profile: .guide
+                    ).count
             }
         }
-        rows.append(Row(name: "reference: generation + simulation + checks", seconds: endToEnd, scenarios: scenarios.count, operations: operations, events: events))
-        rows.append(Row(name: "reference: generation alone", seconds: generation, scenarios: scenarios.count, operations: operations, events: events))
-        rows.append(Row(name: "reference: simulation alone", seconds: simulation, scenarios: scenarios.count, operations: operations, events: events))
-        rows.append(Row(name: "checkers alone (\(RuleBook.all.count) rules, stored traces)", seconds: checking, scenarios: scenarios.count, operations: operations, events: events))
+        rows.append(
+            Row(
+                name: "reference: generation + simulation + checks", seconds: endToEnd, scenarios: scenarios.count,
+                operations: operations, events: events))
+        rows.append(
+            Row(
+                name: "reference: generation alone", seconds: generation, scenarios: scenarios.count,
+                operations: operations, events: events))
+        rows.append(
+            Row(
+                name: "reference: simulation alone", seconds: simulation, scenarios: scenarios.count,
+                operations: operations, events: events))
+        rows.append(
+            Row(
+                name: "checkers alone (\(RuleBook.all.count) rules, stored traces)", seconds: checking,
+                scenarios: scenarios.count, operations: operations, events: events))
         progress("checkers on stored traces, rule by rule")
-        rows += Self.slowestCheckers(label: "stored traces", pairs: Array(zip(scenarios, traces)), operations: operations, events: events)
+        rows += Self.slowestCheckers(
+            label: "stored traces", pairs: Array(zip(scenarios, traces)), operations: operations, events: events)
 
         for impl in options.implementations {
             progress("\(impl.name): \(options.realCases) scenarios")
@@ -253,11 +314,15 @@ package struct Benchmark {
                 Self.time { sample.map { id, scenario in impl.run(scenario, scheduleSeed: id.scheduleSeed) } }
             }
             let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
-            rows.append(Row(name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds, scenarios: sample.count,
-                            operations: sampleOps, events: realEvents, note: Self.breaches(realTraces)))
+            rows.append(
+                Row(
+                    name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds,
+                    scenarios: sample.count,
+                    operations: sampleOps, events: realEvents, note: Self.breaches(realTraces)))
             if impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation {
-                rows += plainFoundationRows(sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
-                                            recordedCPU: recordedCPU, command: plain, progress: progress)
+                rows += plainFoundationRows(
+                    sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
+                    recordedCPU: recordedCPU, command: plain, progress: progress)
             }
             if options.jobsCases > 0 && !options.jobsList.isEmpty { rows += jobsScalingRows(impl, progress: progress) }
         }
@@ -273,11 +338,19 @@ package struct Benchmark {
                 progress("scale: \(shape.rawValue) of \(n)")
                 let scenario = ScaleScenarios.make(shape, operations: n)
                 let (trace, simulate) = Self.time { engine.run(scenario, scheduleSeed: 1) }
-                let (broken, check) = Self.time { RuleBook.violations(scenario: scenario, trace: trace, profile: .guide).count }
-                rows.append(Row(name: "scale: \(shape.rawValue) of \(n): simulation", seconds: simulate, scenarios: 1, operations: n, events: trace.events.count,
-                                peakKB: nil, note: "ended \(trace.ending.rawValue)"))
-                rows.append(Row(name: "scale: \(shape.rawValue) of \(n): checks", seconds: check, scenarios: 1, operations: n, events: trace.events.count,
-                                peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"))
+                let (broken, check) = Self.time {
+                    RuleBook.violations(scenario: scenario, trace: trace, profile: .guide).count
+                }
+                rows.append(
+                    Row(
+                        name: "scale: \(shape.rawValue) of \(n): simulation", seconds: simulate, scenarios: 1,
+                        operations: n, events: trace.events.count,
+                        peakKB: nil, note: "ended \(trace.ending.rawValue)"))
+                rows.append(
+                    Row(
+                        name: "scale: \(shape.rawValue) of \(n): checks", seconds: check, scenarios: 1, operations: n,
+                        events: trace.events.count,
+                        peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"))
             }
         }
 
@@ -291,7 +364,9 @@ package struct Benchmark {
                 progress("slowest checkers on \(shape.rawValue) of \(n)")
                 let scenario = ScaleScenarios.make(shape, operations: n)
                 let trace = engine.run(scenario, scheduleSeed: 1)
-                rows += Self.slowestCheckers(label: "\(shape.rawValue) of \(n)", pairs: [(scenario, trace)], operations: n, events: trace.events.count)
+                rows += Self.slowestCheckers(
+                    label: "\(shape.rawValue) of \(n)", pairs: [(scenario, trace)], operations: n,
+                    events: trace.events.count)
             }
         }
 
@@ -300,8 +375,12 @@ package struct Benchmark {
                 progress("shrinking: \(fault.rawValue)")
                 let (result, _) = Self.time { FaultProbe.run(fault) }
                 let f = result.findings.first
-                rows.append(Row(name: "shrinking: \(fault.rawValue)", seconds: result.shrinkSeconds, scenarios: 1, operations: 0, events: 0,
-                                note: f.map { "\($0.rule), \($0.originalOperations) → \($0.operations) operations" } ?? "not caught"))
+                rows.append(
+                    Row(
+                        name: "shrinking: \(fault.rawValue)", seconds: result.shrinkSeconds, scenarios: 1,
+                        operations: 0, events: 0,
+                        note: f.map { "\($0.rule), \($0.originalOperations) → \($0.operations) operations" }
+                            ?? "not caught"))
             }
         }
         return rows

@@ -28,10 +28,14 @@ package enum ScaleScenarios {
                 if b != a { edges.append(Edge(op, on: b)) }
             }
         }
-        return Scenario(name: "\(shape.rawValue) of \(n)", queues: [QueueConfig()],
-                        operations: Array(repeating: OperationConfig(kind: .main([.work(1)])), count: n),
-                        dependencies: edges,
-                        driver: [DriverStep(.addBatch(ops: Array(0..<n), queue: 0, wait: false)), DriverStep(.waitUntilAllFinished(queue: 0))])
+        return Scenario(
+            name: "\(shape.rawValue) of \(n)", queues: [QueueConfig()],
+            operations: Array(repeating: OperationConfig(kind: .main([.work(1)])), count: n),
+            dependencies: edges,
+            driver: [
+                DriverStep(.addBatch(ops: Array(0..<n), queue: 0, wait: false)),
+                DriverStep(.waitUntilAllFinished(queue: 0))
+            ])
     }
 }
 
@@ -59,7 +63,9 @@ package enum LongScenario {
             }
         }
         driver += [DriverStep(.resume(queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))]
-        return Scenario(name: "\(steps) driver steps", queues: [QueueConfig()],
-                        operations: (0..<ops).map { _ in OperationConfig(kind: .main([.work(1)])) }, dependencies: [], driver: driver)
+        return Scenario(
+            name: "\(steps) driver steps", queues: [QueueConfig()],
+            operations: (0..<ops).map { _ in OperationConfig(kind: .main([.work(1)])) }, dependencies: [],
+            driver: driver)
     }
 }

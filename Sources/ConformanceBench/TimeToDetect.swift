@@ -85,21 +85,25 @@ package struct TimeToDetect: Sendable {
 
     /// Runs every seed on `impl` for the rules of `expectations` (in the file's order), under the
     /// file's profile; `progress` hears of each seed before it starts.
-    package func measure(_ impl: any Implementation, expectations: Expectations, progress: (String) -> Void = { _ in }) -> Report {
+    package func measure(
+        _ impl: any Implementation, expectations: Expectations, progress: (String) -> Void = { _ in }
+    ) -> Report {
         let rules = expectations.expected.map(\.rule)
         var runs: [SeedRun] = []
         for seed in options.seeds {
             progress("time to detect on \(impl.name): seed \(seed)")
             runs.append(run(impl, profile: expectations.profile, rules: rules, seed: seed))
         }
-        return Report(impl: impl.name, profile: expectations.profile, rules: rules, runs: runs,
-                      entries: Self.entries(impl: impl.name, rules: rules, runs: runs, options: options))
+        return Report(
+            impl: impl.name, profile: expectations.profile, rules: rules, runs: runs,
+            entries: Self.entries(impl: impl.name, rules: rules, runs: runs, options: options))
     }
 
     /// One seed's run: the cases in index order until every rule of `rules` was broken by some
     /// case, or a cap.
     package func run(_ impl: any Implementation, profile: Profile, rules: [String], seed: UInt64) -> SeedRun {
-        var configuration = RunConfiguration(impl: impl, profile: profile, seed: seed, count: options.capCases, shrink: false)
+        var configuration = RunConfiguration(
+            impl: impl, profile: profile, seed: seed, count: options.capCases, shrink: false)
         configuration.jobs = options.jobs ?? RunConfiguration.defaultJobs(for: impl)
         let stop = StopRequest()
         configuration.stop = stop
@@ -142,11 +146,14 @@ package struct TimeToDetect: Sendable {
     static func entries(impl: String, rules: [String], runs: [SeedRun], options: Options) -> [Entry] {
         rules.enumerated().map { n, rule in
             let sightings = runs.map { $0.sightings[n] }
-            return Entry(impl: impl, rule: rule, seen: sightings.filter { $0 != nil }.count, seeds: runs.count,
-                         medianSeconds: median(sightings.map { $0?.seconds }),
-                         medianCases: median(sightings.map { $0.map { Double($0.caseIndex + 1) } }),
-                         capCases: options.capCases, capSeconds: options.capSeconds,
-                         perSeed: zip(runs, sightings).map { Entry.PerSeed(seed: $0.seed, caseIndex: $1?.caseIndex, seconds: $1?.seconds) })
+            return Entry(
+                impl: impl, rule: rule, seen: sightings.filter { $0 != nil }.count, seeds: runs.count,
+                medianSeconds: median(sightings.map { $0?.seconds }),
+                medianCases: median(sightings.map { $0.map { Double($0.caseIndex + 1) } }),
+                capCases: options.capCases, capSeconds: options.capSeconds,
+                perSeed: zip(runs, sightings).map {
+                    Entry.PerSeed(seed: $0.seed, caseIndex: $1?.caseIndex, seconds: $1?.seconds)
+                })
         }
     }
 
@@ -180,19 +187,28 @@ package struct TimeToDetect: Sendable {
                 let ms = cpu.millisecondsPerCase(run.cases)
                 return "; CPU \(ms.total) ms a case (harness \(ms.harness), drivers \(ms.drivers))"
             } ?? ""
-            rows.append(Benchmark.Row(name: "\(label): seed \(run.seed), \(run.seen) of \(report.rules.count) seen", seconds: run.seconds,
-                                      scenarios: run.cases, operations: 0, events: 0,
-                                      note: "\(run.cases) cases at jobs \(run.jobs), profile \(report.profile.rawValue); stopped: \(run.ending)" + cpu,
-                                      jobs: run.jobs, cpu: run.cpu))
+            rows.append(
+                Benchmark.Row(
+                    name: "\(label): seed \(run.seed), \(run.seen) of \(report.rules.count) seen", seconds: run.seconds,
+                    scenarios: run.cases, operations: 0, events: 0,
+                    note:
+                        "\(run.cases) cases at jobs \(run.jobs), profile \(report.profile.rawValue); stopped: "
+                            + "\(run.ending)"
+                        + cpu,
+                    jobs: run.jobs, cpu: run.cpu))
         }
         for entry in report.entries {
             let perSeed = entry.perSeed.map { s in
-                "seed \(s.seed): " + (s.caseIndex.map { "case \($0) at \(String(format: "%.2f", s.seconds ?? 0)) s" } ?? "not seen")
+                "seed \(s.seed): "
+                    + (s.caseIndex.map { "case \($0) at \(String(format: "%.2f", s.seconds ?? 0)) s" } ?? "not seen")
             }.joined(separator: "; ")
             let median = entry.medianCases.map { "median \(count($0)) case" + ($0 == 1 ? "" : "s") }
                 ?? "not seen within \(entry.capCases) cases / \(format(entry.capSeconds)) s"
-            rows.append(Benchmark.Row(name: "  \(label): \(entry.rule)", seconds: entry.medianSeconds ?? 0, scenarios: 0, operations: 0, events: 0,
-                                      note: "\(median); seen in \(entry.seen) of \(entry.seeds) (\(perSeed))", detect: entry))
+            rows.append(
+                Benchmark.Row(
+                    name: "  \(label): \(entry.rule)", seconds: entry.medianSeconds ?? 0, scenarios: 0, operations: 0,
+                    events: 0,
+                    note: "\(median); seen in \(entry.seen) of \(entry.seeds) (\(perSeed))", detect: entry))
         }
         return rows
     }

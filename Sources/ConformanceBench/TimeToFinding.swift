@@ -26,7 +26,9 @@ package enum TimeToFinding {
 
         /// A defect whose run cannot be made here, and why.
         package static func unavailable(_ name: String, why: String) -> Defect {
-            Defect(name: name, configuration: RunConfiguration(impl: ReferenceImplementation(), count: 1), unavailable: why)
+            Defect(
+                name: name, configuration: RunConfiguration(impl: ReferenceImplementation(), count: 1), unavailable: why
+            )
         }
     }
 
@@ -61,7 +63,9 @@ package enum TimeToFinding {
         let blind = c.rules.filter { check in !check.rule.needs.allSatisfy(c.impl.capabilities.contains) }
         if blind.count == c.rules.count {
             row.status = "not-observable"
-            row.reason = c.impl.name + " cannot observe " + blind.map { $0.rule.id + " (needs " + $0.rule.needs.map(\.rawValue).joined(separator: ", ") + ")" }
+            row.reason =
+                c.impl.name + " cannot observe "
+                + blind.map { $0.rule.id + " (needs " + $0.rule.needs.map(\.rawValue).joined(separator: ", ") + ")" }
                 .joined(separator: "; ")
             return row
         }
@@ -76,7 +80,9 @@ package enum TimeToFinding {
         })
         let end = clock.now - start
         row.cases = result.cases
-        guard let first = seen.withLock({ $0 }), let finding = result.findings.first(where: { ruleIDs.contains($0.rule) }) else { return row }
+        guard let first = seen.withLock({ $0 }),
+            let finding = result.findings.first(where: { ruleIDs.contains($0.rule) })
+        else { return row }
         row.status = "found"
         row.rule = finding.rule
         row.cases = first.cases
@@ -102,17 +108,25 @@ package enum TimeToFinding {
     /// The table `bench --detect` prints.
     package static func table(_ rows: [Row]) -> String {
         func s(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "" }
-        var lines = ["time to a minimised finding, per planted defect (each run stops at the first case that breaks the defect's rule, then shrinks it)",
-                     "",
-                     pad("defect", 40) + pad("impl", 14) + pad("rule", 30) + pad("cases", 7) + pad("first s", 9) + pad("finding s", 11)
-                        + pad("shrink", 8) + pad("ops", 8) + "replays"]
+        var lines = [
+            "time to a minimised finding, per planted defect (each run stops at the first case that breaks the "
+                + "defect's rule, then shrinks it)",
+            "",
+            pad("defect", 40) + pad("impl", 14) + pad("rule", 30) + pad("cases", 7) + pad("first s", 9)
+                + pad("finding s", 11)
+                + pad("shrink", 8) + pad("ops", 8) + "replays"
+        ]
         for r in rows {
             var line = pad(r.defect, 40) + pad(r.impl, 14)
             if r.status == "found" {
                 let share = (r.shrinkSeconds ?? 0) / max(r.findingSeconds ?? 1, 0.001) * 100
-                line += pad(r.rule ?? "", 30) + pad(r.cases.map(String.init) ?? "", 7) + pad(s(r.firstSeconds), 9) + pad(s(r.findingSeconds), 11)
+                line +=
+                    pad(r.rule ?? "", 30) + pad(r.cases.map(String.init) ?? "", 7) + pad(s(r.firstSeconds), 9)
+                    + pad(s(r.findingSeconds), 11)
                 line += pad(String(format: "%.0f %%", share), 8)
-                line += pad("\(r.originalOperations ?? 0)→\(r.operations ?? 0)", 8) + "\(r.reproduced ?? 0)/\(r.attempts ?? 0)"
+                line +=
+                    pad("\(r.originalOperations ?? 0)→\(r.operations ?? 0)", 8)
+                    + "\(r.reproduced ?? 0)/\(r.attempts ?? 0)"
             } else {
                 line += r.status + (r.cases.map { " in \($0) cases" } ?? "") + (r.reason.map { ": " + $0 } ?? "")
             }
@@ -120,7 +134,11 @@ package enum TimeToFinding {
         }
         if let (median, worst, which) = summary(rows) {
             let found = rows.filter { $0.status == "found" }.count
-            lines += ["", "\(found) of \(rows.count) found; time to a minimised finding: median \(s(median)) s, worst \(s(worst)) s (\(which))"]
+            lines += [
+                "",
+                "\(found) of \(rows.count) found; time to a minimised finding: median \(s(median)) s, worst "
+                    + "\(s(worst)) s (\(which))"
+            ]
         }
         return lines.joined(separator: "\n") + "\n"
     }

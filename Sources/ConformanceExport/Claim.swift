@@ -57,9 +57,11 @@ struct Claim: Sendable, Equatable {
         var needsKVO: Bool {
             switch self {
             case .balanced, .bracketed, .finishOrder, .startAnnounces: return true
-            case .occurs(let p), .never(let p), .countIs(let p, _), .callsAfterThrow(_, _, let p), .duringCall(_, _, let p):
+            case .occurs(let p), .never(let p), .countIs(let p, _), .callsAfterThrow(_, _, let p),
+                .duringCall(_, _, let p):
                 return p.kind == .will || p.kind == .did
-            case .before(let p, let q), .valuesAfter(let p, let q, _), .implies(let p, let q), .notDuring(let p, let q, _):
+            case .before(let p, let q), .valuesAfter(let p, let q, _), .implies(let p, let q),
+                .notDuring(let p, let q, _):
                 return [p.kind, q.kind].contains(.will) || [p.kind, q.kind].contains(.did)
             case .exclusive, .threadPrefix, .atMostRunning: return false
             }

@@ -69,19 +69,23 @@ struct ObjCReproducer {
             interfaces += interface
             implementations += implementation
         }
-        let invocations = scenario.operations.indices.filter { if case .invocation = scenario.operations[$0].kind { return true }; return false }
+        let invocations = scenario.operations.indices.filter {
+            if case .invocation = scenario.operations[$0].kind { return true }; return false
+        }
         if !invocations.isEmpty {
             interfaces += ["@interface Target : NSObject"] + invocations.map { "- (id) invoke\($0);" } + ["@end", ""]
             implementations += ["@implementation Target"]
             for i in invocations {
                 guard case .invocation(let body) = scenario.operations[i].kind else { continue }
-                implementations += ["- (void) steps\(i)", "{"] + steps(body, this: i, selfExpr: "OP(\(i))", indent: 1) + ["}"]
+                implementations +=
+                    ["- (void) steps\(i)", "{"] + steps(body, this: i, selfExpr: "OP(\(i))", indent: 1) + ["}"]
                 implementations += ["- (id) invoke\(i)", "{", "  [self steps\(i)];", "  return @\"result\";", "}"]
             }
             implementations += ["@end", ""]
         }
         let run = runOnce()
-        return (head + [runtime] + interfaces + functions + [""] + implementations + run + mainFunction()).joined(separator: "\n") + "\n"
+        return (head + [runtime] + interfaces + functions + [""] + implementations + run + mainFunction()).joined(
+            separator: "\n") + "\n"
     }
 
 
@@ -114,36 +118,64 @@ struct ObjCReproducer {
         case .main(let body):
             interface = ["@interface \(name) : NSOperation", "- (void) steps;", "@end", ""]
             impl += loggedOverrides(i, readyToken: o.readyAfterSignal) + getters
-            impl += ["- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  taskThread(\(i));", "  [self steps];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"]
+            impl += [
+                "- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  taskThread(\(i));",
+                "  [self steps];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"
+            ]
             impl += ["- (void) steps", "{"] + steps(body, this: i, selfExpr: "self", indent: 1) + ["}"]
         case .block(let blocks):
             interface = ["@interface \(name) : NSBlockOperation", "@end", ""]
             impl += loggedOverrides(i, readyToken: o.readyAfterSignal) + getters
-            impl += ["- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  [super main];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"]
+            impl += [
+                "- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  [super main];",
+                "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"
+            ]
             for (b, body) in blocks.enumerated() { function("block_\(i)_\(b)", body, this: i) }
         case .invocation:
             interface = ["@interface \(name) : NSInvocationOperation", "@end", ""]
             impl += loggedOverrides(i, readyToken: o.readyAfterSignal) + getters
-            impl += ["- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  taskThread(\(i));", "  [super main];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"]
-        case .concurrent(let p):
-            interface = ["@interface \(name) : NSOperation", "{", "  BOOL executing, finished;", "  NSLock *stateLock;   /* guards executing and finished */", "}",
-                         "- (void) storeExecuting: (BOOL)value;", "- (void) storeFinished: (BOOL)value;", "- (void) superStart;", "- (void) startSteps;", "- (void) mainSteps;"]
-                + p.routines.map { "- (void) \(ReproducerScenario.routineName($0.name));" } + ["@end", ""]
-            impl += ["- (id) init", "{", "  if ((self = [super init]) != nil)", "    stateLock = [NSLock new];", "  return self;", "}"]
-            impl += loggedOverrides(i, readyToken: o.readyAfterSignal, start: false)
-            if p.overridesIsConcurrent { impl += ["- (BOOL) isConcurrent { return YES; }", "- (BOOL) isAsynchronous { return YES; }"] }
             impl += [
-                "- (BOOL) isExecuting { BOOL v; [stateLock lock]; v = logged(\(i), K_IS_EXECUTING, executing); [stateLock unlock]; return v; }",
-                "- (BOOL) isFinished { BOOL v; [stateLock lock]; v = logged(\(i), K_IS_FINISHED, finished); [stateLock unlock]; return v; }",
-                "- (void) storeExecuting: (BOOL)value { [stateLock lock]; executing = value; record(EV_SET, \(i), K_IS_EXECUTING, value); [stateLock unlock]; }",
-                "- (void) storeFinished: (BOOL)value { [stateLock lock]; finished = value; record(EV_SET, \(i), K_IS_FINISHED, value); [stateLock unlock]; }",
+                "- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  taskThread(\(i));",
+                "  [super main];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"
+            ]
+        case .concurrent(let p):
+            interface =
+                [
+                    "@interface \(name) : NSOperation", "{", "  BOOL executing, finished;",
+                    "  NSLock *stateLock;   /* guards executing and finished */", "}",
+                    "- (void) storeExecuting: (BOOL)value;", "- (void) storeFinished: (BOOL)value;",
+                    "- (void) superStart;", "- (void) startSteps;", "- (void) mainSteps;"
+                ]
+                + p.routines.map { "- (void) \(ReproducerScenario.routineName($0.name));" } + ["@end", ""]
+            impl += [
+                "- (id) init", "{", "  if ((self = [super init]) != nil)", "    stateLock = [NSLock new];",
+                "  return self;", "}"
+            ]
+            impl += loggedOverrides(i, readyToken: o.readyAfterSignal, start: false)
+            if p.overridesIsConcurrent {
+                impl += ["- (BOOL) isConcurrent { return YES; }", "- (BOOL) isAsynchronous { return YES; }"]
+            }
+            impl += [
+                "- (BOOL) isExecuting { BOOL v; [stateLock lock]; v = logged(\(i), K_IS_EXECUTING, executing); "
+                    + "[stateLock unlock]; return v; }",
+                "- (BOOL) isFinished { BOOL v; [stateLock lock]; v = logged(\(i), K_IS_FINISHED, finished); [stateLock "
+                    + "unlock]; return v; }",
+                "- (void) storeExecuting: (BOOL)value { [stateLock lock]; executing = value; record(EV_SET, \(i), "
+                    + "K_IS_EXECUTING, value); [stateLock unlock]; }",
+                "- (void) storeFinished: (BOOL)value { [stateLock lock]; finished = value; record(EV_SET, \(i), "
+                    + "K_IS_FINISHED, value); [stateLock unlock]; }",
                 "- (void) superStart { [super start]; }",
                 "- (void) start", "{", "  record(EV_START, \(i), -1, -1);", "  [self startSteps];", "}",
-                "- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  taskThread(\(i));", "  [self mainSteps];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}",
+                "- (void) main", "{", "  record(EV_MAIN_BEGAN, \(i), -1, -1);", "  taskThread(\(i));",
+                "  [self mainSteps];", "  record(EV_MAIN_ENDED, \(i), -1, -1);", "}"
             ]
             impl += ["- (void) startSteps", "{"] + steps(p.start, this: i, selfExpr: "self", indent: 1) + ["}"]
             impl += ["- (void) mainSteps", "{"] + steps(p.main, this: i, selfExpr: "self", indent: 1) + ["}"]
-            for r in p.routines { impl += ["- (void) \(ReproducerScenario.routineName(r.name))", "{"] + steps(r.body, this: i, selfExpr: "self", indent: 1) + ["}"] }
+            for r in p.routines {
+                impl +=
+                    ["- (void) \(ReproducerScenario.routineName(r.name))", "{"]
+                    + steps(r.body, this: i, selfExpr: "self", indent: 1) + ["}"]
+            }
         case .subclass:
             preconditionFailure("subclass operations are refused before a reproducer is written")
         }
@@ -155,7 +187,8 @@ struct ObjCReproducer {
     /// A body that runs outside the operation's own methods (a block, a completion block, a
     /// perform): a C function, so its `return` leaves only it.
     private mutating func function(_ name: String, _ body: [Step], this: Int) {
-        functions += ["static void \(name)(void)", "{"] + steps(body, this: this, selfExpr: "OP(\(this))", indent: 1) + ["}", ""]
+        functions +=
+            ["static void \(name)(void)", "{"] + steps(body, this: this, selfExpr: "OP(\(this))", indent: 1) + ["}", ""]
     }
 
     // MARK: steps
@@ -177,7 +210,9 @@ struct ObjCReproducer {
         case .isExecuting(let r): return "[\(ref(r, this: this, selfExpr: selfExpr)) isExecuting]"
         case .isFinished(let r): return "[\(ref(r, this: this, selfExpr: selfExpr)) isFinished]"
         case .not(let c): return "!(\(condition(c, this: this, selfExpr: selfExpr)))"
-        case .and(let a, let b): return "(\(condition(a, this: this, selfExpr: selfExpr)) && \(condition(b, this: this, selfExpr: selfExpr)))"
+        case .and(let a, let b):
+            return
+                "(\(condition(a, this: this, selfExpr: selfExpr)) && \(condition(b, this: this, selfExpr: selfExpr)))"
         }
     }
 
@@ -210,16 +245,25 @@ struct ObjCReproducer {
             case .return: lines.append(pad + "return;")
             case .willChange(let k): lines.append(pad + "[\(selfExpr) willChangeValueForKey: @\"\(k.rawValue)\"];")
             case .didChange(let k): lines.append(pad + "[\(selfExpr) didChangeValueForKey: @\"\(k.rawValue)\"];")
-            case .willChangeUnprefixed(let k): lines.append(pad + "[\(selfExpr) willChangeValueForKey: @\"\(k.unprefixedName ?? k.rawValue)\"];")
-            case .didChangeUnprefixed(let k): lines.append(pad + "[\(selfExpr) didChangeValueForKey: @\"\(k.unprefixedName ?? k.rawValue)\"];")
+            case .willChangeUnprefixed(let k):
+                lines.append(pad + "[\(selfExpr) willChangeValueForKey: @\"\(k.unprefixedName ?? k.rawValue)\"];")
+            case .didChangeUnprefixed(let k):
+                lines.append(pad + "[\(selfExpr) didChangeValueForKey: @\"\(k.unprefixedName ?? k.rawValue)\"];")
             case .set(let k, let v):
-                lines.append(pad + "[\(typed(this, selfExpr)) \(k == .isFinished ? "storeFinished" : "storeExecuting"): \(v ? "YES" : "NO")];")
-            case .call(let name): lines.append(pad + "[\(typed(this, selfExpr)) \(ReproducerScenario.routineName(name))];")
+                lines.append(
+                    pad
+                        + "[\(typed(this, selfExpr)) \(k == .isFinished ? "storeFinished" : "storeExecuting"): "
+                        + "\(v ? "YES" : "NO")];"
+                )
+            case .call(let name):
+                lines.append(pad + "[\(typed(this, selfExpr)) \(ReproducerScenario.routineName(name))];")
             case .callMain: lines.append(pad + "@try { [\(selfExpr) main]; } @catch (NSException *e) { }")
             case .callSuperStart: lines.append(pad + "[\(typed(this, selfExpr)) superStart];")
             case .spawn(let m, let r): lines.append(pad + "spawn(\(r.resolve(this)), \(m == .start ? "YES" : "NO"));")
             case .start(let r): lines.append(pad + "startOp(\(r.resolve(this)));")
-            case .cancel(let r): lines.append(pad + "@try { [\(ref(r, this: this, selfExpr: selfExpr)) cancel]; } @catch (NSException *e) { }")
+            case .cancel(let r):
+                lines.append(
+                    pad + "@try { [\(ref(r, this: this, selfExpr: selfExpr)) cancel]; } @catch (NSException *e) { }")
             case .read(let k, let r): lines.append(pad + "readKey(\(r.resolve(this)), \(Self.keyConstant(k)));")
             case .signal(let t):
                 lines.append(pad + "signalToken(\(t));")
@@ -246,30 +290,45 @@ struct ObjCReproducer {
         for (q, c) in scenario.queues.enumerated() {
             body.append("  [queues addObject: [[NSOperationQueue new] autorelease]];")
             if let name = c.name { body.append("  [Q(\(q)) setName: \(ObjCSource.string(name))];") }
-            if c.maxConcurrent != QueueConfig.defaultMax { body.append("  [Q(\(q)) setMaxConcurrentOperationCount: \(c.maxConcurrent)];") }
+            if c.maxConcurrent != QueueConfig.defaultMax {
+                body.append("  [Q(\(q)) setMaxConcurrentOperationCount: \(c.maxConcurrent)];")
+            }
             if c.suspended { body.append("  [Q(\(q)) setSuspended: YES];") }
         }
         for (i, o) in scenario.operations.enumerated() {
             if ReproducerScenario.isBlockAdded(scenario, i) {
-                body.append("  [ops addObject: [[NSOperation new] autorelease]];   /* a place holder: op \(i)'s block goes to addOperationWithBlock: */")
+                body.append(
+                    "  [ops addObject: [[NSOperation new] autorelease]];   /* a place holder: op \(i)'s block goes to "
+                        + "addOperationWithBlock: */"
+                )
                 continue
             }
             switch o.kind {
             case .invocation:
-                body.append("  [ops addObject: [[[\(className(i)) alloc] initWithTarget: target selector: @selector(invoke\(i)) object: nil] autorelease]];")
+                body.append(
+                    "  [ops addObject: [[[\(className(i)) alloc] initWithTarget: target selector: "
+                        + "@selector(invoke\(i)) object: nil] autorelease]];"
+                )
             default:
                 body.append("  [ops addObject: [[\(className(i)) new] autorelease]];")
             }
             if case .block(let blocks) = o.kind {
                 for b in blocks.indices {
-                    body.append("  [(NSBlockOperation *)OP(\(i)) addExecutionBlock: (GSBlockOperationBlock)[StepsBlock block: block_\(i)_\(b) op: \(i) number: \(b) role: 0]];")
+                    body.append(
+                        "  [(NSBlockOperation *)OP(\(i)) addExecutionBlock: (GSBlockOperationBlock)[StepsBlock block: "
+                            + "block_\(i)_\(b) op: \(i) number: \(b) role: 0]];"
+                    )
                 }
             }
             body.append("  observe(OP(\(i)));")
             if let p = o.queuePriority { body.append("  [OP(\(i)) setQueuePriority: \(p)];") }
             if let t = o.threadPriority { body.append("  [OP(\(i)) setThreadPriority: \(t)];") }
             if o.completion != nil {
-                body.append("  CALL(CALL_SET_COMPLETION_BLOCK, \(i), [OP(\(i)) setCompletionBlock: (GSOperationCompletionBlock)[StepsBlock block: completion_\(i) op: \(i) number: 0 role: 1]]);")
+                body.append(
+                    "  CALL(CALL_SET_COMPLETION_BLOCK, \(i), [OP(\(i)) setCompletionBlock: "
+                        + "(GSOperationCompletionBlock)[StepsBlock block: completion_\(i) op: \(i) number: 0 role: "
+                        + "1]]);"
+                )
             }
         }
         for d in scenario.dependencies { body.append("  [OP(\(d.op)) addDependency: OP(\(d.on))];") }
@@ -298,7 +357,8 @@ struct ObjCReproducer {
                     body.append("  bounded(CALL_ADD_BATCH, \(q), \(array), YES);")
                     body += list.map { "  if (!abandoned) readKey(\($0), K_IS_FINISHED);" }
                 } else {
-                    body.append("  CALL(CALL_ADD_BATCH, \(q), [Q(\(q)) addOperations: \(array) waitUntilFinished: NO]);")
+                    body.append(
+                        "  CALL(CALL_ADD_BATCH, \(q), [Q(\(q)) addOperations: \(array) waitUntilFinished: NO]);")
                 }
             case .start(let op):
                 hand(op)
@@ -311,31 +371,47 @@ struct ObjCReproducer {
             case .suspend(let q): body.append("  [Q(\(q)) setSuspended: YES];")
             case .resume(let q): body.append("  [Q(\(q)) setSuspended: NO];")
             case .setMaxConcurrent(let q, let n): body.append("  [Q(\(q)) setMaxConcurrentOperationCount: \(n)];")
-            case .addDependency(let op, let on): body.append("  CALL(CALL_ADD_DEPENDENCY, \(op), [OP(\(op)) addDependency: OP(\(on))]);")
-            case .removeDependency(let op, let on): body.append("  CALL(CALL_REMOVE_DEPENDENCY, \(op), [OP(\(op)) removeDependency: OP(\(on))]);")
+            case .addDependency(let op, let on):
+                body.append("  CALL(CALL_ADD_DEPENDENCY, \(op), [OP(\(op)) addDependency: OP(\(on))]);")
+            case .removeDependency(let op, let on):
+                body.append("  CALL(CALL_REMOVE_DEPENDENCY, \(op), [OP(\(op)) removeDependency: OP(\(on))]);")
             case .waitUntilFinished(let op):
                 body.append("  bounded(CALL_WAIT_UNTIL_FINISHED, \(op), nil, 0);")
                 body.append("  if (!abandoned) readKey(\(op), K_IS_FINISHED);")
             case .waitUntilAllFinished(let q):
                 body.append("  bounded(CALL_WAIT_UNTIL_ALL_FINISHED, \(q), nil, 0);")
-                body += ReproducerScenario.addedTo(scenario, q, before: k).map { "  if (!abandoned) readKey(\($0), K_IS_FINISHED);" }
+                body += ReproducerScenario.addedTo(scenario, q, before: k).map {
+                    "  if (!abandoned) readKey(\($0), K_IS_FINISHED);"
+                }
             case .setCompletionBlock(let op, let steps):
                 function("setCompletion_\(k)", steps, this: op)
-                body.append("  CALL(CALL_SET_COMPLETION_BLOCK, \(op), [OP(\(op)) setCompletionBlock: (GSOperationCompletionBlock)[StepsBlock block: setCompletion_\(k) op: \(op) number: 0 role: 1]]);")
+                body.append(
+                    "  CALL(CALL_SET_COMPLETION_BLOCK, \(op), [OP(\(op)) setCompletionBlock: "
+                        + "(GSOperationCompletionBlock)[StepsBlock block: setCompletion_\(k) op: \(op) number: 0 role: "
+                        + "1]]);"
+                )
             case .addExecutionBlock(let op, let steps):
                 let number = scenario.operations[op].kind.blockCount + blocksAdded[op, default: 0]
                 blocksAdded[op, default: 0] += 1
                 function("addBlock_\(k)", steps, this: op)
-                body.append("  CALL(CALL_ADD_EXECUTION_BLOCK, \(op), [(NSBlockOperation *)OP(\(op)) addExecutionBlock: (GSBlockOperationBlock)[StepsBlock block: addBlock_\(k) op: \(op) number: \(number) role: 0]]);")
+                body.append(
+                    "  CALL(CALL_ADD_EXECUTION_BLOCK, \(op), [(NSBlockOperation *)OP(\(op)) addExecutionBlock: "
+                        + "(GSBlockOperationBlock)[StepsBlock block: addBlock_\(k) op: \(op) number: \(number) role: "
+                        + "0]]);"
+                )
             case .setQueuePriority(let op, let p): body.append("  [OP(\(op)) setQueuePriority: \(p)];")
             case .setThreadPriority(let op, let p): body.append("  [OP(\(op)) setThreadPriority: \(p)];")
             case .read(let key, let op): body.append("  readKey(\(op), \(Self.keyConstant(key)));")
             case .readOperationCount(let q): body.append("  (void)[Q(\(q)) operationCount];")
-            case .result(let op): body.append("  CALL(CALL_RESULT, \(op), [(NSInvocationOperation *)OP(\(op)) result]);")
+            case .result(let op):
+                body.append("  CALL(CALL_RESULT, \(op), [(NSInvocationOperation *)OP(\(op)) result]);")
             case .addBlock(let op, let q):
                 guard case .block(let blocks) = scenario.operations[op].kind, let only = blocks.first else { continue }
                 function("queueBlock_\(op)", only, this: op)
-                body.append("  [Q(\(q)) addOperationWithBlock: (GSBlockOperationBlock)[StepsBlock block: queueBlock_\(op) op: \(op) number: 0 role: 0]];")
+                body.append(
+                    "  [Q(\(q)) addOperationWithBlock: (GSBlockOperationBlock)[StepsBlock block: queueBlock_\(op) op: "
+                        + "\(op) number: 0 role: 0]];"
+                )
             case .readSuspended(let q): body.append("  (void)[Q(\(q)) isSuspended];")
             case .readOperations(let q): body.append("  (void)[Q(\(q)) operations];")
             case .releaseQueue, .readQueueDeallocated, .setUnderlyingQueue: break   // refused before: RuleClaims.claims
@@ -347,7 +423,9 @@ struct ObjCReproducer {
                      "static NSArray *runOnce(void)", "{",
                      "  NSMutableArray *failures = [NSMutableArray array];",
                      "  NSString *seen;"]
-        lines.append("  static const int handed[] = { " + (handed.isEmpty ? "-1" : handed.map(String.init).joined(separator: ", ")) + " };")
+        lines.append(
+            "  static const int handed[] = { "
+                + (handed.isEmpty ? "-1" : handed.map(String.init).joined(separator: ", ")) + " };")
         lines.append(scenario.operations.contains { if case .invocation = $0.kind { return true }; return false }
                      ? "  Target *target = [[Target new] autorelease];" : "")
         lines += ["", "  [eventLock lock]; eventCount = 0; [eventLock unlock];",
@@ -357,7 +435,9 @@ struct ObjCReproducer {
         lines += ["", "done:",
                   "  /* Everything handed over has time to finish; then each operation's isFinished is read. */",
                   "  settle(\(handed.count), handed);"]
-        lines += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map { "  readKey(\($0), K_IS_FINISHED);" }
+        lines += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map {
+            "  readKey(\($0), K_IS_FINISHED);"
+        }
         lines.append("")
         for c in claims {
             lines.append("  " + ObjCSource.comment(c.sentence))

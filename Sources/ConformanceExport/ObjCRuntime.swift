@@ -36,7 +36,8 @@ enum { K_IS_CANCELLED, K_IS_CONCURRENT, K_IS_EXECUTING, K_IS_FINISHED, K_IS_READ
 static NSString *keyNames[] = { @"isCancelled", @"isConcurrent", @"isExecuting", @"isFinished", @"isReady",
   @"dependencies", @"queuePriority", @"completionBlock", @"threadPriority", @"executionBlocks" };
 enum { CALL_CANCEL, CALL_ADD, CALL_ADD_BATCH, CALL_SET_COMPLETION_BLOCK, CALL_ADD_EXECUTION_BLOCK, CALL_RESULT,
-       CALL_WAIT_UNTIL_FINISHED, CALL_WAIT_UNTIL_ALL_FINISHED, CALL_ADD_DEPENDENCY, CALL_REMOVE_DEPENDENCY, CALL_START };
+       CALL_WAIT_UNTIL_FINISHED, CALL_WAIT_UNTIL_ALL_FINISHED, CALL_ADD_DEPENDENCY, CALL_REMOVE_DEPENDENCY, \#
+CALL_START };
 static const char *callNames[] = { "cancel", "addOperation", "addOperations:waitUntilFinished:", "setCompletionBlock",
   "addExecutionBlock", "result", "waitUntilFinished", "waitUntilAllOperationsAreFinished", "addDependency",
   "removeDependency", "start" };
@@ -108,15 +109,18 @@ static NSString *describe(int i)
   NSMutableString *s = [NSMutableString stringWithFormat: @"#%d thread %p ", i, e.thread];
 
   if (e.kind == EV_SIGNAL || e.kind == EV_AWAITED)
-    [s appendFormat: @"%s token %d%@", eventNames[e.kind], e.a, e.kind == EV_AWAITED ? (e.b ? @" received" : @" timed out") : @""];
+    [s appendFormat: @"%s token %d%@", eventNames[e.kind], e.a, e.kind == EV_AWAITED ? (e.b ? @" received" : @" timed \#
+out") : @""];
   else if (e.kind >= EV_CALL && e.kind <= EV_STUCK)
     [s appendFormat: @"%s %s %d", eventNames[e.kind], callNames[e.a], e.op];
   else if (e.kind == EV_WILL || e.kind == EV_DID || e.kind == EV_SET || e.kind == EV_READ)
-    [s appendFormat: @"op %d %s %@%@", e.op, eventNames[e.kind], keyNames[e.a], e.b < 0 ? @"" : (e.b ? @" YES" : @" NO")];
+    [s appendFormat: @"op %d %s %@%@", e.op, eventNames[e.kind], keyNames[e.a], e.b < 0 ? @"" : (e.b ? @" YES" : @" \#
+NO")];
   else if (e.kind == EV_BLOCK_BEGAN || e.kind == EV_BLOCK_ENDED)
     [s appendFormat: @"op %d %s %d", e.op, eventNames[e.kind], e.a];
   else
-    [s appendFormat: @"op %d %s%@", e.op, eventNames[e.kind], e.text ? [NSString stringWithFormat: @" \"%@\"", e.text] : @""];
+    [s appendFormat: @"op %d %s%@", e.op, eventNames[e.kind], e.text ? [NSString stringWithFormat: @" \"%@\"", \#
+e.text] : @""];
   return s;
 }
 
@@ -175,7 +179,8 @@ static NSString *duringCall(int call, int op, Pattern p)
   while ((i = findFrom(P(EV_CALL, op, call, -1), i + 1)) >= 0)
     {
       int r = findFrom(P(EV_RETURNED, op, call, -1), i + 1), seen = findFrom(p, i + 1);
-      if (r >= 0 && (seen < 0 || seen > r)) return [NSString stringWithFormat: @"nothing between %@ and %@", describe(i), describe(r)];
+      if (r >= 0 && (seen < 0 || seen > r)) return [NSString stringWithFormat: @"nothing between %@ and %@", \#
+describe(i), describe(r)];
     }
   return nil;
 }
@@ -192,7 +197,8 @@ static NSString *notDuring(Pattern p, Pattern from, Pattern to)
     {
       if (matches(events[i], from)) open++;
       else if (matches(events[i], to) && open > 0) open--;
-      else if (matches(events[i], p) && open > 0) return [NSString stringWithFormat: @"%@ while the span was open", describe(i)];
+      else if (matches(events[i], p) && open > 0) return [NSString stringWithFormat: @"%@ while the span was open", \#
+describe(i)];
     }
   return nil;
 }
@@ -211,11 +217,13 @@ static NSString *balanced(int op)
           else if (events[i].kind == EV_DID)
             {
               NSUInteger at = [open indexOfObject: t];
-              if (at == NSNotFound) return [NSString stringWithFormat: @"%@ with no will-change before it on its thread", describe(i)];
+              if (at == NSNotFound) return [NSString stringWithFormat: @"%@ with no will-change before it on its \#
+thread", describe(i)];
               [open removeObjectAtIndex: at];
             }
         }
-      if ([open count] > 0) return [NSString stringWithFormat: @"a will-change of %@ never followed by its did-change", keyNames[k]];
+      if ([open count] > 0) return [NSString stringWithFormat: @"a will-change of %@ never followed by its \#
+did-change", keyNames[k]];
     }
   return nil;
 }
@@ -242,14 +250,17 @@ static NSString *bracketed(int op, int key)
 static NSString *finishOrder(int op)
 {
   int i, n = eventCount, seen = 0, from = find(P(EV_DID, op, K_IS_EXECUTING, 1));
-  int want[4][2] = { { EV_WILL, K_IS_FINISHED }, { EV_WILL, K_IS_EXECUTING }, { EV_DID, K_IS_EXECUTING }, { EV_DID, K_IS_FINISHED } };
+  int want[4][2] = { { EV_WILL, K_IS_FINISHED }, { EV_WILL, K_IS_EXECUTING }, { EV_DID, K_IS_EXECUTING }, { EV_DID, \#
+K_IS_FINISHED } };
 
   if (from < 0 || find(P(EV_DID, op, K_IS_FINISHED, 1)) < 0) return nil;
   for (i = from + 1; i < n && seen < 4; i++)
     {
       Event e = events[i];
-      if (e.op != op || (e.kind != EV_WILL && e.kind != EV_DID) || (e.a != K_IS_FINISHED && e.a != K_IS_EXECUTING)) continue;
-      if (e.kind != want[seen][0] || e.a != want[seen][1]) return [NSString stringWithFormat: @"%@ came as notification %d", describe(i), seen + 1];
+      if (e.op != op || (e.kind != EV_WILL && e.kind != EV_DID) || (e.a != K_IS_FINISHED && e.a != K_IS_EXECUTING)) \#
+continue;
+      if (e.kind != want[seen][0] || e.a != want[seen][1]) return [NSString stringWithFormat: @"%@ came as \#
+notification %d", describe(i), seen + 1];
       seen++;
     }
   return seen == 4 ? nil : @"the four notifications were not all sent";
@@ -265,7 +276,8 @@ static NSString *exclusive(int op)
       if (e.a == K_IS_EXECUTING) executing = e.b;
       else if (e.a == K_IS_FINISHED) finished = e.b;
       else continue;
-      if (executing && finished) return [NSString stringWithFormat: @"isExecuting YES and isFinished YES, the second at %@", describe(i)];
+      if (executing && finished) return [NSString stringWithFormat: @"isExecuting YES and isFinished YES, the second \#
+at %@", describe(i)];
     }
   return nil;
 }
@@ -276,7 +288,8 @@ static NSString *startAnnounces(int op)
   if (began < 0) return nil;
   while ((i = findFrom(P(EV_MAIN_ENDED, op, -1, -1), i + 1)) >= 0) ended = i;
   i = find(P(EV_DID, op, K_IS_EXECUTING, 1));
-  if (i < 0 || i > began) return [NSString stringWithFormat: @"no did-change isExecuting YES before %@", describe(began)];
+  if (i < 0 || i > began) return [NSString stringWithFormat: @"no did-change isExecuting YES before %@", \#
+describe(began)];
   if (ended >= 0 && findFrom(P(EV_DID, op, K_IS_FINISHED, 1), ended + 1) < 0)
     return [NSString stringWithFormat: @"no did-change isFinished YES after %@", describe(ended)];
   return nil;
@@ -309,7 +322,8 @@ static NSString *atMostRunning(int *ops, int count, int width)
             [names appendFormat: @"%@op %d", running > 1 ? @", " : @"", which[j]];
           }
       if (running > width)
-        return [NSString stringWithFormat: @"%d ran at once (%@), the last starting at %@", running, names, describe(from[i])];
+        return [NSString stringWithFormat: @"%d ran at once (%@), the last starting at %@", running, names, \#
+describe(from[i])];
     }
   return nil;
 }
@@ -394,7 +408,8 @@ static void invokeStepsBlock(void *me)
 @interface Observer : NSObject
 @end
 @implementation Observer
-- (void) observeValueForKeyPath: (NSString *)keyPath ofObject: (id)object change: (NSDictionary *)change context: (void *)context
+- (void) observeValueForKeyPath: (NSString *)keyPath ofObject: (id)object change: (NSDictionary *)change context: \#
+(void *)context
 {
   int op = (int)[ops indexOfObjectIdenticalTo: object], k;
   BOOL prior = [[change objectForKey: NSKeyValueChangeNotificationIsPriorKey] boolValue];
@@ -416,7 +431,8 @@ static void observe(NSOperation *op)
 {
   int k;
   for (k = 0; k < K_THREAD_PRIORITY; k++)
-    [op addObserver: observer forKeyPath: keyNames[k] options: NSKeyValueObservingOptionPrior | NSKeyValueObservingOptionNew context: NULL];
+    [op addObserver: observer forKeyPath: keyNames[k] options: NSKeyValueObservingOptionPrior | \#
+NSKeyValueObservingOptionNew context: NULL];
 }
 
 static void startOp(int op)
@@ -443,7 +459,8 @@ static void spawn(int op, BOOL start)
 
 /* A call that may never return runs on a thread of its own; the program waits for it at most
  * `bound` seconds, then records it as stuck and goes on without it. */
-@interface BoundedCall : NSObject { @public int call, target, wait; NSArray *batch; NSCondition *done; BOOL returned; } @end
+@interface BoundedCall : NSObject { @public int call, target, wait; NSArray *batch; NSCondition *done; BOOL returned; \#
+} @end
 @implementation BoundedCall
 - (void) run: (id)unused
 {

@@ -46,15 +46,26 @@ public enum Reproducer {
             let name = "[A-Za-z_][A-Za-z0-9_]*"
             let argument = "[A-Za-z0-9_.:, -]*"
             guard factory.wholeMatch(of: try! Regex("\(name)(\\.\(name))*\\(\(argument)\\)")) != nil else {
-                throw Refusal(description: "--queue \(JSONDiagnosis.quoted(String(factory.prefix(80)))) is not a queue factory this export can write; "
-                              + "give the initializer your driver's queue factory calls, a type with simple arguments, e.g. "
-                              + "--queue 'MyQueue()' or --queue 'MyQueue(width: 4, bug: .none)' (no strings, closures or comments)")
+                throw Refusal(
+                    description:
+                        "--queue \(JSONDiagnosis.quoted(String(factory.prefix(80)))) is not a queue factory this "
+                            + "export can write; "
+                        + "give the initializer your driver's queue factory calls, a type with simple arguments, e.g. "
+                        + "--queue 'MyQueue()' or --queue 'MyQueue(width: 4, bug: .none)' (no strings, closures or "
+                        + "comments)"
+                )
             }
             guard !modules.isEmpty else {
-                throw Refusal(description: "--queue needs --import MODULE: the module that defines your queue (as your driver imports it)")
+                throw Refusal(
+                    description:
+                        "--queue needs --import MODULE: the module that defines your queue (as your driver imports it)")
             }
             for module in modules where module.wholeMatch(of: try! Regex(name)) == nil {
-                throw Refusal(description: "--import \(JSONDiagnosis.quoted(String(module.prefix(80)))) is not a module name (an identifier)")
+                throw Refusal(
+                    description:
+                        "--import \(JSONDiagnosis.quoted(String(module.prefix(80)))) is not a module name (an "
+                            + "identifier)"
+                )
             }
             self.factory = factory
             self.modules = modules
@@ -96,16 +107,31 @@ public enum Reproducer {
         }
         let s = finding.scenario
         if let queue, style == .objc {
-            throw Refusal(description: "--queue \(queue.factory) builds a Swift queue, and --as objc writes an Objective-C program for GNUstep; export it --as swift-testing or --as xctest")
+            throw Refusal(
+                description:
+                    "--queue \(queue.factory) builds a Swift queue, and --as objc writes an Objective-C program for "
+                        + "GNUstep; export it --as swift-testing or --as xctest"
+            )
         }
         if queue == nil, let platform = finding.platform, platform.owns.contains("queue") {
             let driver = finding.driver.map { " (" + $0.command.joined(separator: " ") + ")" } ?? ""
-            throw Refusal(description: "the finding is of your own queue: its driver\(driver) said the queue is the tested code's, running on \(platform.name)'s operations. "
-                          + "A reproducer of OperationQueue() would test the platform, not your queue: give the expression your driver's "
-                          + "queue factory returns and its module, e.g. --queue 'MyQueue()' --import MyQueue, and the test builds your queue as the driver does")
+            throw Refusal(
+                description:
+                    "the finding is of your own queue: its driver\(driver) said the queue is the tested code's, "
+                        + "running on \(platform.name)'s operations. "
+                    + "A reproducer of OperationQueue() would test the platform, not your queue: give the expression "
+                    + "your driver's "
+                    + "queue factory returns and its module, e.g. --queue 'MyQueue()' --import MyQueue, and the test "
+                    + "builds your queue as the driver does"
+            )
         }
         if let op = s.operations.indices.first(where: { s.operations[$0].kind.isSubclass }) {
-            throw Refusal(description: "op \(op) is the implementation's own asynchronous subclass (a `subclass` operation): its code is yours, not the scenario's, so a standalone reproducer cannot rebuild it; replay the finding with your driver instead")
+            throw Refusal(
+                description:
+                    "op \(op) is the implementation's own asynchronous subclass (a `subclass` operation): its code is "
+                        + "yours, not the scenario's, so a standalone reproducer cannot rebuild it; replay the finding "
+                        + "with your driver instead"
+            )
         }
         let claims: [Claim]
         do { claims = try RuleClaims.claims(rule: finding.rule, message: finding.message, scenario: s) } catch {
@@ -116,10 +142,21 @@ public enum Reproducer {
             break
         case .swiftTesting, .xctest:
             if let kvo = claims.first(where: { $0.check.needsKVO }) {
-                throw Refusal(description: "\(finding.rule)'s assertion (\(kvo.sentence)) needs key-value notifications, which swift-corelibs-foundation does not send; export it --as objc for GNUstep, or assert it on Darwin")
+                throw Refusal(
+                    description:
+                        "\(finding.rule)'s assertion (\(kvo.sentence)) needs key-value notifications, which "
+                            + "swift-corelibs-foundation does not send; export it --as objc for GNUstep, or assert it "
+                            + "on Darwin"
+                )
             }
-            if let op = s.operations.indices.first(where: { if case .invocation = s.operations[$0].kind { return true }; return false }) {
-                throw Refusal(description: "op \(op) is an invocation operation, which swift-corelibs-foundation does not have (no NSInvocationOperation on Linux)")
+            if let op = s.operations.indices.first(where: {
+                if case .invocation = s.operations[$0].kind { return true }; return false
+            }) {
+                throw Refusal(
+                    description:
+                        "op \(op) is an invocation operation, which swift-corelibs-foundation does not have (no "
+                            + "NSInvocationOperation on Linux)"
+                )
             }
         }
         let runs = given ?? Self.runs(reproduced: finding.reproduced, attempts: finding.attempts)
@@ -127,7 +164,7 @@ public enum Reproducer {
         var header = header(finding, claims: claims, style: style, runs: runs, given: given != nil, file: file)
         if let queue {
             header.insert("Builds your queue as your driver does, with \(queue.factory), in place of OperationQueue(): "
-                          + "it needs \(queue.modules.joined(separator: ", ")) (put it in a test target that depends on "
+                    + "it needs \(queue.modules.joined(separator: ", ")) (put it in a test target that depends on "
                           + (queue.modules.count == 1 ? "it" : "them") + ").", at: header.firstIndex(of: "") ?? 0)
         }
         switch style {
@@ -144,32 +181,55 @@ public enum Reproducer {
     static func header(_ f: Finding, claims: [Claim], style: Style, runs: Int, given: Bool, file: String?) -> [String] {
         let rule = RuleBook.rules.first { $0.id == f.rule }
         var lines: [String] = []
-        lines.append("\(f.rule) on \(f.impl): " + (rule?.statement ?? "every call returns and the run ends (the harness's hang rule)."))
-        if let rule { lines.append("Documents: " + rule.citations.map(\.description).joined(separator: "; ") + " (000-004 are the five seed documents of OperationConformance's Specs/rules.md)") }
+        lines.append(
+            "\(f.rule) on \(f.impl): "
+                + (rule?.statement ?? "every call returns and the run ends (the harness's hang rule)."))
+        if let rule {
+            lines.append(
+                "Documents: " + rule.citations.map(\.description).joined(separator: "; ")
+                    + " (000-004 are the five seed documents of OperationConformance's Specs/rules.md)")
+        }
         lines.append("")
         lines.append("What the harness saw: \(f.message)")
         lines.append("What this program asserts:")
         for c in claims { lines.append("  - \(c.sentence)") }
         lines.append("")
-        lines.append("Found by OperationConformance (case \(f.caseIndex) of seed \(f.runSeed), minimised to \(f.scenario.operations.count) operations from \(f.originalOperations)); the harness replays it with:")
+        lines.append(
+            "Found by OperationConformance (case \(f.caseIndex) of seed \(f.runSeed), minimised to "
+                + "\(f.scenario.operations.count) operations from \(f.originalOperations)); the harness replays it "
+                + "with:"
+        )
         lines.append("  " + f.replayLine(file: file))
         lines.append("")
         switch style {
         case .objc:
             lines.append("Needs only GNUstep Base and gcc. Build and run:")
             lines.append("  gcc `gnustep-config --objc-flags` -o repro THIS_FILE.m `gnustep-config --base-libs`")
-            lines.append("  ./repro        exit status 1: the bug showed (the claim, what was seen, the run's events are printed); 0: it held")
+            lines.append(
+                "  ./repro        exit status 1: the bug showed (the claim, what was seen, the run's events are "
+                    + "printed); 0: it held"
+            )
         case .swiftTesting:
-            lines.append("A Swift Testing test that needs only Foundation: put it in a test target and run `swift test`.")
+            lines.append(
+                "A Swift Testing test that needs only Foundation: put it in a test target and run `swift test`.")
         case .xctest:
-            lines.append("An XCTest test that needs only Foundation and XCTest: put it in a test target and run `swift test`.")
+            lines.append(
+                "An XCTest test that needs only Foundation and XCTest: put it in a test target and run `swift test`.")
         }
         let rate = "the finding reproduced \(f.reproduced) of \(f.attempts) times when it was found"
-        lines.append("Runs the scenario \(runs) time\(runs == 1 ? "" : "s") and fails at the first run that breaks the claim: "
-                     + (given ? "the number asked for at export (\(rate))." : "\(rate); \(runs) runs show a bug of that rate with probability 99.9%."))
-        if style == .objc { lines.append("REPRO_RUNS=N sets the number of runs; REPRO_ALL=1 runs them all and counts the failures.") }
+        lines.append(
+            "Runs the scenario \(runs) time\(runs == 1 ? "" : "s") and fails at the first run that breaks the claim: "
+                + (given
+                    ? "the number asked for at export (\(rate))."
+                    : "\(rate); \(runs) runs show a bug of that rate with probability 99.9%."))
+        if style == .objc {
+            lines.append("REPRO_RUNS=N sets the number of runs; REPRO_ALL=1 runs them all and counts the failures.")
+        }
         else { lines.append("REPRO_RUNS=N in the environment sets the number of runs.") }
-        lines.append("Waits and triggers are bounded: a call that does not return is recorded as stuck and the rest of the run is skipped.")
+        lines.append(
+            "Waits and triggers are bounded: a call that does not return is recorded as stuck and the rest of the run "
+                + "is skipped."
+        )
         lines.append("Written by `opconform export`; nothing of OperationConformance is needed to build or run it.")
         return lines
     }

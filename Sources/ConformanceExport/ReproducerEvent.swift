@@ -73,10 +73,20 @@ struct EventPattern: Sendable, Equatable {
     var a: Int = -1
     var b: Int = -1
 
-    static func call(_ c: ReproducerCall, _ op: Int) -> EventPattern { EventPattern(kind: .call, op: op, a: c.rawValue) }
-    static func returned(_ c: ReproducerCall, _ op: Int) -> EventPattern { EventPattern(kind: .returned, op: op, a: c.rawValue) }
-    static func stuck(_ c: ReproducerCall? = nil, _ op: Int = -1) -> EventPattern { EventPattern(kind: .stuck, op: op, a: c?.rawValue ?? -1) }
-    static func read(_ op: Int, _ key: StateKey, _ value: Int = -1) -> EventPattern { EventPattern(kind: .read, op: op, a: key.index, b: value) }
-    static func did(_ op: Int, _ key: StateKey, _ value: Int = -1) -> EventPattern { EventPattern(kind: .did, op: op, a: key.index, b: value) }
+    static func call(_ c: ReproducerCall, _ op: Int) -> EventPattern {
+        EventPattern(kind: .call, op: op, a: c.rawValue)
+    }
+    static func returned(_ c: ReproducerCall, _ op: Int) -> EventPattern {
+        EventPattern(kind: .returned, op: op, a: c.rawValue)
+    }
+    static func stuck(_ c: ReproducerCall? = nil, _ op: Int = -1) -> EventPattern {
+        EventPattern(kind: .stuck, op: op, a: c?.rawValue ?? -1)
+    }
+    static func read(_ op: Int, _ key: StateKey, _ value: Int = -1) -> EventPattern {
+        EventPattern(kind: .read, op: op, a: key.index, b: value)
+    }
+    static func did(_ op: Int, _ key: StateKey, _ value: Int = -1) -> EventPattern {
+        EventPattern(kind: .did, op: op, a: key.index, b: value)
+    }
     static func will(_ op: Int, _ key: StateKey) -> EventPattern { EventPattern(kind: .will, op: op, a: key.index) }
 }

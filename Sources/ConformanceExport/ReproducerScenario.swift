@@ -32,7 +32,8 @@ enum ReproducerScenario {
         for step in s.driver.prefix(k) {
             switch step.action {
             case .add(let op, let queue) where queue == q: if !list.contains(op) { list.append(op) }
-            case .addBatch(let ops, let queue, _) where queue == q: for op in ops where !list.contains(op) { list.append(op) }
+            case .addBatch(let ops, let queue, _) where queue == q:
+                for op in ops where !list.contains(op) { list.append(op) }
             default: break
             }
         }
@@ -61,10 +62,18 @@ enum ReproducerScenario {
         }
         let cancelled = { (op: Int) -> Bool in
             bodyCancels || s.driver.contains {
-                switch $0.action { case .cancel(let x): return x == op; case .cancelAll: return true; default: return false }
+                    switch $0.action {
+                    case .cancel(let x): return x == op;
+                    case .cancelAll: return true;
+                    default: return false
+                    }
             }
         }
-        if bodyStarts || s.driver.contains(where: { if case .start(let x) = $0.action { return x == low }; return false }) {
+        if bodyStarts
+            || s.driver.contains(where: {
+                if case .start(let x) = $0.action { return x == low }; return false
+            })
+        {
             return "op \(low) may be started by hand, not by the queue"
         }
         if waits(s, low, on: high, unless: cancelled) { return nil }
@@ -100,19 +109,27 @@ enum ReproducerScenario {
                 return "queue \(q) is not serial (width \(width)) when the operations are added"
             }
             if k == highAdd?.step, !deps.isEmpty {
-                return "op \(high) has dependencies (\(deps.map { "op \($0)" }.joined(separator: ", "))) when it is added, so it need not be ready when the queue chooses"
+                return
+                    "op \(high) has dependencies (\(deps.map { "op \($0)" }.joined(separator: ", "))) when it is "
+                        + "added, so it need not be ready when the queue chooses"
             }
         }
-        guard let h = highAdd, let l = lowAdd else { return "the scenario does not add both op \(high) and op \(low) to queue \(q)" }
+        guard let h = highAdd, let l = lowAdd else {
+            return "the scenario does not add both op \(high) and op \(low) to queue \(q)"
+        }
         if s.operations.indices.contains(high), s.operations[high].readyAfterSignal != nil {
             return "op \(high) overrides isReady, so it need not be ready when the queue chooses"
         }
         if h.step < l.step { return nil }
         if h.suspended && l.suspended && !resumedBetween { return nil }
         if h.step == l.step {
-            return "op \(low) and op \(high) are added in one batch (step \(l.step)) to a queue that is not suspended, which may start op \(low) before op \(high) is handed to it"
+            return
+                "op \(low) and op \(high) are added in one batch (step \(l.step)) to a queue that is not suspended, "
+                    + "which may start op \(low) before op \(high) is handed to it"
         }
-        return "op \(low) is added (step \(l.step)) before op \(high) (step \(h.step)) to a queue that is not suspended in between, so the queue may choose op \(low) before op \(high) is there to choose"
+        return
+            "op \(low) is added (step \(l.step)) before op \(high) (step \(h.step)) to a queue that is not suspended "
+                + "in between, so the queue may choose op \(low) before op \(high) is there to choose"
     }
 
     /// Whether `op` waits for `target` through dependencies the scenario never removes, with

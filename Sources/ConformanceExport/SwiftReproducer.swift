@@ -55,12 +55,21 @@ struct SwiftReproducer {
 
     mutating func text() -> String {
         var lines = header.map { SwiftSource.comment($0) }
-        lines += ["", "import Foundation", xctest ? "import XCTest" : "import Testing"] + (queue?.modules.map { "import \($0)" } ?? [])
-        lines += ["", queue == nil ? SwiftRuntime.text : SwiftRuntime.text.replacingOccurrences(of: SwiftRuntime.queuesLine, with: SwiftRuntime.userQueuesLine)]
+        lines +=
+            ["", "import Foundation", xctest ? "import XCTest" : "import Testing"]
+            + (queue?.modules.map { "import \($0)" } ?? [])
+        lines += [
+            "",
+            queue == nil
+                ? SwiftRuntime.text
+                : SwiftRuntime.text.replacingOccurrences(of: SwiftRuntime.queuesLine, with: SwiftRuntime.userQueuesLine)
+        ]
         if let queue { lines += SwiftRuntime.userQueue(queue) }
         lines += ["// MARK: - The scenario's operations", ""]
         var classes: [String] = []
-        for (i, o) in scenario.operations.enumerated() where !ReproducerScenario.isBlockAdded(scenario, i) { classes += operationClass(i, o) }
+        for (i, o) in scenario.operations.enumerated() where !ReproducerScenario.isBlockAdded(scenario, i) {
+            classes += operationClass(i, o)
+        }
         let run = runOnce()
         lines += classes + functions + run + testFunction()
         return lines.joined(separator: "\n") + "\n"
@@ -89,37 +98,61 @@ struct SwiftReproducer {
         let soundness = "/// `@unchecked Sendable` is sound: its stored properties are `let`"
         switch o.kind {
         case .main(let body):
-            lines += [soundness + ".", "fileprivate final class \(name): Operation, @unchecked Sendable {", "    unowned let run: Run",
-                      "    init(_ run: Run) { self.run = run; super.init() }"]
+            lines += [
+                soundness + ".", "fileprivate final class \(name): Operation, @unchecked Sendable {",
+                "    unowned let run: Run",
+                "    init(_ run: Run) { self.run = run; super.init() }"
+            ]
             lines += loggedOverrides(i, readyToken: o.readyAfterSignal, getters: true)
-            lines += ["    override func main() { run.record(.mainBegan, \(i)); run.taskThread(\(i)); steps(); run.record(.mainEnded, \(i)) }",
-                      "    func steps() {"] + steps(body, this: i, selfExpr: "self", indent: 2) + ["    }", "}", ""]
+            lines +=
+                [
+                    "    override func main() { run.record(.mainBegan, \(i)); run.taskThread(\(i)); steps(); "
+                        + "run.record(.mainEnded, \(i)) }",
+                    "    func steps() {"
+                ] + steps(body, this: i, selfExpr: "self", indent: 2) + ["    }", "}", ""]
         case .block(let blocks):
-            lines += [soundness + ".", "fileprivate final class \(name): BlockOperation, @unchecked Sendable {", "    unowned let run: Run",
-                      "    init(_ run: Run) { self.run = run; super.init() }"]
+            lines += [
+                soundness + ".", "fileprivate final class \(name): BlockOperation, @unchecked Sendable {",
+                "    unowned let run: Run",
+                "    init(_ run: Run) { self.run = run; super.init() }"
+            ]
             lines += loggedOverrides(i, readyToken: o.readyAfterSignal, getters: true)
-            lines += ["    override func main() { run.record(.mainBegan, \(i)); super.main(); run.record(.mainEnded, \(i)) }", "}", ""]
+            lines += [
+                "    override func main() { run.record(.mainBegan, \(i)); super.main(); run.record(.mainEnded, \(i)) }",
+                "}", ""
+            ]
             for (b, body) in blocks.enumerated() { function("block_\(i)_\(b)", body, this: i) }
         case .concurrent(let p):
-            lines += ["/// `@unchecked Sendable` is sound: `executing` and `finished` are only touched under `stateLock`;",
-                      "/// the other stored properties are `let`.",
-                      "fileprivate final class \(name): Operation, @unchecked Sendable {", "    unowned let run: Run",
-                      "    private let stateLock = NSLock()", "    private var executing = false", "    private var finished = false",
-                      "    init(_ run: Run) { self.run = run; super.init() }"]
+            lines += [
+                "/// `@unchecked Sendable` is sound: `executing` and `finished` are only touched under `stateLock`;",
+                "/// the other stored properties are `let`.",
+                "fileprivate final class \(name): Operation, @unchecked Sendable {", "    unowned let run: Run",
+                "    private let stateLock = NSLock()", "    private var executing = false",
+                "    private var finished = false",
+                "    init(_ run: Run) { self.run = run; super.init() }"
+            ]
             lines += loggedOverrides(i, readyToken: o.readyAfterSignal, getters: false)
             if p.overridesIsConcurrent { lines.append("    override var isAsynchronous: Bool { true }") }
             lines += [
-                "    override var isExecuting: Bool { stateLock.withLock { run.logged(\(i), .isExecuting, executing) } }",
+                "    override var isExecuting: Bool { stateLock.withLock { run.logged(\(i), .isExecuting, executing) } "
+                    + "}",
                 "    override var isFinished: Bool { stateLock.withLock { run.logged(\(i), .isFinished, finished) } }",
-                "    func storeExecuting(_ value: Bool) { stateLock.withLock { executing = value; run.record(.set, \(i), Key.isExecuting.rawValue, value ? 1 : 0) } }",
-                "    func storeFinished(_ value: Bool) { stateLock.withLock { finished = value; run.record(.set, \(i), Key.isFinished.rawValue, value ? 1 : 0) } }",
+                "    func storeExecuting(_ value: Bool) { stateLock.withLock { executing = value; run.record(.set, "
+                    + "\(i), Key.isExecuting.rawValue, value ? 1 : 0) } }",
+                "    func storeFinished(_ value: Bool) { stateLock.withLock { finished = value; run.record(.set, \(i), "
+                    + "Key.isFinished.rawValue, value ? 1 : 0) } }",
                 "    func superStart() { super.start() }",
                 "    override func start() { run.record(.start, \(i)); startSteps() }",
-                "    override func main() { run.record(.mainBegan, \(i)); run.taskThread(\(i)); mainSteps(); run.record(.mainEnded, \(i)) }",
+                "    override func main() { run.record(.mainBegan, \(i)); run.taskThread(\(i)); mainSteps(); "
+                    + "run.record(.mainEnded, \(i)) }"
             ]
             lines += ["    func startSteps() {"] + steps(p.start, this: i, selfExpr: "self", indent: 2) + ["    }"]
             lines += ["    func mainSteps() {"] + steps(p.main, this: i, selfExpr: "self", indent: 2) + ["    }"]
-            for r in p.routines { lines += ["    func \(ReproducerScenario.routineName(r.name))() {"] + steps(r.body, this: i, selfExpr: "self", indent: 2) + ["    }"] }
+            for r in p.routines {
+                lines +=
+                    ["    func \(ReproducerScenario.routineName(r.name))() {"]
+                    + steps(r.body, this: i, selfExpr: "self", indent: 2) + ["    }"]
+            }
             lines += ["}", ""]
         case .invocation, .subclass:
             preconditionFailure("invocation and subclass operations are refused before a Swift reproducer is written")
@@ -130,7 +163,9 @@ struct SwiftReproducer {
 
 
     private mutating func function(_ name: String, _ body: [Step], this: Int) {
-        functions += ["fileprivate func \(name)(_ run: Run) {"] + steps(body, this: this, selfExpr: "run.ops[\(this)]", indent: 1) + ["}", ""]
+        functions +=
+            ["fileprivate func \(name)(_ run: Run) {"]
+            + steps(body, this: this, selfExpr: "run.ops[\(this)]", indent: 1) + ["}", ""]
     }
 
     private func ref(_ r: OpRef, this: Int, selfExpr: String) -> String {
@@ -150,7 +185,9 @@ struct SwiftReproducer {
         case .isExecuting(let r): return "\(ref(r, this: this, selfExpr: selfExpr)).isExecuting"
         case .isFinished(let r): return "\(ref(r, this: this, selfExpr: selfExpr)).isFinished"
         case .not(let c): return "!(\(condition(c, this: this, selfExpr: selfExpr)))"
-        case .and(let a, let b): return "(\(condition(a, this: this, selfExpr: selfExpr)) && \(condition(b, this: this, selfExpr: selfExpr)))"
+        case .and(let a, let b):
+            return
+                "(\(condition(a, this: this, selfExpr: selfExpr)) && \(condition(b, this: this, selfExpr: selfExpr)))"
         }
     }
 
@@ -176,15 +213,21 @@ struct SwiftReproducer {
             case .return: lines.append(pad + "return")
             case .willChange(let k): lines.append(pad + "\(selfExpr).willChangeValue(forKey: \"\(k.rawValue)\")")
             case .didChange(let k): lines.append(pad + "\(selfExpr).didChangeValue(forKey: \"\(k.rawValue)\")")
-            case .willChangeUnprefixed(let k): lines.append(pad + "\(selfExpr).willChangeValue(forKey: \"\(k.unprefixedName ?? k.rawValue)\")")
-            case .didChangeUnprefixed(let k): lines.append(pad + "\(selfExpr).didChangeValue(forKey: \"\(k.unprefixedName ?? k.rawValue)\")")
-            case .set(let k, let v): lines.append(pad + "\(typed(this, selfExpr)).\(k == .isFinished ? "storeFinished" : "storeExecuting")(\(v))")
-            case .call(let name): lines.append(pad + "\(typed(this, selfExpr)).\(ReproducerScenario.routineName(name))()")
+            case .willChangeUnprefixed(let k):
+                lines.append(pad + "\(selfExpr).willChangeValue(forKey: \"\(k.unprefixedName ?? k.rawValue)\")")
+            case .didChangeUnprefixed(let k):
+                lines.append(pad + "\(selfExpr).didChangeValue(forKey: \"\(k.unprefixedName ?? k.rawValue)\")")
+            case .set(let k, let v):
+                lines.append(
+                    pad + "\(typed(this, selfExpr)).\(k == .isFinished ? "storeFinished" : "storeExecuting")(\(v))")
+            case .call(let name):
+                lines.append(pad + "\(typed(this, selfExpr)).\(ReproducerScenario.routineName(name))()")
             case .callMain: lines.append(pad + "\(selfExpr).main()")
             case .callSuperStart: lines.append(pad + "\(typed(this, selfExpr)).superStart()")
             case .spawn(let m, let r):
                 let target = r.resolve(this)
-                lines.append(pad + "Thread.detachNewThread { [run] in run.ops[\(target)].\(m == .start ? "start" : "main")() }")
+                lines.append(
+                    pad + "Thread.detachNewThread { [run] in run.ops[\(target)].\(m == .start ? "start" : "main")() }")
             case .start(let r): lines.append(pad + "run.ops[\(r.resolve(this))].start()")
             case .cancel(let r): lines.append(pad + "\(ref(r, this: this, selfExpr: selfExpr)).cancel()")
             case .read(let k, let r): lines.append(pad + "run.readKey(\(r.resolve(this)), .\(k.rawValue))")
@@ -211,24 +254,44 @@ struct SwiftReproducer {
         for (q, c) in scenario.queues.enumerated() {
             body.append("    run.queues.append(\(queue?.factory ?? "OperationQueue()"))")
             if let name = c.name { body.append("    run.queues[\(q)].name = \(SwiftSource.stringLiteral(name))") }
-            if c.maxConcurrent != QueueConfig.defaultMax { body.append("    run.queues[\(q)].maxConcurrentOperationCount = \(c.maxConcurrent)") }
+            if c.maxConcurrent != QueueConfig.defaultMax {
+                body.append("    run.queues[\(q)].maxConcurrentOperationCount = \(c.maxConcurrent)")
+            }
             if c.suspended { body.append("    run.queues[\(q)].isSuspended = true") }
         }
         for (i, o) in scenario.operations.enumerated() {
             if ReproducerScenario.isBlockAdded(scenario, i) {
-                body.append("    run.ops.append(Operation())   // a place holder: op \(i)'s block goes to addOperation(_:) with a closure")
+                body.append(
+                    "    run.ops.append(Operation())   // a place holder: op \(i)'s block goes to addOperation(_:) "
+                        + "with a closure"
+                )
                 continue
             }
             body.append("    run.ops.append(Op\(i)(run))")
             if case .block(let blocks) = o.kind {
                 for b in blocks.indices {
-                    body.append("    (run.ops[\(i)] as! BlockOperation).addExecutionBlock { [run] in run.record(.blockBegan, \(i), \(b)); run.taskThread(\(i)); block_\(i)_\(b)(run); run.record(.blockEnded, \(i), \(b)) }")
+                    body.append(
+                        "    (run.ops[\(i)] as! BlockOperation).addExecutionBlock { [run] in run.record(.blockBegan, "
+                            + "\(i), \(b)); run.taskThread(\(i)); block_\(i)_\(b)(run); run.record(.blockEnded, \(i), "
+                            + "\(b)) }"
+                    )
                 }
             }
-            if let p = o.queuePriority { body.append("    run.ops[\(i)].queuePriority = Operation.QueuePriority(rawValue: \(p)) ?? .normal") }
-            if let t = o.threadPriority { body.append("    // op \(i)'s threadPriority \(t) is not set: swift-corelibs-foundation's Operation has no threadPriority") }
+            if let p = o.queuePriority {
+                body.append("    run.ops[\(i)].queuePriority = Operation.QueuePriority(rawValue: \(p)) ?? .normal")
+            }
+            if let t = o.threadPriority {
+                body.append(
+                    "    // op \(i)'s threadPriority \(t) is not set: swift-corelibs-foundation's Operation has no "
+                        + "threadPriority"
+                )
+            }
             if o.completion != nil {
-                body.append("    run.called(.setCompletionBlock, \(i)) { run.ops[\(i)].completionBlock = { [run] in run.record(.completionBegan, \(i)); completion_\(i)(run); run.record(.completionEnded, \(i)) } }")
+                body.append(
+                    "    run.called(.setCompletionBlock, \(i)) { run.ops[\(i)].completionBlock = { [run] in "
+                        + "run.record(.completionBegan, \(i)); completion_\(i)(run); run.record(.completionEnded, "
+                        + "\(i)) } }"
+                )
             }
         }
         for d in scenario.dependencies { body.append("    run.ops[\(d.op)].addDependency(run.ops[\(d.on)])") }
@@ -241,7 +304,8 @@ struct SwiftReproducer {
                 switch t {
                 case .started(let op): d.append("        run.after { run.find(P(.start, \(op), -1, -1)) != nil }")
                 case .mainBegan(let op): d.append("        run.after { run.find(P(.mainBegan, \(op), -1, -1)) != nil }")
-                case .blockBegan(let op, let b): d.append("        run.after { run.find(P(.blockBegan, \(op), \(b), -1)) != nil }")
+                case .blockBegan(let op, let b):
+                    d.append("        run.after { run.find(P(.blockBegan, \(op), \(b), -1)) != nil }")
                 case .finished(let op): d.append("        run.after { run.quietlyFinished(\(op)) }")
                 case .signaled(let t): d.append("        run.after { run.isSignalled(\(t)) }")
                 }
@@ -254,10 +318,16 @@ struct SwiftReproducer {
                 list.forEach(hand)
                 let array = "[" + list.map { "run.ops[\($0)]" }.joined(separator: ", ") + "]"
                 if wait {
-                    d.append("        run.bounded(.addBatch, \(q)) { [run] in run.queues[\(q)].addOperations(\(array), waitUntilFinished: true) }")
+                    d.append(
+                        "        run.bounded(.addBatch, \(q)) { [run] in run.queues[\(q)].addOperations(\(array), "
+                            + "waitUntilFinished: true) }"
+                    )
                     d += list.map { "        if !run.abandoned { run.readKey(\($0), .isFinished) }" }
                 } else {
-                    d.append("        run.called(.addBatch, \(q)) { run.queues[\(q)].addOperations(\(array), waitUntilFinished: false) }")
+                    d.append(
+                        "        run.called(.addBatch, \(q)) { run.queues[\(q)].addOperations(\(array), "
+                            + "waitUntilFinished: false) }"
+                    )
                 }
             case .start(let op):
                 hand(op)
@@ -269,32 +339,58 @@ struct SwiftReproducer {
             case .cancelAll(let q): d.append("        run.queues[\(q)].cancelAllOperations()")
             case .suspend(let q): d.append("        run.queues[\(q)].isSuspended = true")
             case .resume(let q): d.append("        run.queues[\(q)].isSuspended = false")
-            case .setMaxConcurrent(let q, let n): d.append("        run.queues[\(q)].maxConcurrentOperationCount = \(n)")
-            case .addDependency(let op, let on): d.append("        run.called(.addDependency, \(op)) { run.ops[\(op)].addDependency(run.ops[\(on)]) }")
-            case .removeDependency(let op, let on): d.append("        run.called(.removeDependency, \(op)) { run.ops[\(op)].removeDependency(run.ops[\(on)]) }")
+            case .setMaxConcurrent(let q, let n):
+                d.append("        run.queues[\(q)].maxConcurrentOperationCount = \(n)")
+            case .addDependency(let op, let on):
+                d.append("        run.called(.addDependency, \(op)) { run.ops[\(op)].addDependency(run.ops[\(on)]) }")
+            case .removeDependency(let op, let on):
+                d.append(
+                    "        run.called(.removeDependency, \(op)) { run.ops[\(op)].removeDependency(run.ops[\(on)]) }")
             case .waitUntilFinished(let op):
-                d.append("        run.bounded(.waitUntilFinished, \(op)) { [run] in run.ops[\(op)].waitUntilFinished() }")
+                d.append(
+                    "        run.bounded(.waitUntilFinished, \(op)) { [run] in run.ops[\(op)].waitUntilFinished() }")
                 d.append("        if !run.abandoned { run.readKey(\(op), .isFinished) }")
             case .waitUntilAllFinished(let q):
-                d.append("        run.bounded(.waitUntilAllFinished, \(q)) { [run] in run.queues[\(q)].waitUntilAllOperationsAreFinished() }")
-                d += ReproducerScenario.addedTo(scenario, q, before: k).map { "        if !run.abandoned { run.readKey(\($0), .isFinished) }" }
+                d.append(
+                    "        run.bounded(.waitUntilAllFinished, \(q)) { [run] in "
+                        + "run.queues[\(q)].waitUntilAllOperationsAreFinished() }"
+                )
+                d += ReproducerScenario.addedTo(scenario, q, before: k).map {
+                    "        if !run.abandoned { run.readKey(\($0), .isFinished) }"
+                }
             case .setCompletionBlock(let op, let steps):
                 function("setCompletion_\(k)", steps, this: op)
-                d.append("        run.called(.setCompletionBlock, \(op)) { run.ops[\(op)].completionBlock = { [run] in run.record(.completionBegan, \(op)); setCompletion_\(k)(run); run.record(.completionEnded, \(op)) } }")
+                d.append(
+                    "        run.called(.setCompletionBlock, \(op)) { run.ops[\(op)].completionBlock = { [run] in "
+                        + "run.record(.completionBegan, \(op)); setCompletion_\(k)(run); run.record(.completionEnded, "
+                        + "\(op)) } }"
+                )
             case .addExecutionBlock(let op, let steps):
                 let number = scenario.operations[op].kind.blockCount + blocksAdded[op, default: 0]
                 blocksAdded[op, default: 0] += 1
                 function("addBlock_\(k)", steps, this: op)
-                d.append("        run.called(.addExecutionBlock, \(op)) { (run.ops[\(op)] as! BlockOperation).addExecutionBlock { [run] in run.record(.blockBegan, \(op), \(number)); run.taskThread(\(op)); addBlock_\(k)(run); run.record(.blockEnded, \(op), \(number)) } }")
-            case .setQueuePriority(let op, let p): d.append("        run.ops[\(op)].queuePriority = Operation.QueuePriority(rawValue: \(p)) ?? .normal")
-            case .setThreadPriority(let op, let p): d.append("        // (threadPriority \(p) of op \(op) is not set: swift-corelibs-foundation's Operation has no threadPriority)")
+                d.append(
+                    "        run.called(.addExecutionBlock, \(op)) { (run.ops[\(op)] as! "
+                        + "BlockOperation).addExecutionBlock { [run] in run.record(.blockBegan, \(op), \(number)); "
+                        + "run.taskThread(\(op)); addBlock_\(k)(run); run.record(.blockEnded, \(op), \(number)) } }"
+                )
+            case .setQueuePriority(let op, let p):
+                d.append("        run.ops[\(op)].queuePriority = Operation.QueuePriority(rawValue: \(p)) ?? .normal")
+            case .setThreadPriority(let op, let p):
+                d.append(
+                    "        // (threadPriority \(p) of op \(op) is not set: swift-corelibs-foundation's Operation has "
+                        + "no threadPriority)"
+                )
             case .read(let key, let op): d.append("        run.readKey(\(op), .\(key.rawValue))")
             case .readOperationCount(let q): d.append("        _ = run.queues[\(q)].operationCount")
             case .result: continue
             case .addBlock(let op, let q):
                 guard case .block(let blocks) = scenario.operations[op].kind, let only = blocks.first else { continue }
                 function("queueBlock_\(op)", only, this: op)
-                d.append("        run.queues[\(q)].addOperation { [run] in run.record(.blockBegan, \(op), 0); run.taskThread(\(op)); queueBlock_\(op)(run); run.record(.blockEnded, \(op), 0) }")
+                d.append(
+                    "        run.queues[\(q)].addOperation { [run] in run.record(.blockBegan, \(op), 0); "
+                        + "run.taskThread(\(op)); queueBlock_\(op)(run); run.record(.blockEnded, \(op), 0) }"
+                )
             case .readSuspended(let q): d.append("        _ = run.queues[\(q)].isSuspended")
             case .readOperations: break   // a read of the list changes nothing, and a queue of yours need not have one
             case .releaseQueue, .readQueueDeallocated, .setUnderlyingQueue: break   // refused before: RuleClaims.claims
@@ -306,15 +402,20 @@ struct SwiftReproducer {
         body += ["    }", "    drive()", "",
                  "    // Everything handed over has time to finish; then each operation's isFinished is read.",
                  "    run.settle([" + handed.map(String.init).joined(separator: ", ") + "])"]
-        body += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map { "    run.readKey(\($0), .isFinished)" }
+        body += scenario.operations.indices.filter { !ReproducerScenario.isBlockAdded(scenario, $0) }.map {
+            "    run.readKey(\($0), .isFinished)"
+        }
         body += ["", "    var failures: [String] = []"]
         for c in claims {
             body.append("    " + SwiftSource.comment(c.sentence))
             let sentence = SwiftSource.stringLiteral(c.sentence + ": instead, ")
             body.append("    if let seen = \(Self.call(c.check)) { failures.append(\(sentence) + seen) }")
         }
-        body += ["    if !failures.isEmpty { failures.append(\"the events of that run:\\n\" + run.snapshot().indices.map { \"  \" + run.describe($0) }.joined(separator: \"\\n\")) }",
-                 "    return failures"]
+        body += [
+            "    if !failures.isEmpty { failures.append(\"the events of that run:\\n\" + run.snapshot().indices.map { "
+                + "\"  \" + run.describe($0) }.joined(separator: \"\\n\")) }",
+            "    return failures"
+        ]
         return ["// MARK: - One run of the scenario, and the claims about it", "",
                 "fileprivate func runOnce() -> [String] {",
                 "    let run = Run(bound: \(String(format: "%.1f", bound)))"] + body + ["}", ""]
@@ -334,7 +435,8 @@ struct SwiftReproducer {
                     "        for run in 1...max(1, runs) {",
                     "            let failures = runOnce()",
                     "            if !failures.isEmpty {",
-                    "                XCTFail(\"failed on run \\(run) of \\(runs):\\n\" + failures.joined(separator: \"\\n\"))",
+                "                XCTFail(\"failed on run \\(run) of \\(runs):\\n\" + failures.joined(separator: "
+                    + "\"\\n\"))",
                     "                return",
                     "            }",
                     "        }",
@@ -348,7 +450,8 @@ struct SwiftReproducer {
                 "    for run in 1...max(1, runs) {",
                 "        let failures = runOnce()",
                 "        if !failures.isEmpty {",
-                "            Issue.record(Comment(rawValue: \"failed on run \\(run) of \\(runs):\\n\" + failures.joined(separator: \"\\n\")))",
+            "            Issue.record(Comment(rawValue: \"failed on run \\(run) of \\(runs):\\n\" + "
+                + "failures.joined(separator: \"\\n\")))",
                 "            return",
                 "        }",
                 "    }",

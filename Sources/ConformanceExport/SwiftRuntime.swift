@@ -28,8 +28,10 @@ enum SwiftRuntime {
          "    var name: String? { get set }",
          "}",
          "extension ReproducerQueue {",
-         "    /// As OperationQueue's: the block in a BlockOperation (004, \"Adding Operations to an Operation Queue\").",
-         "    func addOperation(_ block: @escaping @Sendable () -> Void) { addOperation(BlockOperation(block: block)) }",
+            "    /// As OperationQueue's: the block in a BlockOperation (004, \"Adding Operations to an Operation "
+                + "Queue\").",
+            "    func addOperation(_ block: @escaping @Sendable () -> Void) { addOperation(BlockOperation(block: "
+                + "block)) }",
          "}",
          "extension \(queue.typeName): ReproducerQueue {}",
          ""]
@@ -45,10 +47,12 @@ fileprivate enum Ev: Int {
     case finished, finishing, active, taskBegan, taskEnded
 }
 fileprivate enum Key: Int, CaseIterable {
-    case isCancelled, isConcurrent, isExecuting, isFinished, isReady, dependencies, queuePriority, completionBlock, threadPriority, executionBlocks
+    case isCancelled, isConcurrent, isExecuting, isFinished, isReady, dependencies, queuePriority, completionBlock, \#
+threadPriority, executionBlocks
 }
 fileprivate enum Call: Int {
-    case cancel, add, addBatch, setCompletionBlock, addExecutionBlock, result, waitUntilFinished, waitUntilAllFinished, addDependency, removeDependency, start
+    case cancel, add, addBatch, setCompletionBlock, addExecutionBlock, result, waitUntilFinished, \#
+waitUntilAllFinished, addDependency, removeDependency, start
 }
 fileprivate struct Event {
     var kind: Ev, op: Int, a: Int, b: Int, thread: ObjectIdentifier, text: String?
@@ -61,8 +65,10 @@ fileprivate struct P {
         let fin = Key.isFinished.rawValue, exe = Key.isExecuting.rawValue
         switch kind {
         case .finished: return (e.kind == .did || e.kind == .read) && e.a == fin && e.b == 1
-        case .finishing: return ((e.kind == .will || e.kind == .did) && e.a == fin) || (e.kind == .read && e.a == fin && e.b == 1) || e.kind == .completionBegan
-        case .active: return e.kind == .mainBegan || e.kind == .blockBegan || ((e.kind == .did || e.kind == .read) && (e.a == fin || e.a == exe) && e.b == 1)
+        case .finishing: return ((e.kind == .will || e.kind == .did) && e.a == fin) || (e.kind == .read && e.a == fin \#
+&& e.b == 1) || e.kind == .completionBegan
+        case .active: return e.kind == .mainBegan || e.kind == .blockBegan || ((e.kind == .did || e.kind == .read) && \#
+(e.a == fin || e.a == exe) && e.b == 1)
         case .taskBegan: return e.kind == .mainBegan || e.kind == .blockBegan
         case .taskEnded: return e.kind == .mainEnded || e.kind == .blockEnded
         default: return e.kind == kind && (a < 0 || e.a == a) && (b < 0 || e.b == b)
@@ -107,9 +113,12 @@ fileprivate final class Run: @unchecked Sendable {
         let e = snapshot()[i]
         var s = "#\(i) thread \(e.thread.hashValue & 0xffff) "
         switch e.kind {
-        case .signal, .awaited: s += "\(e.kind) token \(e.a)" + (e.kind == .awaited ? (e.b == 1 ? " received" : " timed out") : "")
-        case .call, .returned, .threw, .stuck: s += "\(e.kind == .stuck ? "did not return" : "\(e.kind)") \(Call(rawValue: e.a).map { "\($0)" } ?? "?") \(e.op)"
-        case .will, .did, .set, .read: s += "op \(e.op) \(e.kind) \(Key(rawValue: e.a).map { "\($0)" } ?? "?")" + (e.b < 0 ? "" : e.b == 1 ? " YES" : " NO")
+        case .signal, .awaited: s += "\(e.kind) token \(e.a)" + (e.kind == .awaited ? (e.b == 1 ? " received" : " \#
+timed out") : "")
+        case .call, .returned, .threw, .stuck: s += "\(e.kind == .stuck ? "did not return" : "\(e.kind)") \#
+\(Call(rawValue: e.a).map { "\($0)" } ?? "?") \(e.op)"
+        case .will, .did, .set, .read: s += "op \(e.op) \(e.kind) \(Key(rawValue: e.a).map { "\($0)" } ?? "?")" + \#
+(e.b < 0 ? "" : e.b == 1 ? " YES" : " NO")
         case .blockBegan, .blockEnded: s += "op \(e.op) \(e.kind) \(e.a)"
         default: s += "op \(e.op) \(e.kind)" + (e.text.map { " \"\($0)\"" } ?? "")
         }
@@ -123,7 +132,8 @@ fileprivate final class Run: @unchecked Sendable {
     func before(_ first: P, _ then: P) -> String? {
         guard let t = find(then) else { return nil }
         if let f = find(first), f < t { return nil }
-        return describe(t) + (find(first).map { " came before " + describe($0) } ?? ", and what must come before it never came")
+        return describe(t) + (find(first).map { " came before " + describe($0) } ?? ", and what must come before it \#
+never came")
     }
     func countIs(_ p: P, _ n: Int) -> String? {
         let count = snapshot().filter(p.matches).count
@@ -138,7 +148,8 @@ fileprivate final class Run: @unchecked Sendable {
         guard let a = find(anchor) else { return nil }
         var i = a
         while let c = find(P(.call, op, call.rawValue, -1), from: i + 1) {
-            let r = find(P(.returned, op, call.rawValue, -1), from: c + 1), t = find(P(.threw, op, call.rawValue, -1), from: c + 1)
+            let r = find(P(.returned, op, call.rawValue, -1), from: c + 1), t = find(P(.threw, op, call.rawValue, \#
+-1), from: c + 1)
             if let r, t.map({ r < $0 }) ?? true { return describe(r) + " (after " + describe(a) + ")" }
             i = c
         }
@@ -147,7 +158,8 @@ fileprivate final class Run: @unchecked Sendable {
     func duringCall(_ call: Call, _ op: Int, _ p: P) -> String? {
         var i = -1
         while let c = find(P(.call, op, call.rawValue, -1), from: i + 1) {
-            if let r = find(P(.returned, op, call.rawValue, -1), from: c + 1), find(p, from: c + 1).map({ $0 > r }) ?? true {
+            if let r = find(P(.returned, op, call.rawValue, -1), from: c + 1), find(p, from: c + 1).map({ $0 > r }) \#
+?? true {
                 return "nothing between " + describe(c) + " and " + describe(r)
             }
             i = c
@@ -161,15 +173,18 @@ fileprivate final class Run: @unchecked Sendable {
     func notDuring(_ p: P, _ from: P, _ to: P) -> String? {
         var open = 0
         for (i, e) in snapshot().enumerated() {
-            if from.matches(e) { open += 1 } else if to.matches(e) && open > 0 { open -= 1 } else if p.matches(e) && open > 0 { return describe(i) + " while the span was open" }
+            if from.matches(e) { open += 1 } else if to.matches(e) && open > 0 { open -= 1 } else if p.matches(e) && \#
+open > 0 { return describe(i) + " while the span was open" }
         }
         return nil
     }
     func exclusive(_ op: Int) -> String? {
         var executing = 0, finished = 0
         for (i, e) in snapshot().enumerated() where e.op == op && (e.kind == .read || e.kind == .did) && e.b >= 0 {
-            if e.a == Key.isExecuting.rawValue { executing = e.b } else if e.a == Key.isFinished.rawValue { finished = e.b } else { continue }
-            if executing == 1 && finished == 1 { return "isExecuting YES and isFinished YES, the second at " + describe(i) }
+            if e.a == Key.isExecuting.rawValue { executing = e.b } else if e.a == Key.isFinished.rawValue { finished \#
+= e.b } else { continue }
+            if executing == 1 && finished == 1 { return "isExecuting YES and isFinished YES, the second at " + \#
+describe(i) }
         }
         return nil
     }
@@ -177,20 +192,24 @@ fileprivate final class Run: @unchecked Sendable {
         let all = snapshot()
         var spans: [(op: Int, from: Int, to: Int)] = []
         for op in ops {
-            guard let began = all.firstIndex(where: { e in e.op == op && (e.kind == .start || e.kind == .mainBegan || e.kind == .blockBegan) }),
-                  let ended = all.lastIndex(where: { e in e.op == op && (e.kind == .mainEnded || e.kind == .blockEnded) }), ended > began else { continue }
+            guard let began = all.firstIndex(where: { e in e.op == op && (e.kind == .start || e.kind == .mainBegan || \#
+e.kind == .blockBegan) }),
+                  let ended = all.lastIndex(where: { e in e.op == op && (e.kind == .mainEnded || e.kind == \#
+.blockEnded) }), ended > began else { continue }
             spans.append((op, began, ended))
         }
         for s in spans {
             let running = spans.filter { $0.from <= s.from && $0.to > s.from }
             if running.count > width {
-                return "\(running.count) ran at once (" + running.map { "op \($0.op)" }.joined(separator: ", ") + "), the last starting at " + describe(s.from)
+                return "\(running.count) ran at once (" + running.map { "op \($0.op)" }.joined(separator: ", ") + "), \#
+the last starting at " + describe(s.from)
             }
         }
         return nil
     }
     func threadPrefix(_ op: Int, _ prefix: String) -> String? {
-        snapshot().indices.first { i in let e = snapshot()[i]; return e.kind == .thread && e.op == op && !(e.text ?? "").hasPrefix(prefix) }.map(describe)
+        snapshot().indices.first { i in let e = snapshot()[i]; return e.kind == .thread && e.op == op && !(e.text ?? \#
+"").hasPrefix(prefix) }.map(describe)
     }
 
     // MARK: what operations and the program do
@@ -234,7 +253,8 @@ fileprivate final class Run: @unchecked Sendable {
         record(.call, target, call.rawValue)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread { body(); done.signal() }
-        if done.wait(timeout: .now() + bound) == .success { record(.returned, target, call.rawValue) } else { record(.stuck, target, call.rawValue); abandoned = true }
+        if done.wait(timeout: .now() + bound) == .success { record(.returned, target, call.rawValue) } else { \#
+record(.stuck, target, call.rawValue); abandoned = true }
     }
     /// A driver step's trigger: waits (at most `bound`) until the condition holds.
     func after(_ condition: () -> Bool) {

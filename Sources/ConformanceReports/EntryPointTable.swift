@@ -31,17 +31,23 @@ public enum EntryPointTable {
     }
 
     public static let entryPoints: [EntryPoint] = [
-        EntryPoint(name: "addOperation:", calls: "addOperation", call: { if case .addOperation = $0 { true } else { false } }),
+        EntryPoint(
+            name: "addOperation:", calls: "addOperation", call: { if case .addOperation = $0 { true } else { false } }),
         EntryPoint(name: "addOperations:waitUntilFinished:", calls: "addOperations", call: {
             if case .addOperations = $0 { true } else { false } }),
-        EntryPoint(name: "addOperationWithBlock:", calls: "addBlock", call: { if case .addBlock = $0 { true } else { false } }),
+        EntryPoint(name: "addOperationWithBlock:", calls: "addBlock", call: {
+            if case .addBlock = $0 { true } else { false } }),
         EntryPoint(name: "start", calls: "start", call: { if case .start = $0 { true } else { false } }),
         EntryPoint(name: "cancel", calls: "cancel", call: { if case .cancel = $0 { true } else { false } }),
-        EntryPoint(name: "cancelAllOperations", calls: "cancelAll", call: { if case .cancelAll = $0 { true } else { false } }),
-        EntryPoint(name: "setSuspended:", calls: "setSuspended", call: { if case .setSuspended = $0 { true } else { false } }),
+        EntryPoint(
+            name: "cancelAllOperations", calls: "cancelAll", call: { if case .cancelAll = $0 { true } else { false } }),
+        EntryPoint(
+            name: "setSuspended:", calls: "setSuspended", call: { if case .setSuspended = $0 { true } else { false } }),
         EntryPoint(name: "setMaxConcurrentOperationCount:", calls: "setMaxConcurrent", call: {
             if case .setMaxConcurrent = $0 { true } else { false } }),
-        EntryPoint(name: "addDependency:", calls: "addDependency", call: { if case .addDependency = $0 { true } else { false } }),
+        EntryPoint(
+            name: "addDependency:", calls: "addDependency",
+            call: { if case .addDependency = $0 { true } else { false } }),
         EntryPoint(name: "removeDependency:", calls: "removeDependency", call: {
             if case .removeDependency = $0 { true } else { false } }),
         EntryPoint(name: "waitUntilFinished", calls: "waitUntilFinished", call: {
@@ -60,7 +66,12 @@ public enum EntryPointTable {
         EntryPoint(name: task, calls: "mainBegan, mainEnded") {
             switch $0 { case .mainBegan, .mainEnded: true; default: false } },
         EntryPoint(name: getters, calls: "read") {
-            if case .read(_, let key, _) = $0 { [.isReady, .isExecuting, .isFinished, .isCancelled].contains(key) } else { false } },
+            if case .read(_, let key, _) = $0 {
+                [.isReady, .isExecuting, .isFinished, .isCancelled].contains(key)
+            } else {
+                false
+            }
+        }
     ]
 
     static let task = "the task (main, or a concurrent subclass's task)"
@@ -76,7 +87,8 @@ public enum EntryPointTable {
         // An operation reports executing while its task runs, and finished only once it is done.
         (task, RuleID.stateExecutingDuringTask), (task, RuleID.stateFinishedAfterTask),
         // A getter never moves an operation's state backwards.
-        (getters, RuleID.stateFinishedMonotonic), (getters, RuleID.stateCancelledMonotonic), (getters, RuleID.readyExecutingFinished),
+        (getters, RuleID.stateFinishedMonotonic), (getters, RuleID.stateCancelledMonotonic),
+        (getters, RuleID.readyExecutingFinished)
     ]
 
     /// One row: an entry point, the rules that read it, and in how many cases it was called.

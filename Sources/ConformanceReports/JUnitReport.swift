@@ -13,22 +13,30 @@ public enum JUnitReport {
         // RUN-HANG, ...), failing when the run has its finding (issue 45: "tests=7 failures=1"
         // around 12 test cases with 2 failures).
         let runFailures = Finding.pseudoRules.filter { p in r.findings.contains { $0.rule == p.id } }.count
-        let failures = r.statistics.filter { $0.status == .fail || (strict && ($0.status == .warn || $0.status == .unconfirmed)) }.count
+        let failures =
+            r.statistics.filter { $0.status == .fail || (strict && ($0.status == .warn || $0.status == .unconfirmed)) }
+            .count
             + runFailures
-        let skipped = r.statistics.filter { !$0.broken && $0.status != .pass && $0.status != .known && $0.status != .unconfirmed }.count
+        let skipped = r.statistics.filter {
+            !$0.broken && $0.status != .pass && $0.status != .known && $0.status != .unconfirmed
+        }.count
         let tests = r.statistics.count + Finding.pseudoRules.count
         // Stories (issue 45): a knock-on's test case names its root, a root's names its knock-ons.
         var storyLine: [String: String] = [:]
         for story in r.stories where !story.knockOns.isEmpty {
-            storyLine[story.root.rule] = "the same case then breaks: " + story.knockOns.map(\.rule).joined(separator: ", ")
+            storyLine[story.root.rule] =
+                "the same case then breaks: " + story.knockOns.map(\.rule).joined(separator: ", ")
                 + " (knock-ons of this one, most likely)\n"
             for k in story.knockOns {
-                storyLine[k.rule] = "knock-on of \(story.root.rule), most likely: the same case broke \(story.root.rule) first\n"
+                storyLine[k.rule] =
+                    "knock-on of \(story.root.rule), most likely: the same case broke \(story.root.rule) first\n"
             }
         }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"opconform\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
-        out += "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
+        out +=
+            "  <testsuite name=\"\(escape(r.configuration.impl.name)) seed \(r.configuration.seed)\" "
+                + "tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(r.seconds)\">\n"
         out += "    <properties><property name=\"harness\" value=\"\(HarnessVersion.current)\"/></properties>\n"
         for s in r.statistics {
             let family = s.id.split(separator: "-").first.map(String.init) ?? s.id
@@ -40,7 +48,8 @@ public enum JUnitReport {
             case .known:
                 // The platform's, not the tested code's: a pass that says so.
                 let k = r.known.first { $0.rule == s.id }
-                let line = "KNOWN on \(k?.owner ?? "the platform"): \(s.known) of \(r.cases) cases; \(k?.entry.reason ?? "")"
+                let line =
+                    "KNOWN on \(k?.owner ?? "the platform"): \(s.known) of \(r.cases) cases; \(k?.entry.reason ?? "")"
                 out += "  <system-out>" + escape(line) + "</system-out>\n    "
             case .unconfirmed:
                 // Absence or time, not seen again with patience: a failure only under --strict.
@@ -52,14 +61,20 @@ public enum JUnitReport {
                 let f = r.findings.first { $0.rule == s.id }
                 let message = f?.message ?? "\(s.violations) violating cases"
                 var body = "\(s.violations) of \(r.cases) cases broke \(s.id) [\(strength)]\n" + (storyLine[s.id] ?? "")
-                if let f { body += "replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised to \(f.operations) operations from \(f.originalOperations)\n" + (f.replayRate.map { $0 + "\n" } ?? "") }
+                if let f {
+                    body +=
+                        "replay: \(f.replayLine(file: files[s.id], program: r.configuration.replayProgram))\nminimised "
+                            + "to \(f.operations) operations from \(f.originalOperations)\n"
+                        + (f.replayRate.map { $0 + "\n" } ?? "")
+                }
                 if s.status == .fail || strict {
                     out += "  <failure message=\"\(escape(message))\">" + escape(body) + "</failure>\n    "
                 } else {
                     out += "  <system-out>" + escape("WARNING: " + message + "\n" + body) + "</system-out>\n    "
                 }
             case .notObservable, .notApplicable, .notReached:
-                out += "  <skipped message=\"\(escape(s.status.rawValue + (s.reason.map { ": " + $0 } ?? "")))\"/>\n    "
+                out +=
+                    "  <skipped message=\"\(escape(s.status.rawValue + (s.reason.map { ": " + $0 } ?? "")))\"/>\n    "
             }
             out += "</testcase>\n"
         }
@@ -67,8 +82,12 @@ public enum JUnitReport {
             out += "    <testcase classname=\"RUN\" name=\"\(rule)\">"
             if let f = r.findings.first(where: { $0.rule == rule }) {
                 out += "\n      <failure message=\"\(escape(f.message))\">"
-                out += escape("\(r.deathCases[rule] ?? r.endings[ending] ?? 0) of \(r.cases) cases ended in \(f.endingPhrase ?? "a " + ending)\n"
-                              + (storyLine[rule] ?? "") + "replay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n" + (f.replayRate.map { $0 + "\n" } ?? ""))
+                out += escape(
+                    "\(r.deathCases[rule] ?? r.endings[ending] ?? 0) of \(r.cases) cases ended in "
+                        + "\(f.endingPhrase ?? "a " + ending)\n"
+                        + (storyLine[rule] ?? "")
+                        + "replay: \(f.replayLine(file: files[rule], program: r.configuration.replayProgram))\n"
+                        + (f.replayRate.map { $0 + "\n" } ?? ""))
                 out += "</failure>\n    "
             }
             out += "</testcase>\n"

@@ -36,7 +36,9 @@ public enum OutputFile {
             let descriptor = open(path, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw InputError("cannot write \(path): \(String(cString: strerror(errno)))") }
             defer { close(descriptor) }
-            guard writeAll(descriptor, data) else { throw InputError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard writeAll(descriptor, data) else {
+                throw InputError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
         case .other(let what):
             throw InputError("cannot write \(path): it is \(what)")
         case .absent, .regular:

@@ -29,7 +29,9 @@ public enum RuleCatalogReport {
     public static func entries(_ rules: [Rule] = RuleBook.rules) -> [Entry] {
         rules.map { r in
             Entry(id: r.id, family: r.family.rawValue, statement: r.statement,
-                  citations: r.citations.map { CitationEntry(document: $0.document.rawValue, file: $0.document.file, section: $0.section) },
+                citations: r.citations.map {
+                    CitationEntry(document: $0.document.rawValue, file: $0.document.file, section: $0.section)
+                },
                   strength: r.strength.rawValue, needs: r.needs.map(\.rawValue), profiles: r.profiles.map(\.rawValue),
                   variants: r.variants.map { VariantEntry(profile: $0.profile.rawValue, statement: $0.statement) },
                   subject: r.subject.rawValue)
@@ -46,14 +48,20 @@ public enum RuleCatalogReport {
             guard !these.isEmpty else { continue }
             out += "\(family.title) (\(family.rawValue), \(these.count))\n"
             for r in these {
-                out += "  \(r.id)  [\(r.strength.rawValue)\(r.subject == .subclass ? ", subclass's duty" : "")]\n    \(r.statement)\n    cites: \(r.citations.map(\.description).joined(separator: "; "))\n"
+                out +=
+                    "  \(r.id)  [\(r.strength.rawValue)\(r.subject == .subclass ? ", subclass's duty" : "")]\n    "
+                        + "\(r.statement)\n    cites: \(r.citations.map(\.description).joined(separator: "; "))\n"
                 if !r.needs.isEmpty { out += "    needs: \(r.needs.map(\.rawValue).joined(separator: ", "))\n" }
-                if !r.profiles.isEmpty { out += "    profiles: \(r.profiles.map(\.rawValue).joined(separator: ", "))\n" }
+                if !r.profiles.isEmpty {
+                    out += "    profiles: \(r.profiles.map(\.rawValue).joined(separator: ", "))\n"
+                }
                 for v in r.variants { out += "    under \(v.profile.rawValue): \(v.statement)\n" }
             }
             out += "\n"
         }
-        out += "\(rules.count) rules. Documents: " + Document.allCases.map { "\($0.rawValue) = \($0.file)" }.joined(separator: ", ") + "\n"
+        out +=
+            "\(rules.count) rules. Documents: "
+            + Document.allCases.map { "\($0.rawValue) = \($0.file)" }.joined(separator: ", ") + "\n"
         return out
     }
 
@@ -81,11 +89,20 @@ public enum RuleCatalogReport {
             out += "## \(family.title) (`\(family.rawValue)`, \(these.count))\n\n"
             for r in these {
                 out += "### \(r.id)\n\n\(r.statement)\n\n"
-                out += "- cites: " + r.citations.map { "\($0.document.rawValue) \($0.section)" }.joined(separator: "; ") + "\n"
+                out +=
+                    "- cites: " + r.citations.map { "\($0.document.rawValue) \($0.section)" }.joined(separator: "; ")
+                    + "\n"
                 out += "- strength: \(r.strength.rawValue)\n"
-                if r.subject == .subclass { out += "- subject: the subclass author (judges the scenario's own operation code)\n" }
-                out += "- needs: " + (r.needs.isEmpty ? "nothing beyond the trace" : r.needs.map(\.rawValue).joined(separator: ", ")) + "\n"
-                if !r.profiles.isEmpty { out += "- profiles: " + r.profiles.map(\.rawValue).joined(separator: ", ") + " only\n" }
+                if r.subject == .subclass {
+                    out += "- subject: the subclass author (judges the scenario's own operation code)\n"
+                }
+                out +=
+                    "- needs: "
+                    + (r.needs.isEmpty ? "nothing beyond the trace" : r.needs.map(\.rawValue).joined(separator: ", "))
+                    + "\n"
+                if !r.profiles.isEmpty {
+                    out += "- profiles: " + r.profiles.map(\.rawValue).joined(separator: ", ") + " only\n"
+                }
                 for v in r.variants { out += "- under profile `\(v.profile.rawValue)`: \(v.statement)\n" }
                 out += "\n"
             }

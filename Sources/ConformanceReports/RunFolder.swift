@@ -19,7 +19,8 @@ public enum RunFolder {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return formatter.string(from: date) + "-seed\(seed)" + (shard.count > 1 ? "-shard\(shard.index + 1)of\(shard.count)" : "")
+        return formatter.string(from: date) + "-seed\(seed)"
+            + (shard.count > 1 ? "-shard\(shard.index + 1)of\(shard.count)" : "")
     }
 
     /// Makes a new folder for a run under `root` and points `root/latest` at it; returns its

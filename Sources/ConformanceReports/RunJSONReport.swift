@@ -103,11 +103,14 @@ public struct RunJSONReport: Codable, Sendable {
     }
 
     static func entry(_ f: Finding, file: String?, _ r: RunResult) -> FindingEntry {
-            FindingEntry(rule: f.rule, severity: f.severity.rawValue, strength: f.strengthLabel, message: f.message, caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
-                                replay: f.replayLine(file: file, program: r.configuration.replayProgram), scenarioFile: file, operations: f.operations,
-                                originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
-                                originalReproduced: f.originalReproduced.map { "\($0)/\(f.attempts)" },
-                                shrinkWalkedBack: f.shrinkWalkedBack > 0 ? f.shrinkWalkedBack : nil,
-                                shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)
+        FindingEntry(
+            rule: f.rule, severity: f.severity.rawValue, strength: f.strengthLabel, message: f.message,
+            caseSeed: f.identity.caseSeed, caseIndex: f.caseIndex,
+            replay: f.replayLine(file: file, program: r.configuration.replayProgram), scenarioFile: file,
+            operations: f.operations,
+            originalOperations: f.originalOperations, reproduced: "\(f.reproduced)/\(f.attempts)",
+            originalReproduced: f.originalReproduced.map { "\($0)/\(f.attempts)" },
+            shrinkWalkedBack: f.shrinkWalkedBack > 0 ? f.shrinkWalkedBack : nil,
+            shrinkMilliseconds: f.shrinkMilliseconds, shrinkExhausted: f.shrinkExhausted)
     }
 }

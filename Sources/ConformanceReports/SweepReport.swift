@@ -8,8 +8,11 @@ public enum SweepReport {
     /// - Parameters:
     ///   - replay: the replay line for a schedule seed, or nil when there is none to give.
     ///   - strict: warnings are failures (`--strict`).
-    public static func text(_ sweep: ScheduleSweep, firstSeed: UInt64, strict: Bool, replay: ((UInt64) -> String)?) -> String {
-        var out = "  \(sweep.schedules) schedules from seed \(firstSeed); endings: "
+    public static func text(
+        _ sweep: ScheduleSweep, firstSeed: UInt64, strict: Bool, replay: ((UInt64) -> String)?
+    ) -> String {
+        var out =
+            "  \(sweep.schedules) schedules from seed \(firstSeed); endings: "
             + sweep.endings.keys.sorted().map { "\($0) \(sweep.endings[$0]!)" }.joined(separator: ", ") + "\n"
         for d in sweep.deaths {
             let head = d.ending == "breach" ? "NO VERDICT" : "FAIL RUN-\(d.ending.uppercased())"
@@ -18,8 +21,13 @@ public enum SweepReport {
         }
         for t in sweep.failing + sweep.warning {
             let rule = RuleBook.check(id: t.id)?.rule
-            out += "  \((rule?.severity ?? .failure).label(strict: strict)) \(t.id) [\(rule?.strength.rawValue ?? "")]: broken under \(t.violatingSeeds) of \(sweep.schedules) schedules; first at schedule seed \(t.firstSeed!)\n"
-            if let v = t.firstViolation { out += "    " + v.description.replacingOccurrences(of: "\n", with: "\n    ") + "\n" }
+            out +=
+                "  \((rule?.severity ?? .failure).label(strict: strict)) \(t.id) [\(rule?.strength.rawValue ?? "")]: "
+                    + "broken under \(t.violatingSeeds) of \(sweep.schedules) schedules; first at schedule seed "
+                    + "\(t.firstSeed!)\n"
+            if let v = t.firstViolation {
+                out += "    " + v.description.replacingOccurrences(of: "\n", with: "\n    ") + "\n"
+            }
             if let replay { out += "    replay: \(replay(t.firstSeed!))\n" }
         }
         if sweep.violated.isEmpty && sweep.deaths.isEmpty { out += "  no violation\n" }

@@ -71,8 +71,12 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
         outcome.command = [try DriverExecutable.locate(driver)] + arguments
         impl = try Implementations.external(command: outcome.command, limits: limits)
         if let sanitize {
-            guard sanitize.instruments(executableAt: outcome.command[0]), var child = impl as? ChildProcessImplementation else {
-                throw InputError("\(outcome.command[0]) was not built with the \(sanitize.rawValue) sanitizer: \(sanitize.buildHint)")
+            guard sanitize.instruments(executableAt: outcome.command[0]),
+                var child = impl as? ChildProcessImplementation
+            else {
+                throw InputError(
+                    "\(outcome.command[0]) was not built with the \(sanitize.rawValue) sanitizer: \(sanitize.buildHint)"
+                )
             }
             child.environment = sanitize.environment
             impl = child
@@ -83,9 +87,10 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
         return outcome
     }
     let known = outcome.expectations
-    var configuration = RunConfiguration(impl: impl, profile: profile ?? known?.profile ?? .guide, seed: seed, count: count,
-                                         generator: generator, rules: RuleBook.all.filter { $0.rule.strength.isAtLeast(minimumStrength) },
-                                         shrink: false)
+    var configuration = RunConfiguration(
+        impl: impl, profile: profile ?? known?.profile ?? .guide, seed: seed, count: count,
+        generator: generator, rules: RuleBook.all.filter { $0.rule.strength.isAtLeast(minimumStrength) },
+        shrink: false)
     configuration.jobs = max(1, jobs)
     configuration.strict = strict
     // A violation is the platform's only where an entry's cause shows in it (`Attribution`):
@@ -111,14 +116,18 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     for finding in result.findings {
         let path = PathText.join(directory, finding.fileName)
         let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
-        outcome.reports.append(DriverConformance.Report(finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
-                                                        expectation: nil, knockOnOf: knockOnOf[finding.rule]))
+        outcome.reports.append(
+            DriverConformance.Report(
+                finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
+                expectation: nil, knockOnOf: knockOnOf[finding.rule]))
     }
     // The platform's: its first case as found (the entry's finding is the minimum).
     for k in result.known {
         let finding = Runner(configuration).unshrunkFinding(k.first, rule: k.rule)
-        outcome.reports.append(DriverConformance.Report(finding: finding, file: nil, replay: finding.replayLine(file: nil, program: program),
-                                                        expectation: k.entry))
+        outcome.reports.append(
+            DriverConformance.Report(
+                finding: finding, file: nil, replay: finding.replayLine(file: nil, program: program),
+                expectation: k.entry))
     }
     // A run that judged nothing (a driver that broke the protocol, no rule reached) is an
     // issue of its own: it must never read as a pass.
@@ -126,26 +135,41 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
         Issue.record(Comment(rawValue: "no verdict: \(why)"), sourceLocation: sourceLocation)
     }
     let seen = result.known.map(\.rule)
-    outcome.nowPassing = known?.expected.map(\.rule).filter { !seen.contains($0) }.reduce(into: [String]()) { list, rule in
-        if !list.contains(rule) { list.append(rule) }
-    } ?? []
-    let minimising = shrink ? "\n(minimising: the finding file is replaced by the smallest case that still breaks the rule, "
+    outcome.nowPassing =
+        known?.expected.map(\.rule).filter { !seen.contains($0) }.reduce(into: [String]()) { list, rule in
+            if !list.contains(rule) { list.append(rule) }
+        } ?? []
+    let minimising =
+        shrink
+        ? "\n(minimising: the finding file is replaced by the smallest case that still breaks the rule, "
         + "attached when ready)" : ""
     for report in outcome.reports {
         if let entry = report.expectation {
             // One line each: they are expected, and the reason says why.
-            let seen = "\(report.finding.rule): \(report.finding.message) (case seed \(report.finding.identity.caseSeed))"
-            withKnownIssue(Comment(rawValue: "known divergence of \(known?.impl ?? "the platform") (\(entry.kind.rawValue)): \(entry.reason)"),
-                           sourceLocation: sourceLocation) {
+            let seen =
+                "\(report.finding.rule): \(report.finding.message) (case seed \(report.finding.identity.caseSeed))"
+            withKnownIssue(
+                Comment(
+                    rawValue:
+                        "known divergence of \(known?.impl ?? "the platform") (\(entry.kind.rawValue)): \(entry.reason)"
+                ),
+                sourceLocation: sourceLocation
+            ) {
                 Issue.record(Comment(rawValue: seen), sourceLocation: sourceLocation)
             }
         } else if report.knockOnOf == nil {
             let warns = report.finding.severity == .warning && !strict
             let knockOns = outcome.reports.filter { $0.knockOnOf == report.finding.rule }
-            let told = knockOns.isEmpty ? "" : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; each replays on its own):\n"
-                + knockOns.map { "  \($0.finding.rule): \($0.finding.message)\n  replay: \($0.replay)" }.joined(separator: "\n")
-            Issue.record(Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result) + told + minimising),
-                         severity: warns ? .warning : .error, sourceLocation: sourceLocation)
+            let told =
+                knockOns.isEmpty
+                ? ""
+                : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; each replays on its "
+                    + "own):\n"
+                    + knockOns.map { "  \($0.finding.rule): \($0.finding.message)\n  replay: \($0.replay)" }.joined(
+                        separator: "\n")
+            Issue.record(
+                Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result) + told + minimising),
+                severity: warns ? .warning : .error, sourceLocation: sourceLocation)
         }
     }
     // Then each of the tested code's findings is shrunk, its file replaced and attached.
@@ -182,11 +206,14 @@ public struct DriverConformance: Sendable {
             let rule = RuleBook.check(id: finding.rule)?.rule
             let cases = result.statistics.first { $0.id == finding.rule }?.violations
                 ?? Finding.pseudoEnding(finding.rule).flatMap { result.endings[$0.rawValue] } ?? 1
-            let shrunk = finding.shrinkSteps > 0 ? "; minimised from \(finding.originalOperations) to \(finding.operations) operations" : ""
+            let shrunk =
+                finding.shrinkSteps > 0
+                ? "; minimised from \(finding.originalOperations) to \(finding.operations) operations" : ""
             return """
                 \(finding.rule) [\(finding.strengthLabel)]: \(finding.message)
                 \(rule?.statement ?? DriverConformance.pseudoStatement(finding.rule))
-                broken in \(cases) of \(result.cases) cases; first: case \(finding.caseIndex) of seed \(finding.runSeed), case seed \(finding.identity.caseSeed)\(shrunk)
+                broken in \(cases) of \(result.cases) cases; first: case \(finding.caseIndex) of seed \
+                \(finding.runSeed), case seed \(finding.identity.caseSeed)\(shrunk)
                 finding: \(file ?? "(not written)")
                 replay: \(replay)
                 """

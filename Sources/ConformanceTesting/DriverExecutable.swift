@@ -21,9 +21,12 @@ public enum DriverExecutable {
                 return candidate
             }
         }
-        throw InputError("no driver executable named '\(name)' next to the tests (looked in \(folders.joined(separator: ", "))): "
-                         + "add `.executableTarget(name: \"\(name)\", dependencies: [.product(name: \"Conformance\", package: ...), ...])` "
-                         + "to Package.swift, whose main.swift calls OperationDriver(name:queue:).main(); `swift test` builds it")
+        throw InputError(
+            "no driver executable named '\(name)' next to the tests (looked in \(folders.joined(separator: ", "))): "
+                + "add `.executableTarget(name: \"\(name)\", dependencies: [.product(name: \"Conformance\", package: "
+                + "...), ...])` "
+                + "to Package.swift, whose main.swift calls OperationDriver(name:queue:).main(); `swift test` builds it"
+        )
     }
 
     /// The folders a bare driver name is looked for in: the folder of the running test

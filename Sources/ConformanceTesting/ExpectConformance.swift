@@ -34,12 +34,18 @@ public func expectConformance(of impl: any Implementation, count: Int = 200, see
         let finding = story.root
         let rule = RuleBook.check(id: finding.rule)?.rule
         let warns = finding.severity == .warning && !strict
-        let told = story.knockOns.isEmpty ? "" : "\nthe same case then breaks (knock-ons of \(finding.rule), most likely; each replays on its own):\n"
-            + story.knockOns.map { "  \($0.rule): \($0.message)\n  replay: \($0.replayLine(file: nil, program: program))" }.joined(separator: "\n")
+        let told =
+            story.knockOns.isEmpty
+            ? ""
+            : "\nthe same case then breaks (knock-ons of \(finding.rule), most likely; each replays on its own):\n"
+                + story.knockOns.map {
+                    "  \($0.rule): \($0.message)\n  replay: \($0.replayLine(file: nil, program: program))"
+                }.joined(separator: "\n")
         Issue.record(Comment(rawValue: """
             \(warns ? "warning: " : "")\(finding.rule) [\(finding.strengthLabel)]: \(finding.message)
             \(rule?.statement ?? "")
-            case \(finding.caseIndex) of seed \(seed), case seed \(finding.identity.caseSeed); minimised to \(finding.operations) operations
+            case \(finding.caseIndex) of seed \(seed), case seed \(finding.identity.caseSeed); minimised to \
+            \(finding.operations) operations
             replay: \(finding.replayLine(file: nil, program: program))
             """ + told), severity: warns ? .warning : .error, sourceLocation: sourceLocation)
         for f in story.findings {

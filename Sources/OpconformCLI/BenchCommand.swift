@@ -10,7 +10,9 @@ enum BenchCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.bench + "\n"); return 0 }
-        if !args.positionals.isEmpty { throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'") }
+        if !args.positionals.isEmpty {
+            throw InputError("bench takes no positional argument, but was given '\(args.positionals[0])'")
+        }
         let quick = args.flags.contains("--quick")
         if args.flags.contains("--detect") { return try detect(args, console, quick: quick) }
         var options = Benchmark.Options()
@@ -19,7 +21,10 @@ enum BenchCommand {
         options.shrinking = !args.flags.contains("--no-shrink")
         if let list = args.options["--scale"] {
             options.scale = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> Int in
-                guard let n = Int(part), (2...1_000_000).contains(n) else { throw InputError("bench: --scale takes operation counts from 2 to 1000000 separated by commas, not '\(list)'") }
+                guard let n = Int(part), (2...1_000_000).contains(n) else {
+                    throw InputError(
+                        "bench: --scale takes operation counts from 2 to 1000000 separated by commas, not '\(list)'")
+                }
                 return n
             }
         } else if quick {
@@ -29,23 +34,34 @@ enum BenchCommand {
         options.jobsCases = try args.int("--jobs-cases", default: quick ? 16 : 64, range: 0...100_000)
         if let list = args.options["--jobs-list"] {
             options.jobsList = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> Int in
-                guard let n = Int(part), (1...256).contains(n) else { throw InputError("bench: --jobs-list takes jobs from 1 to 256 separated by commas, not '\(list)'") }
+                guard let n = Int(part), (1...256).contains(n) else {
+                    throw InputError("bench: --jobs-list takes jobs from 1 to 256 separated by commas, not '\(list)'")
+                }
                 return n
             }
         }
-        options.detectOptions.seeds = (1...UInt64(try args.int("--detect-seeds", default: 3, range: 1...100))).map { $0 }
+        options.detectOptions.seeds = (1...UInt64(try args.int("--detect-seeds", default: 3, range: 1...100))).map {
+            $0
+        }
         options.detectOptions.capCases = try args.int("--detect-cap", default: quick ? 100 : 2000, range: 1...1_000_000)
         let capSeconds = try args.int("--detect-seconds", default: quick ? 10 : 60, range: 1...86_400)
         options.detectOptions.capSeconds = Double(capSeconds)
         if let list = args.options["--shapes"] {
-            options.shapes = try list.split(separator: ",").map { (part: Substring) throws(InputError) -> ScaleScenarios.Shape in
+            options.shapes = try list.split(separator: ",").map {
+                (part: Substring) throws(InputError) -> ScaleScenarios.Shape in
                 guard let shape = ScaleScenarios.Shape(rawValue: String(part)) else {
-                    throw InputError("bench: --shapes takes \(ScaleScenarios.Shape.allCases.map(\.rawValue).joined(separator: ", ")) separated by commas, not '\(list)'")
+                    throw InputError(
+                        "bench: --shapes takes "
+                            + "\(ScaleScenarios.Shape.allCases.map(\.rawValue).joined(separator: ", ")) separated by "
+                            + "commas, not '\(list)'"
+                    )
                 }
                 return shape
             }
         }
-        let names = (args.options["--impls"] ?? "foundation,gnustep").split(separator: ",").map(String.init).filter { !$0.isEmpty && $0 != "reference" }
+        let names = (args.options["--impls"] ?? "foundation,gnustep").split(separator: ",").map(String.init).filter {
+            !$0.isEmpty && $0 != "reference"
+        }
         for name in names {
             do {
                 options.implementations.append(try args.implementation(name, profile: .guide, faults: []))
@@ -56,7 +72,9 @@ enum BenchCommand {
                 console.err("bench: leaving out \(name): \(error.message)\n")
             }
         }
-        if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) { options.plainFoundation = CLI.driverCommand + ["--plain"] }
+        if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) {
+            options.plainFoundation = CLI.driverCommand + ["--plain"]
+        }
         // The built-in implementations' known divergences: their jobs scaling runs as their
         // gate does, and the time to detect measures them (unless --no-detect).
         for impl in options.implementations where impl.launch == nil {
@@ -108,19 +126,23 @@ enum BenchCommand {
         func knowing(_ c: inout RunConfiguration) throws {
             if let (known, source) = try KnownDivergenceOption.resolve(nil, for: c.impl) {
                 c.known = known; c.knownSource = source
-            } else if c.impl.name == "foundation", let path = OwnExecutable.packageFile("Fixtures/expectations/foundation-linux.json") {
+            } else if c.impl.name == "foundation",
+                let path = OwnExecutable.packageFile("Fixtures/expectations/foundation-linux.json")
+            {
                 c.known = try Expectations.load(path); c.knownSource = path
             }
         }
         func ruleRun(_ impl: any Implementation, _ rule: String, profile: Profile) throws -> RunConfiguration {
-            var c = RunConfiguration(impl: impl, profile: profile, seed: seed, count: cap, rules: RuleBook.all.filter { $0.rule.id == rule })
+            var c = RunConfiguration(
+                impl: impl, profile: profile, seed: seed, count: cap, rules: RuleBook.all.filter { $0.rule.id == rule })
             c.stopRules = [rule]
             c.replayProgram = CLI.replayProgram
             try knowing(&c)
             return c
         }
         do {
-            let foundation = try Implementations.make("foundation", profile: .guide, faults: [], driver: CLI.driverCommand)
+            let foundation = try Implementations.make(
+                "foundation", profile: .guide, faults: [], driver: CLI.driverCommand)
             for flaw in SubclassFlaw.allCases {
                 var c = FlawProbe.configuration(flaw, impl: foundation, count: cap, seed: seed)
                 c.replayProgram = CLI.replayProgram
@@ -128,15 +150,24 @@ enum BenchCommand {
                 defects.append(TimeToFinding.Defect(name: "flaw \(flaw.rawValue)", configuration: c))
             }
         } catch {
-            defects.append(.unavailable("the flaw catalog", why: "foundation cannot run here: \((error as? InputError)?.message ?? "\(error)")"))
+            defects.append(
+                .unavailable(
+                    "the flaw catalog",
+                    why: "foundation cannot run here: \((error as? InputError)?.message ?? "\(error)")"))
         }
         let drivers: [(name: String, path: String, arguments: [String], rule: String, profile: Profile)] = [
-            ("python --bug add-ignores-suspension", "Examples/python-driver/driver.py", ["--bug", "add-ignores-suspension"],
-             RuleID.queueSuspended, .guide),
+            (
+                "python --bug add-ignores-suspension", "Examples/python-driver/driver.py",
+                ["--bug", "add-ignores-suspension"],
+                RuleID.queueSuspended, .guide
+            ),
             ("alternative-queue, width off by one", "Examples/alternative-queue/.build/debug/altqueue-buggy-driver", [],
              RuleID.queueMaxConcurrent, .classReference),
-            ("async-operation, the blog post's class", "Examples/async-operation/.build/debug/blog-operation-driver", [],
-             RuleID.cancelBeforeStartFinishes, .classReference),
+            (
+                "async-operation, the blog post's class", "Examples/async-operation/.build/debug/blog-operation-driver",
+                [],
+                RuleID.cancelBeforeStartFinishes, .classReference
+            )
         ]
         for d in drivers {
             guard let path = OwnExecutable.packageFile(d.path) else {
@@ -146,7 +177,8 @@ enum BenchCommand {
             }
             do {
                 let impl = try Implementations.external(DriverLaunch.resolve("exec:" + path, arguments: d.arguments))
-                defects.append(TimeToFinding.Defect(name: d.name, configuration: try ruleRun(impl, d.rule, profile: d.profile)))
+                defects.append(
+                    TimeToFinding.Defect(name: d.name, configuration: try ruleRun(impl, d.rule, profile: d.profile)))
             } catch {
                 defects.append(.unavailable(d.name, why: (error as? InputError)?.message ?? "\(error)"))
             }

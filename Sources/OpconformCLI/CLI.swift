@@ -106,9 +106,11 @@ public enum CLI {
     public static let commands: [CommandSyntax] = [
         CommandSyntax("rules", flags: ["--json", "--markdown", "--entry-points", "--coverage"], options: ["--rules"]),
         CommandSyntax("run", flags: ["--no-shrink", "--table", "--strict", "--guide", "--no-reach", "--not-checked"],
-                      options: ["--impl", "--expectations", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
-                                "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",
-                                "--attempts", "--jobs", "--shard", "--log", "--html"]
+            options: [
+                "--impl", "--expectations", "--count", "--seed", "--size", "--rules", "--profile", "--fault",
+                "--json", "--junit", "--out", "--misuse-rate", "--flaw-rate", "--flaws",
+                "--attempts", "--jobs", "--shard", "--log", "--html"
+            ]
                                 + Arguments.implementationOptions),
         CommandSyntax("replay", flags: ["--json", "--original", "--no-faults", "--strict", "--split-misuse", "--reach",
                                         "--trust-driver"],
@@ -116,18 +118,27 @@ public enum CLI {
                                 "--misuse-rate", "--flaw-rate", "--flaws", "--fault", "--trace", "--focus",
                                 "--html"] + Arguments.implementationOptions),
         CommandSyntax("check", flags: ["--json", "--strict"], options: ["--profile", "--rules", "--html"]),
-        CommandSyntax("gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver", "--no-reach", "--not-checked"],
-                      options: ["--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
-                                "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
-                                "--jobs", "--shard", "--log", "--html"] + Arguments.implementationOptions),
-        CommandSyntax("merge", flags: ["--allow-missing", "--strict", "--not-checked"], options: ["--expectations", "--json", "--junit", "--html", "--out"]),
+        CommandSyntax(
+            "gate", flags: ["--strict", "--no-shrink", "--guide", "--trust-driver", "--no-reach", "--not-checked"],
+            options: [
+                "--impl", "--expectations", "--count", "--seed", "--size", "--misuse-rate",
+                "--flaw-rate", "--flaws", "--profile", "--json", "--junit", "--out", "--rules",
+                "--jobs", "--shard", "--log", "--html"
+            ] + Arguments.implementationOptions),
+        CommandSyntax(
+            "merge", flags: ["--allow-missing", "--strict", "--not-checked"],
+            options: ["--expectations", "--json", "--junit", "--html", "--out"]),
         CommandSyntax("matrix", flags: ["--no-shrink"],
-                      options: ["--impls", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
-                                "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",
-                                "--html"] + Arguments.implementationOptions),
+            options: [
+                "--impls", "--expectations", "--count", "--seed", "--size", "--misuse-rate", "--flaw-rate",
+                "--flaws", "--profile", "--rules", "--markdown", "--json", "--out", "--jobs",
+                "--html"
+            ] + Arguments.implementationOptions),
         CommandSyntax("bench", flags: ["--quick", "--no-shrink", "--no-detect", "--detect"],
-                      options: ["--cases", "--real", "--scale", "--shapes", "--steps", "--impls", "--json", "--jobs-list",
-                                "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds", "--detect-seed", "--defects"]
+            options: [
+                "--cases", "--real", "--scale", "--shapes", "--steps", "--impls", "--json", "--jobs-list",
+                "--jobs-cases", "--detect-seeds", "--detect-cap", "--detect-seconds", "--detect-seed", "--defects"
+            ]
                                 + Arguments.implementationOptions),
         CommandSyntax("faults", flags: ["--json"], options: ["--write-fixtures"]),
         CommandSyntax("export", flags: [], options: ["--as", "--out", "--runs", "--queue", "--import"]),
@@ -194,7 +205,8 @@ struct Arguments {
         return try parse(flags: syntax.flags, options: syntax.options)
     }
 
-    mutating func parse(flags allowedFlags: [String], options allowedOptions: [String]) throws(InputError) -> Arguments {
+    mutating func parse(flags allowedFlags: [String], options allowedOptions: [String]) throws(InputError) -> Arguments
+    {
         var i = 0
         while i < raw.count {
             let a = raw[i]
@@ -212,7 +224,11 @@ struct Arguments {
                 guard i + 1 < raw.count else { throw InputError("\(command): \(a) needs a value") }
                 options[a] = raw[i + 1]; repeated[a, default: []].append(raw[i + 1]); i += 2; continue
             }
-            if a.hasPrefix("-") { throw InputError("\(command): unknown option '\(a)'; it takes: " + (allowedFlags + allowedOptions).joined(separator: ", ")) }
+            if a.hasPrefix("-") {
+                throw InputError(
+                    "\(command): unknown option '\(a)'; it takes: "
+                        + (allowedFlags + allowedOptions).joined(separator: ", "))
+            }
             positionals.append(a); i += 1
         }
         return self
@@ -220,7 +236,10 @@ struct Arguments {
 
     func int(_ name: String, default value: Int, range: ClosedRange<Int>) throws(InputError) -> Int {
         guard let s = options[name] else { return value }
-        guard let n = Int(s), range.contains(n) else { throw InputError("\(command): \(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(s)'") }
+        guard let n = Int(s), range.contains(n) else {
+            throw InputError(
+                "\(command): \(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(s)'")
+        }
         return n
     }
 
@@ -228,13 +247,17 @@ struct Arguments {
 
     func seed(_ name: String, default value: UInt64) throws(InputError) -> UInt64 {
         guard let s = options[name] else { return value }
-        guard let n = UInt64(s) else { throw InputError("\(command): \(name) must be a whole number from 0 to \(UInt64.max), not '\(s)'") }
+        guard let n = UInt64(s) else {
+            throw InputError("\(command): \(name) must be a whole number from 0 to \(UInt64.max), not '\(s)'")
+        }
         return n
     }
 
     func faults() throws(InputError) -> [Fault] {
         try values("--fault").map { (name: String) throws(InputError) -> Fault in
-            guard let f = Fault(rawValue: name) else { throw InputError("\(command): unknown fault '\(name)'; 'opconform faults' lists them") }
+            guard let f = Fault(rawValue: name) else {
+                throw InputError("\(command): unknown fault '\(name)'; 'opconform faults' lists them")
+            }
             return f
         }
     }
@@ -242,12 +265,15 @@ struct Arguments {
     func generatorOptions() throws(InputError) -> GeneratorOptions {
         // The same ranges a finding file's options are held to (`GeneratorOptions`).
         if options["--flaws"] != nil && (options["--flaw-rate"].flatMap { Int($0) } ?? 0) == 0 {
-            throw InputError("\(command): --flaws chooses which flaws a flawed subclass gets; it needs --flaw-rate R above 0 (the percent of subclasses that get one)")
+            throw InputError(
+                "\(command): --flaws chooses which flaws a flawed subclass gets; it needs --flaw-rate R above 0 (the "
+                    + "percent of subclasses that get one)"
+            )
         }
         return GeneratorOptions(size: try int("--size", default: 8, range: GeneratorOptions.sizeRange),
                          misuseRate: try int("--misuse-rate", default: 10, range: GeneratorOptions.rateRange),
                          flawRate: try int("--flaw-rate", default: 0, range: GeneratorOptions.rateRange),
-                         flaws: try options["--flaws"].map { (text: String) throws(InputError) in try SubclassFlaw.parseList(text) },
+            flaws: try options["--flaws"].map { (text: String) throws(InputError) in try SubclassFlaw.parseList(text) },
                          focus: try focus())
     }
 
@@ -256,7 +282,9 @@ struct Arguments {
     func focus() throws(InputError) -> GeneratorFocus? {
         guard let name = options["--focus"] else { return nil }
         guard let focus = GeneratorFocus(rawValue: name) else {
-            throw InputError("--focus takes one of \(GeneratorFocus.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            throw InputError(
+                "--focus takes one of \(GeneratorFocus.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'"
+            )
         }
         return focus
     }
@@ -285,8 +313,10 @@ struct Arguments {
     }
 
     /// The options that name and limit an implementation, for every command that runs one.
-    static let implementationOptions = ["--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver", "--noise",
-                                        "--sanitize"]
+    static let implementationOptions = [
+        "--driver-arg", "--timeout", "--case-deadline", "--unit-us", "--max-events", "--cases-per-driver", "--noise",
+        "--sanitize"
+    ]
 
     /// `--timeout S`, `--case-deadline S`, `--unit-us N`, `--max-events N`: the limits of a case run in a child
     /// process (`DriverLimits`); `--noise LEVEL`, the timing noise its requests ask for (the
@@ -294,15 +324,19 @@ struct Arguments {
     func limits() throws(InputError) -> DriverLimits {
         func seconds(_ name: String, _ value: Double) throws(InputError) -> Double {
             guard let s = options[name] else { return value }
-            guard let x = Double(s), x > 0, x <= 86_400 else { throw InputError("\(command): \(name) takes seconds, a number above 0 and at most 86400, not '\(s)'") }
+            guard let x = Double(s), x > 0, x <= 86_400 else {
+                throw InputError("\(command): \(name) takes seconds, a number above 0 and at most 86400, not '\(s)'")
+            }
             return x
         }
         let standard = DriverLimits.standard
-        return DriverLimits(timeout: try seconds("--timeout", standard.timeout), caseDeadline: try seconds("--case-deadline", standard.caseDeadline),
-                            unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000),
-                            maxEvents: try int("--max-events", default: standard.maxEvents, range: 100...100_000_000),
-                            casesPerDriver: try int("--cases-per-driver", default: standard.casesPerDriver, range: 1...1_000_000),
-                            noise: try int("--noise", default: standard.noise, range: DriverLimits.noiseLevels))
+        return DriverLimits(
+            timeout: try seconds("--timeout", standard.timeout),
+            caseDeadline: try seconds("--case-deadline", standard.caseDeadline),
+            unitMicroseconds: try int("--unit-us", default: standard.unitMicroseconds, range: 1...10_000_000),
+            maxEvents: try int("--max-events", default: standard.maxEvents, range: 100...100_000_000),
+            casesPerDriver: try int("--cases-per-driver", default: standard.casesPerDriver, range: 1...1_000_000),
+            noise: try int("--noise", default: standard.noise, range: DriverLimits.noiseLevels))
     }
 
     /// The implementation `name` names (a built-in, or `exec:PATH` with `--driver-arg`s), with
@@ -319,7 +353,10 @@ struct Arguments {
     func sanitizer() throws(InputError) -> Sanitizer? {
         guard let text = options["--sanitize"] else { return nil }
         guard let sanitizer = Sanitizer(rawValue: text) else {
-            throw InputError("\(command): --sanitize takes thread or address (the sanitizer the driver was built with), not \(String(reflecting: String(text.prefix(40))))")
+            throw InputError(
+                "\(command): --sanitize takes thread or address (the sanitizer the driver was built with), not "
+                    + "\(String(reflecting: String(text.prefix(40))))"
+            )
         }
         return sanitizer
     }
@@ -330,10 +367,14 @@ struct Arguments {
     func sanitize(_ impl: any Implementation, with sanitizer: Sanitizer) throws(InputError) {
         let text = sanitizer.rawValue
         guard let launch = impl.launch else {
-            throw InputError("\(command): --sanitize \(text) needs a driver started by path (--impl exec:PATH) built with -sanitize=\(text); \(impl.name) is not one")
+            throw InputError(
+                "\(command): --sanitize \(text) needs a driver started by path (--impl exec:PATH) built with "
+                    + "-sanitize=\(text); \(impl.name) is not one"
+            )
         }
         guard sanitizer.instruments(executableAt: launch.executable) else {
-            throw InputError("\(command): \(launch.executable) was not built with the \(text) sanitizer: \(sanitizer.buildHint)")
+            throw InputError(
+                "\(command): \(launch.executable) was not built with the \(text) sanitizer: \(sanitizer.buildHint)")
         }
         // Sound: the command line is read before any thread starts a driver, and every driver
         // inherits the harness's environment (`DriverProcess.start`). The user's own options
@@ -345,7 +386,11 @@ struct Arguments {
 
     func profile() throws(InputError) -> Profile {
         guard let s = options["--profile"] else { return .guide }
-        guard let p = Profile(rawValue: s) else { throw InputError("\(command): unknown profile '\(s)'; the profiles are: " + Profile.allCases.map(\.rawValue).joined(separator: ", ")) }
+        guard let p = Profile(rawValue: s) else {
+            throw InputError(
+                "\(command): unknown profile '\(s)'; the profiles are: "
+                    + Profile.allCases.map(\.rawValue).joined(separator: ", "))
+        }
         return p
     }
 }

@@ -39,21 +39,36 @@ enum CheckCommand {
         let profile = try args.profile()
         let checks = try args.rules()
         guard args.positionals.count == 1 else {
-            throw InputError(args.positionals.isEmpty ? "check needs a trace file: opconform check FILE (write one with opconform replay ... --trace FILE)"
-                                                      : "check takes one trace file, but was given \(args.positionals.count): \(args.positionals.joined(separator: " "))")
+            throw InputError(
+                args.positionals.isEmpty
+                    ? "check needs a trace file: opconform check FILE (write one with opconform replay ... --trace "
+                        + "FILE)"
+                    : "check takes one trace file, but was given \(args.positionals.count): "
+                        + "\(args.positionals.joined(separator: " "))"
+            )
         }
         let path = args.positionals[0]
         let data = try JSONCodec.readFile(at: path)
         if !TraceFormat.looksLikeTrace(data) {
-            let what = JSONCodec.looksLikeFinding(data) ? "a finding" : JSONCodec.looksLikeExpectations(data) ? "an expectations file" : "not a trace file"
-            throw InputError("check: \(path) is \(what): check judges a stored trace (a top-level \"events\" list); 'opconform replay FILE' runs a scenario or a finding, and 'replay FILE --trace OUT' stores its trace")
+            let what =
+                JSONCodec.looksLikeFinding(data)
+                ? "a finding" : JSONCodec.looksLikeExpectations(data) ? "an expectations file" : "not a trace file"
+            throw InputError(
+                "check: \(path) is \(what): check judges a stored trace (a top-level \"events\" list); 'opconform "
+                    + "replay FILE' runs a scenario or a finding, and 'replay FILE --trace OUT' stores its trace"
+            )
         }
         let file = try TraceFormat.decode(data, source: path)
-        let label = "\(file.trace.impl) (stored trace \(path)), schedule seed \(file.trace.scheduleSeed), profile \(profile.rawValue)"
-        let html = args.options["--html"].map { ReplayCommand.HTMLTarget(dir: $0, source: "stored trace \(path)", input: input) }
+        let label =
+            "\(file.trace.impl) (stored trace \(path)), schedule seed \(file.trace.scheduleSeed), profile "
+                + "\(profile.rawValue)"
+        let html = args.options["--html"].map {
+            ReplayCommand.HTMLTarget(dir: $0, source: "stored trace \(path)", input: input)
+        }
         // With no finding recorded, the only note is where the page went: on standard error.
-        return try ReplayCommand.verdict(on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"),
-                                         strict: args.flags.contains("--strict"), recorded: nil, html: html,
-                                         note: { console.err($0 + "\n") }, console: console)
+        return try ReplayCommand.verdict(
+            on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"),
+            strict: args.flags.contains("--strict"), recorded: nil, html: html,
+            note: { console.err($0 + "\n") }, console: console)
     }
 }

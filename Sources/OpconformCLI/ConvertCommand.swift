@@ -40,25 +40,35 @@ enum ConvertCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
-        guard !args.positionals.isEmpty else { throw InputError("convert needs one or more scenario, finding or trace files, e.g. opconform convert scenario.json") }
+        guard !args.positionals.isEmpty else {
+            throw InputError(
+                "convert needs one or more scenario, finding or trace files, e.g. opconform convert scenario.json")
+        }
         // Everything is read before anything is written: a bad file leaves every file as it was.
         var files: [Converted] = []
         for path in args.positionals { files.append(try read(path)) }
         let stale = files.filter { !$0.isCurrent }
         if args.flags.contains("--check") {
-            for f in stale { console.out("\(f.path): \(f.what) format \(f.format), not \(f.newest) (opconform convert rewrites it)\n") }
+            for f in stale {
+                console.out(
+                    "\(f.path): \(f.what) format \(f.format), not \(f.newest) (opconform convert rewrites it)\n")
+            }
             if stale.isEmpty {
                 console.out("all \(files.count) file\(files.count == 1 ? " is" : "s are") in the newest format\n")
                 return 0
             }
-            console.out("\(stale.count) of \(files.count) file\(files.count == 1 ? " is" : "s are") not in the newest format\n")
+            console.out(
+                "\(stale.count) of \(files.count) file\(files.count == 1 ? " is" : "s are") not in the newest format\n")
             return 1
         }
         for f in stale {
             do { try OutputFile.write(f.data, to: f.path) } catch { throw InputError("convert: " + error.message) }
             console.out("converted \(f.path): \(f.what) format \(f.format) -> \(f.newest)\n")
         }
-        console.out("converted \(stale.count) of \(files.count) file\(files.count == 1 ? "" : "s"); the others were in the newest format already\n")
+        console.out(
+            "converted \(stale.count) of \(files.count) file\(files.count == 1 ? "" : "s"); the others were in the "
+                + "newest format already\n"
+        )
         return 0
     }
 
@@ -67,7 +77,10 @@ enum ConvertCommand {
     private static func read(_ path: String) throws(InputError) -> Converted {
         let data = try JSONCodec.readFile(at: path)
         if JSONCodec.looksLikeExpectations(data) {
-            throw InputError("convert: \(path) is an expectations file, which has no older format to convert from; convert rewrites scenario and finding files")
+            throw InputError(
+                "convert: \(path) is an expectations file, which has no older format to convert from; convert rewrites "
+                    + "scenario and finding files"
+            )
         }
         if TraceFormat.looksLikeTrace(data) {
             let file = try TraceFormat.decode(data, source: path)
@@ -76,11 +89,15 @@ enum ConvertCommand {
                              data: TraceFormat.encode(file))
         }
         if let finding = try ReplayCommand.loadFinding(path) {
-            return Converted(path: path, what: "finding", format: finding.format, newest: Finding.newestFormat, data: finding.fileData)
+            return Converted(
+                path: path, what: "finding", format: finding.format, newest: Finding.newestFormat,
+                data: finding.fileData)
         }
         let scenario = try ScenarioFormat.decode(data, source: path)
         // A scenario that decoded said 1 or 2; nothing else reads.
         let format = ScenarioFormat.declaredFormat(data) ?? ScenarioFormat.newest
-        return Converted(path: path, what: "scenario", format: format, newest: ScenarioFormat.newest, data: ScenarioFormat.encode(scenario))
+        return Converted(
+            path: path, what: "scenario", format: format, newest: ScenarioFormat.newest,
+            data: ScenarioFormat.encode(scenario))
     }
 }

@@ -47,9 +47,14 @@ enum DriverCheckCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
-        guard let path = args.positionals.first else { throw InputError("driver-check needs the driver's path, e.g. opconform driver-check ./my-driver") }
+        guard let path = args.positionals.first else {
+            throw InputError("driver-check needs the driver's path, e.g. opconform driver-check ./my-driver")
+        }
         guard args.positionals.count == 1 else {
-            throw InputError("driver-check takes one driver, but was given '\(args.positionals[1])' too; arguments for the driver go with --driver-arg")
+            throw InputError(
+                "driver-check takes one driver, but was given '\(args.positionals[1])' too; arguments for the driver "
+                    + "go with --driver-arg"
+            )
         }
         let launch = try DriverLaunch.resolve(path, arguments: args.values("--driver-arg"))
         let json = args.flags.contains("--json")

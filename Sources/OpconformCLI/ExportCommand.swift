@@ -4,8 +4,8 @@ import ConformanceReports
 import Foundation
 import OperationSpec
 
-/// `opconform export FINDING --as swift-testing|xctest|objc [--out FILE] [--runs N] [--queue INIT --import MODULE]`: a finding
-/// as a reproducer the implementation's maintainers can run without this tool (`Reproducer`).
+/// `opconform export FINDING --as swift-testing|xctest|objc [--out FILE] [--runs N] [--queue INIT --import MODULE]`:
+/// a finding as a reproducer the implementation's maintainers can run without this tool (`Reproducer`).
 enum ExportCommand {
     static let help = """
     opconform export FINDING --as swift-testing|xctest|objc [--out FILE] [--runs N]
@@ -53,22 +53,33 @@ enum ExportCommand {
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         guard args.positionals.count == 1 else {
-            throw InputError("export takes one finding file (a minimised finding: opconform-findings/*.json, or one named by an expectations file); got \(args.positionals.count)")
+            throw InputError(
+                "export takes one finding file (a minimised finding: opconform-findings/*.json, or one named by an "
+                    + "expectations file); got \(args.positionals.count)"
+            )
         }
         let path = args.positionals[0]
         guard let text = args.options["--as"] else {
-            throw InputError("export needs --as swift-testing, --as xctest or --as objc: the kind of reproducer to write")
+            throw InputError(
+                "export needs --as swift-testing, --as xctest or --as objc: the kind of reproducer to write")
         }
         guard let style = Reproducer.Style(rawValue: text) else {
-            throw InputError("export: --as \(text) is not a reproducer kind; the kinds are: " + Reproducer.Style.allCases.map(\.rawValue).joined(separator: ", "))
+            throw InputError(
+                "export: --as \(text) is not a reproducer kind; the kinds are: "
+                    + Reproducer.Style.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let runs = try args.options["--runs"].map { _ in try args.int("--runs", default: 1, range: 1...100_000) }
         guard let finding = try ReplayCommand.loadFinding(path) else {
-            throw InputError("\(path) is a scenario, not a finding: export needs a finding (it says which rule to assert, and about which objects)")
+            throw InputError(
+                "\(path) is a scenario, not a finding: export needs a finding (it says which rule to assert, and about "
+                    + "which objects)"
+            )
         }
         var queue: Reproducer.UserQueue?
         if let factory = args.options["--queue"] {
-            let modules = (args.options["--import"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let modules = (args.options["--import"] ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             do { queue = try Reproducer.UserQueue(factory: factory, modules: modules.filter { !$0.isEmpty }) } catch {
                 throw InputError("export: \(error.description)")
             }
@@ -80,9 +91,13 @@ enum ExportCommand {
             throw InputError("\(path): cannot export \(finding.rule) --as \(style.rawValue): \(error.description)")
         }
         if let out = args.options["--out"] {
-            do { try OutputFile.write(Data(export.text.utf8), to: out) } catch { throw InputError("export: " + error.message) }
+            do { try OutputFile.write(Data(export.text.utf8), to: out) } catch {
+                throw InputError("export: " + error.message)
+            }
             let lines = export.text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
-            console.err("wrote \(out): \(lines) lines, \(export.runs) run\(export.runs == 1 ? "" : "s"); asserts: " + export.claims.joined(separator: "; ") + "\n")
+            console.err(
+                "wrote \(out): \(lines) lines, \(export.runs) run\(export.runs == 1 ? "" : "s"); asserts: "
+                    + export.claims.joined(separator: "; ") + "\n")
         } else {
             console.out(export.text)
         }

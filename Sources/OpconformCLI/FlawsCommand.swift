@@ -12,17 +12,27 @@ enum FlawsCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.flaws + "\n"); return 0 }
-        guard args.positionals.isEmpty else { throw InputError("flaws takes no file; it lists the catalog (--json for JSON), or probes an implementation (--probe --impl NAME)") }
+        guard args.positionals.isEmpty else {
+            throw InputError(
+                "flaws takes no file; it lists the catalog (--json for JSON), or probes an implementation (--probe "
+                    + "--impl NAME)"
+            )
+        }
         if args.flags.contains("--corpus") { return try corpus(args, console) }
         for option in corpusOptions where args.options[option] != nil {
             throw InputError("flaws: \(option) applies to --corpus only")
         }
         if args.flags.contains("--probe") { return try probe(args, console) }
-        for option in ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions where args.options[option] != nil {
+        for option in ["--impl", "--count", "--seed", "--size", "--flaws"] + Arguments.implementationOptions
+        where args.options[option] != nil {
             throw InputError("flaws: \(option) applies to --probe only")
         }
         if args.flags.contains("--json") {
-            console.out(JSONCodec.encodeString(SubclassFlaw.allCases.map { Entry(name: $0.rawValue, summary: $0.summary, duty: $0.duty, rules: $0.expectedRules) }))
+            console.out(
+                JSONCodec.encodeString(
+                    SubclassFlaw.allCases.map {
+                        Entry(name: $0.rawValue, summary: $0.summary, duty: $0.duty, rules: $0.expectedRules)
+                    }))
             return 0
         }
         for f in SubclassFlaw.allCases {
@@ -33,8 +43,10 @@ enum FlawsCommand {
         }
         console.out("""
 
-            \(SubclassFlaw.allCases.count) flaws. Write them into generated subclasses: opconform run --impl NAME --flaw-rate 30 [--flaws a,b]
-            (--flaw-rate R: percent of concurrent subclasses with a flaw; --flaws: which, default all but finishes-before-work and start-skips-main, which are drawn only when named or with all)
+            \(SubclassFlaw.allCases.count) flaws. Write them into generated subclasses: opconform run --impl NAME \
+            --flaw-rate 30 [--flaws a,b]
+            (--flaw-rate R: percent of concurrent subclasses with a flaw; --flaws: which, default all but \
+            finishes-before-work and start-skips-main, which are drawn only when named or with all)
 
             """)
         return 0
@@ -48,7 +60,9 @@ enum FlawsCommand {
         let count = try args.int("--count", default: FlawProbe.bound, range: 1...100_000)
         let seed = try args.seed("--seed", default: 1)
         let size = try args.int("--size", default: 8, range: GeneratorOptions.sizeRange)
-        let flaws = try args.options["--flaws"].map { (text: String) throws(InputError) in try SubclassFlaw.parseList(text) } ?? SubclassFlaw.allCases
+        let flaws =
+            try args.options["--flaws"].map { (text: String) throws(InputError) in try SubclassFlaw.parseList(text) }
+            ?? SubclassFlaw.allCases
         let stop = StopRequest()
         let interrupts = Interrupts(stop: stop, console: console)
         defer { interrupts.uninstall() }
@@ -56,8 +70,12 @@ enum FlawsCommand {
         let json = args.flags.contains("--json")
         if !json {
             let noise = args.options["--noise"].map { ", timing noise \($0)" } ?? ""
-            console.out("\(impl.name): each flaw in every concurrent subclass, up to \(count) cases from seed \(seed), size \(size), no misuse\(noise)\n\n")
-            console.out("flaw".padding(26) + "caught by".padding(32) + "cases".padding(7) + "ops".padding(9) + "replays\n")
+            console.out(
+                "\(impl.name): each flaw in every concurrent subclass, up to \(count) cases from seed \(seed), size "
+                    + "\(size), no misuse\(noise)\n\n"
+            )
+            console.out(
+                "flaw".padding(26) + "caught by".padding(32) + "cases".padding(7) + "ops".padding(9) + "replays\n")
         }
         for flaw in flaws {
             if stop.isRequested { break }
@@ -67,8 +85,9 @@ enum FlawsCommand {
             switch o.status {
             case "caught":
                 let ops = "\(o.originalOperations ?? 0)→\(o.operations ?? 0)"
-                console.out(flaw.rawValue.padding(26) + (o.rule ?? "").padding(32) + String(o.cases).padding(7) + ops.padding(9)
-                            + "\(o.reproduced ?? 0)/\(o.attempts ?? 0)\n")
+                console.out(
+                    flaw.rawValue.padding(26) + (o.rule ?? "").padding(32) + String(o.cases).padding(7) + ops.padding(9)
+                        + "\(o.reproduced ?? 0)/\(o.attempts ?? 0)\n")
                 if let replay = o.replay { console.out("".padding(26) + replay + "\n") }
             case "missed":
                 console.out(flaw.rawValue.padding(26) + "not caught".padding(32) + String(o.cases) + "\n")
@@ -79,8 +98,11 @@ enum FlawsCommand {
         if json { console.out(JSONCodec.encodeString(outcomes)) }
         let missed = outcomes.filter { $0.status == "missed" }.count
         if !json {
-            console.out("\n\(outcomes.filter { $0.status == "caught" }.count) caught, \(missed) not caught, "
-                        + "\(outcomes.filter { $0.status != "caught" && $0.status != "missed" }.count) not observable here\n")
+            console.out(
+                "\n\(outcomes.filter { $0.status == "caught" }.count) caught, \(missed) not caught, "
+                    + "\(outcomes.filter { $0.status != "caught" && $0.status != "missed" }.count) not observable "
+                    + "here\n"
+            )
         }
         return stop.isRequested ? 130 : missed > 0 ? 1 : 0
     }
@@ -102,9 +124,11 @@ enum FlawsCommand {
         }
         if args.options["--sanitize"] != nil {
             // Its labels say a data race is invisible; a sanitizer's report would count as a false alarm.
-            throw InputError("flaws: --corpus does not measure a sanitized corpus driver yet (its labels count a data race as "
-                             + "invisible); run one class with it instead: opconform run --impl exec:DRIVER --driver-arg --class "
-                             + "--driver-arg NAME --sanitize thread (Specs/sanitizers.md)")
+            throw InputError(
+                "flaws: --corpus does not measure a sanitized corpus driver yet (its labels count a data race as "
+                    + "invisible); run one class with it instead: opconform run --impl exec:DRIVER --driver-arg "
+                    + "--class "
+                    + "--driver-arg NAME --sanitize thread (Specs/sanitizers.md)")
         }
         let count = try args.int("--count", default: 100, range: 1...100_000)
         let seed = try args.seed("--seed", default: 1)
@@ -114,7 +138,9 @@ enum FlawsCommand {
         case "none"?: known = nil
         case let path?: known = try Expectations.load(path)
         case nil:
-            known = try KnownDivergenceOption.platformFile("foundation-linux").map { path throws(InputError) in try Expectations.load(path) }
+            known = try KnownDivergenceOption.platformFile("foundation-linux").map { path throws(InputError) in
+                try Expectations.load(path)
+            }
         }
         // Foundation on Linux is judged by the reading its known divergences were written for.
         let profile = args.options["--profile"] == nil ? known?.profile ?? .guide : try args.profile()
@@ -157,6 +183,9 @@ enum FlawsCommand {
             console.out(JSONCodec.encodeString(output))
         } else {
             func percent(_ x: Double?) -> String { x.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a" }
+            let asLabelled = outcomes.filter { o in
+                o.exitStatus == (StyleCorpus.entry(o.name)?.visible.isEmpty == false ? 1 : 0)
+            }.count
             console.out("""
                 totals: \(totals.classes) classes, \(totals.cases) cases, \(String(format: "%.1f", totals.seconds)) s
                   precision \(percent(totals.precision)): \(totals.trueReports) true reports, \
@@ -164,7 +193,8 @@ enum FlawsCommand {
                 (\(totals.platformReports) reports of Foundation's own divergences left out)
                   recall \(percent(totals.recall)): \(totals.foundDefects) of \(totals.visibleDefects) \
                 visible defects found
-                  exit status as labelled: \(outcomes.filter { o in o.exitStatus == (StyleCorpus.entry(o.name)?.visible.isEmpty == false ? 1 : 0) }.count) \
+                  exit status as labelled: \
+                \(asLabelled) \
                 of \(outcomes.count) classes
 
                 """)
@@ -189,8 +219,13 @@ enum FlawsCommand {
         if let error = o.error { lines.append("  error: " + error) }
         if entry.defects.isEmpty { lines.append("  labelled: no defect") }
         let labelled = entry.visible.isEmpty ? 0 : 1
-        lines.append("  exit status \(o.exitStatus)" + (o.exitStatus == labelled ? ", as labelled"
-            : ", NOT as labelled (\(entry.visible.isEmpty ? "no visible defect" : "a visible defect"): \(labelled) expected)"))
+        lines.append(
+            "  exit status \(o.exitStatus)"
+                + (o.exitStatus == labelled
+                    ? ", as labelled"
+                    : ", NOT as labelled (\(entry.visible.isEmpty ? "no visible defect" : "a visible defect"): "
+                        + "\(labelled) expected)")
+        )
         for d in entry.defects {
             let status: String
             switch d.visibility {
@@ -215,7 +250,9 @@ enum FlawsCommand {
         }
         let slow = o.reports.filter { $0.verdict == "unconfirmed" }.map { "\($0.rule) (\($0.cases))" }
         if !slow.isEmpty {
-            lines.append("  unconfirmed (absence or time, not seen again with patience; not failures): " + slow.joined(separator: ", "))
+            lines.append(
+                "  unconfirmed (absence or time, not seen again with patience; not failures): "
+                    + slow.joined(separator: ", "))
         }
         let platform = o.reports.filter { $0.verdict == "platform" }.map { "\($0.rule) (\($0.cases))" }
         if !platform.isEmpty {

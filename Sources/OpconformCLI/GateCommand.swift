@@ -9,14 +9,19 @@ enum GateCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.gate + "\n"); return 0 }
-        guard let path = args.options["--expectations"] else { throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)") }
+        guard let path = args.options["--expectations"] else {
+            throw InputError("gate needs --expectations FILE (Specs/expectations-format.md)")
+        }
         let expectations = try Expectations.load(path)
         let profile = args.options["--profile"] == nil ? expectations.profile : try args.profile()
         let impl: any Implementation
         if let name = args.options["--impl"] {
             impl = try args.implementation(name, profile: profile, faults: [])
         } else if let launch = try expectations.driverLaunch(relativeTo: path) {
-            if !args.values("--driver-arg").isEmpty { throw InputError("gate: \(path) names its driver and its arguments; --driver-arg goes with --impl exec:PATH") }
+            if !args.values("--driver-arg").isEmpty {
+                throw InputError(
+                    "gate: \(path) names its driver and its arguments; --driver-arg goes with --impl exec:PATH")
+            }
             // A command read from a file runs only with the user's consent (the README's security note).
             try DriverConsent.check(launch, namedIn: path, trusted: args.flags.contains(DriverConsent.trustOption))
             impl = try Implementations.external(launch, limits: try args.limits())
@@ -62,9 +67,13 @@ enum GateCommand {
         let verdict = GateVerdict(result: result, expectations: expectations)
         console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         report(verdict, expectations: expectations, path: path, strict: args.flags.contains("--strict"), console)
-        if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
+        if let p = args.options["--json"] {
+            try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p)
+        }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
-        if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n") }
+        if let dir = args.options["--html"] {
+            console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n")
+        }
         if result.interrupted {
             console.out("gate INTERRUPTED: no verdict\n")
             return 130
@@ -79,15 +88,23 @@ enum GateCommand {
     }
 
     /// The gate's lines under the run's summary: what was expected and seen, what was not.
-    static func report(_ verdict: GateVerdict, expectations: Expectations, path: String, strict: Bool, _ console: Console) {
+    static func report(
+        _ verdict: GateVerdict, expectations: Expectations, path: String, strict: Bool, _ console: Console
+    ) {
         // Rules, as the rest of the line counts; the divergences (causes) too when they differ, so
         // the count matches the summary's "N known divergences" (issue 45: "7 known", then "6 seen").
         let causes = verdict.seenEntries == verdict.confirmed.count ? "" : " (\(verdict.seenEntries) known divergences)"
-        console.out("\ngate against \(path): \(verdict.confirmed.count) expected rules seen\(causes), \(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, \(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n")
+        console.out(
+            "\ngate against \(path): \(verdict.confirmed.count) expected rules seen\(causes), "
+                + "\(verdict.unexpected.count) unexpected, \(verdict.unexpectedWarnings.count) unexpected warnings, "
+                + "\(verdict.nowPassing.count + verdict.notSeenRare.count) expected but not seen\n"
+        )
         for rule in verdict.unexpected { console.out("  UNEXPECTED \(rule)\n") }
         for e in verdict.exceeded {
-            console.out("  RATE EXCEEDED \(e.rule): \(e.seen) of \(e.cases) cases, where its entry measured \(e.rate.cases) of \(e.rate.of)"
-                        + " (at most \(e.bound) expected at the 0.001 level): a defect may hide behind the known flake\n")
+            console.out(
+                "  RATE EXCEEDED \(e.rule): \(e.seen) of \(e.cases) cases, where its entry measured \(e.rate.cases) of "
+                    + "\(e.rate.of)"
+                    + " (at most \(e.bound) expected at the 0.001 level): a defect may hide behind the known flake\n")
         }
         for rule in verdict.unexpectedWarnings {
             let strength = RuleBook.check(id: rule)?.rule.strength.rawValue ?? ""
@@ -97,6 +114,8 @@ enum GateCommand {
             let why = expectations.expected.first { $0.rule == rule }?.rare ?? ""
             console.out("  not seen, rare: \(rule)" + (why.isEmpty ? "" : " (\(why))") + "\n")
         }
-        for rule in verdict.nowPassing { console.out("  now passing: \(rule) (expected to fail\(strict ? "; --strict fails the gate" : ""))\n") }
+        for rule in verdict.nowPassing {
+            console.out("  now passing: \(rule) (expected to fail\(strict ? "; --strict fails the gate" : ""))\n")
+        }
     }
 }

@@ -146,7 +146,8 @@ enum Help {
     """
 
     static let sweep = """
-    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--expectations FILE|none] [--profile P] [--rules GLOB] [--strict] [--noise L]
+    opconform sweep FILE [--schedules N] [--seed S] [--impl NAME] [--expectations FILE|none] [--profile P] [--rules \
+    GLOB] [--strict] [--noise L]
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them)
 
@@ -194,8 +195,10 @@ enum Help {
     """
 
     static let replay = """
-    opconform replay FILE [--original] [--no-faults] [--trust-driver] [--schedule-seed S] [--impl NAME] [--profile P] [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE] [--html DIR]
-    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] [--split-misuse] [--reach] [--impl NAME] [--fault F] ...
+    opconform replay FILE [--original] [--no-faults] [--trust-driver] [--schedule-seed S] [--impl NAME] [--profile P] \
+    [--fault F] [--rules GLOB] [--strict] [--json] [--trace FILE] [--html DIR]
+    opconform replay --seed S [--size K] [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--focus F] \
+    [--split-misuse] [--reach] [--impl NAME] [--fault F] ...
     (NAME may be exec:PATH with --driver-arg A...; the driver limits of 'opconform --help' apply,
     --noise L among them: a replay line of a run with noise carries it)
 
@@ -209,7 +212,8 @@ enum Help {
     A finding made with a driver named by path (exec:PATH) records it, and replay starts the same
     driver again, but only when that driver (or an interpreter's script) lies inside the current
     folder: a finding from elsewhere could name any command, so replay refuses it, quoting it,
-    unless --trust-driver is given or --impl names the driver. --original runs the regenerated, unminimised case instead; --no-faults runs a finding without
+    unless --trust-driver is given or --impl names the driver. --original runs the regenerated, unminimised case \
+    instead; --no-faults runs a finding without
     the faults it was found with (to see a minimised case pass on the faithful engine).
 
     --seed S regenerates case seed S with the given generator options (defaults: size 8,
@@ -232,8 +236,10 @@ enum Help {
 
     static let run = """
     opconform run --impl NAME [--count N] [--seed S] [--size K] [--rules GLOB] [--profile P]
-                  [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--json FILE] [--junit FILE] [--html DIR]
-                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict] [--guide]
+                  [--fault NAME]... [--misuse-rate R] [--flaw-rate R] [--flaws LIST] [--json FILE] [--junit FILE] \
+    [--html DIR]
+                  [--out DIR] [--log FILE] [--jobs N] [--shard I/N] [--no-shrink] [--attempts N] [--table] [--strict] \
+    [--guide]
                   [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
                   [--expectations FILE|none]
 
@@ -355,9 +361,11 @@ enum Help {
     """
 
     static let gate = """
-    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide] [--no-reach] [--not-checked]
+    opconform gate --expectations FILE [--impl NAME] [--count N] [--seed S] [--size K] [--strict] [--guide] \
+    [--no-reach] [--not-checked]
                    [--trust-driver] [--no-shrink] [--json FILE] [--junit FILE] [--html DIR] [--out DIR] [--log FILE]
-                   [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] [--noise L]
+                   [--jobs N] [--shard I/N] [--driver-arg A]... [--timeout S] [--case-deadline S] [--unit-us N] \
+    [--noise L]
 
     Runs like 'run' (implementation and profile from FILE unless given; a format-2 FILE may name
     its driver, {"driver": {"path": "./my-driver", "arguments": [...]}}, started as exec:PATH when it lies
@@ -375,7 +383,8 @@ enum Help {
 
     static let matrix = """
     opconform matrix --impls NAME,NAME[,...] [--count N] [--seed S] [--size K] [--profile P] [--expectations FILE|none]
-                     [--rules GLOB] [--markdown FILE] [--json FILE] [--html DIR] [--out DIR] [--jobs N] [--no-shrink] [--noise L]
+                     [--rules GLOB] [--markdown FILE] [--json FILE] [--html DIR] [--out DIR] [--jobs N] [--no-shrink] \
+    [--noise L]
 
     NAME may be exec:PATH (a driver of your own; --driver-arg then needs exactly one of those).
     Known divergences apply as in 'run' (a FILE to the columns it was written for).

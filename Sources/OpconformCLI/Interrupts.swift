@@ -26,7 +26,10 @@ final class Interrupts {
                 if stop.isRequested { _exit(130) }
                 stop.request()
                 let killed = LiveChildren.killAll()
-                said.say("\nopconform: interrupted; stopping (\(killed) driver\(killed == 1 ? "" : "s") killed) and writing what was decided; interrupt again to quit at once\n")
+                said.say(
+                    "\nopconform: interrupted; stopping (\(killed) driver\(killed == 1 ? "" : "s") killed) and writing "
+                        + "what was decided; interrupt again to quit at once\n"
+                )
             }
             source.resume()
             sources.append(source)

@@ -7,7 +7,8 @@ import OperationSpec
 /// verdict and one set of reports.
 enum MergeCommand {
     static let help = """
-    opconform merge DIR... [--expectations FILE] [--allow-missing] [--strict] [--not-checked] [--json FILE] [--junit FILE]
+    opconform merge DIR... [--expectations FILE] [--allow-missing] [--strict] [--not-checked] [--json FILE] [--junit \
+    FILE]
                     [--html DIR] [--out DIR]
 
     Joins the shards of one run into the verdict and reports of the whole run. Each DIR is the
@@ -39,9 +40,14 @@ enum MergeCommand {
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         guard !args.positionals.isEmpty else {
-            throw InputError("merge needs the output folders of a run's shards: opconform merge shard-1 shard-2 ... ('opconform help merge')")
+            throw InputError(
+                "merge needs the output folders of a run's shards: opconform merge shard-1 shard-2 ... ('opconform "
+                    + "help merge')"
+            )
         }
-        for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) { try RunCommand.writable(file: path) }
+        for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) {
+            try RunCommand.writable(file: path)
+        }
         // SIGINT, SIGTERM or SIGHUP stop the merge before its next file (issue 43): each file
         // already written is whole, none is half-written, and no temporary file is left behind.
         // A second signal quits at once.
@@ -62,22 +68,28 @@ enum MergeCommand {
         if let out = args.options["--out"] {
             let target = PathText.resolvingLinks(PathText.absolute(out))
             if let same = args.positionals.first(where: { PathText.resolvingLinks(PathText.absolute($0)) == target }) {
-                throw InputError("merge: --out \(out) is the shard folder \(same): its run record would be replaced by the merged one; "
-                                 + "name a new folder")
+                throw InputError(
+                    "merge: --out \(out) is the shard folder \(same): its run record would be replaced by the merged "
+                        + "one; "
+                        + "name a new folder")
             }
         }
-        let expectations = try args.options["--expectations"].map { path throws(InputError) in try Expectations.load(path) }
+        let expectations = try args.options["--expectations"].map { path throws(InputError) in
+            try Expectations.load(path)
+        }
         if let e = expectations, let file = args.options["--expectations"], shards[0].record.impl != e.impl,
            !(shards[0].record.knownSource ?? "").contains(PathText.lastComponent(file)) {
             // A user's driver may be gated by its platform's file: its shards then name that file as their source.
-            throw InputError("merge: \(file) holds expectations for \(e.impl), but the shards ran \(shards[0].record.impl) against "
-                             + (shards[0].record.knownSource ?? "no expectations"))
+            throw InputError(
+                "merge: \(file) holds expectations for \(e.impl), but the shards ran \(shards[0].record.impl) against "
+                    + (shards[0].record.knownSource ?? "no expectations"))
         }
         if stopped() { return 130 }
         var (result, coverage) = try RunMerge.merge(shards, allowMissing: args.flags.contains("--allow-missing"))
         if stopped() { return 130 }
         if args.flags.contains("--strict") { result.configuration.strict = true }
-        console.out("merged \(shards.count) shard\(shards.count == 1 ? "" : "s") of opconform \(shards[0].record.harness):\n")
+        console.out(
+            "merged \(shards.count) shard\(shards.count == 1 ? "" : "s") of opconform \(shards[0].record.harness):\n")
         for c in coverage { console.out("  " + c.line + "\n") }
         console.out("\n")
 
@@ -86,7 +98,9 @@ enum MergeCommand {
         func path(of finding: Finding) -> String? {
             for s in shards {
                 if let i = s.findings.firstIndex(of: finding) { return PathText.join(s.folder, s.record.findings[i]) }
-                if let i = s.otherCauses.firstIndex(where: { $0.finding == finding }) { return PathText.join(s.folder, s.record.otherCauses[i].file) }
+                if let i = s.otherCauses.firstIndex(where: { $0.finding == finding }) {
+                    return PathText.join(s.folder, s.record.otherCauses[i].file)
+                }
             }
             return nil
         }
@@ -94,7 +108,8 @@ enum MergeCommand {
             try RunCommand.writable(parentOf: PathText.join(out, "x"), creating: true)
             files = try RunCommand.writeFindings(result, to: out)
             if stopped() { return 130 }
-            try RunCommand.write(JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(out, RunRecord.fileName))
+            try RunCommand.write(
+                JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(out, RunRecord.fileName))
         } else {
             for f in result.findings { if let p = path(of: f) { files[f.rule] = p } }
             for o in result.otherCauses { if let p = path(of: o.finding) { files[o.finding.fileName] = p } }
@@ -102,16 +117,24 @@ enum MergeCommand {
         console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         let verdict = expectations.map { GateVerdict(result: result, expectations: $0) }
         if let verdict, let e = expectations {
-            GateCommand.report(verdict, expectations: e, path: args.options["--expectations"]!, strict: result.configuration.strict, console)
+            GateCommand.report(
+                verdict, expectations: e, path: args.options["--expectations"]!, strict: result.configuration.strict,
+                console)
         }
         if stopped() { return 130 }
-        if let p = args.options["--json"] { try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p) }
+        if let p = args.options["--json"] {
+            try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p)
+        }
         if stopped() { return 130 }
         if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
         if stopped() { return 130 }
-        if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n") }
+        if let dir = args.options["--html"] {
+            console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n")
+        }
         if stopped() { return 130 }
-        if coverage.contains(where: { !$0.complete }) { console.out("INCOMPLETE: shards are missing (above); their cases are in no verdict\n") }
+        if coverage.contains(where: { !$0.complete }) {
+            console.out("INCOMPLETE: shards are missing (above); their cases are in no verdict\n")
+        }
         if result.interrupted { console.out("a shard was INTERRUPTED: no verdict\n"); return 130 }
         if result.noVerdict != nil { console.out("NO VERDICT (exit 4)\n"); return 4 }
         if let verdict {

@@ -10,7 +10,9 @@ enum RulesCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { print(Help.rules); return 0 }
-        if !args.positionals.isEmpty { throw InputError("rules takes no argument, but was given '\(args.positionals[0])'") }
+        if !args.positionals.isEmpty {
+            throw InputError("rules takes no argument, but was given '\(args.positionals[0])'")
+        }
         var rules = RuleBook.rules
         if let glob = args.options["--rules"] {
             rules = RuleBook.matching(glob).map(\.rule)

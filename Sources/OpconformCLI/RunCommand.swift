@@ -11,14 +11,19 @@ enum RunCommand {
         var input = input
         let args = try input.parse()
         if args.flags.contains("--help") { console.out(Help.run + "\n"); return 0 }
-        if !args.positionals.isEmpty { throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'") }
+        if !args.positionals.isEmpty {
+            throw InputError("run takes no positional argument, but was given '\(args.positionals[0])'")
+        }
         let profile = try args.profile()
         let faults = try args.faults()
         let impl = try args.implementation(args.options["--impl"] ?? "reference", profile: profile, faults: faults)
-        if !faults.isEmpty && impl.name != "reference" { throw InputError("run: --fault applies to the reference implementation only") }
+        if !faults.isEmpty && impl.name != "reference" {
+            throw InputError("run: --fault applies to the reference implementation only")
+        }
         var configuration = RunConfiguration(
             impl: impl, profile: profile, faults: faults, seed: try args.seed("--seed", default: 1),
-            count: try args.int("--count", default: 100, range: 1...100_000_000), generator: try args.generatorOptions(),
+            count: try args.int("--count", default: 100, range: 1...100_000_000),
+            generator: try args.generatorOptions(),
             rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
         configuration.jobs = try args.jobs(for: configuration.impl)
@@ -37,7 +42,9 @@ enum RunCommand {
             // subclass cannot raise an Objective-C exception at all).
             if args.options["--profile"] == nil && known.profile != profile {
                 configuration.profile = known.profile
-                configuration.profileReason = "the profile of \(known.impl)'s known divergences, which the tested code builds on; --profile sets another"
+                configuration.profileReason =
+                    "the profile of \(known.impl)'s known divergences, which the tested code builds on; --profile sets "
+                        + "another"
             }
         }
         configuration.earlierMinima = earlierMinima(args, configuration)
@@ -49,14 +56,22 @@ enum RunCommand {
         console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         for e in result.exceededRates {
             let rate = e.entry.rate.map { "\($0.cases) of \($0.of)" } ?? ""
-            console.out("FAIL rate of a known divergence: \(e.entry.rule) was excused in \(e.seen) of \(result.cases) cases, "
-                + "where its entry measured \(rate) (at most \(e.bound) expected at the 0.001 level): a defect of the tested "
-                + "code may hide behind the known flake; run with --expectations none to see every case as a failure\n")
+            console.out(
+                "FAIL rate of a known divergence: \(e.entry.rule) was excused in \(e.seen) of \(result.cases) cases, "
+                    + "where its entry measured \(rate) (at most \(e.bound) expected at the 0.001 level): a defect of "
+                    + "the tested "
+                    + "code may hide behind the known flake; run with --expectations none to see every case as a "
+                    + "failure\n"
+            )
         }
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
-        if let path = args.options["--json"] { try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path) }
+        if let path = args.options["--json"] {
+            try write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: path)
+        }
         if let path = args.options["--junit"] { try write(JUnitReport.xml(result, files: files), to: path) }
-        if let dir = args.options["--html"] { console.out("html: \(try HTMLReport.write(run: result, files: files, to: dir))\n") }
+        if let dir = args.options["--html"] {
+            console.out("html: \(try HTMLReport.write(run: result, files: files, to: dir))\n")
+        }
         return result.interrupted ? 130 : result.noVerdict != nil ? 4 : result.failed ? 1 : 0
     }
 
@@ -70,7 +85,9 @@ enum RunCommand {
         var files: [String] = []
         let folder = args.options["--out"] ?? PathText.join(RunFolder.defaultRoot, RunFolder.latestName)
         if let names = try? FileManager.default.contentsOfDirectory(atPath: folder) {
-            files += names.sorted().filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }.map { PathText.join(folder, $0) }
+            files += names.sorted().filter { $0.hasSuffix(".json") && $0 != RunRecord.fileName }.map {
+                PathText.join(folder, $0)
+            }
         }
         if let file = args.options["--expectations"], file != "none", let known = configuration.known {
             files += known.expected.map { known.findingPath($0, relativeTo: file) }
@@ -98,10 +115,15 @@ enum RunCommand {
 
     /// Runs the cases with progress on a terminal and the case log written as cases are decided
     /// (`--log FILE`, default DIR/cases.jsonl). Checks every output can be written first.
-    static func execute(_ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String, log logPath: String? = nil) throws(InputError) -> RunResult {
+    static func execute(
+        _ configuration: RunConfiguration, _ args: Arguments, _ console: Console, out: String,
+        log logPath: String? = nil
+    ) throws(InputError) -> RunResult {
         var configuration = configuration
         // Refuse unwritable outputs before the run, not after it.
-        for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) { try writable(file: path) }
+        for path in [args.options["--json"], args.options["--junit"], args.options["--log"]].compactMap({ $0 }) {
+            try writable(file: path)
+        }
         // The folders this run creates, deepest first: removed again if they end up empty.
         var created: [String] = []
         var folder = out
@@ -127,8 +149,9 @@ enum RunCommand {
             guard console.interactive else { return }
             for rule in record.broken where !sighted.contains(rule) && sighted.count < Self.sightingsShown {
                 sighted.append(rule)
-                console.err("\r\u{1B}[2Kseen \(rule) in case \(record.index)" + (record.message.map { ": " + $0 } ?? "") + "\n"
-                            + (record.replay.map { "  replays before shrinking: \($0)\n" } ?? ""))
+                console.err(
+                    "\r\u{1B}[2Kseen \(rule) in case \(record.index)" + (record.message.map { ": " + $0 } ?? "") + "\n"
+                        + (record.replay.map { "  replays before shrinking: \($0)\n" } ?? ""))
             }
         }
         let result = Runner(configuration).run(progress: { done, total, broken in
@@ -155,7 +178,9 @@ enum RunCommand {
             try? FileManager.default.removeItem(atPath: out)
             let root = PathText.parent(out)
             RunFolder.forget(out, under: root)
-            if (try? FileManager.default.contentsOfDirectory(atPath: root))?.isEmpty == true { try? FileManager.default.removeItem(atPath: root) }
+            if (try? FileManager.default.contentsOfDirectory(atPath: root))?.isEmpty == true {
+                try? FileManager.default.removeItem(atPath: root)
+            }
         }
         return result
     }
@@ -186,7 +211,9 @@ enum RunCommand {
     /// always for a shard (`--shard I/N`, `1/1` too, so that whole runs of several seeds can be
     /// merged), and for any run that left findings; a run that found nothing leaves nothing
     /// behind otherwise.
-    static func writeRecord(_ result: RunResult, files: [String: String], to dir: String, _ args: Arguments) throws(InputError) {
+    static func writeRecord(
+        _ result: RunResult, files: [String: String], to dir: String, _ args: Arguments
+    ) throws(InputError) {
         guard args.options["--shard"] != nil || !result.findings.isEmpty || result.interrupted else { return }
         try writable(parentOf: PathText.join(dir, "x"), creating: true)
         try write(JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(dir, RunRecord.fileName))
@@ -201,10 +228,14 @@ enum RunCommand {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
             if isDir.boolValue { throw InputError("cannot write \(path): it is a folder; name a file in it") }
-            guard FileManager.default.isWritableFile(atPath: path) else { throw InputError("cannot write \(path): no permission") }
+            guard FileManager.default.isWritableFile(atPath: path) else {
+                throw InputError("cannot write \(path): no permission")
+            }
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw InputError("cannot write \(path): a file cannot be made there") }
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw InputError("cannot write \(path): a file cannot be made there")
+        }
         try? FileManager.default.removeItem(atPath: path)
     }
 
@@ -212,12 +243,15 @@ enum RunCommand {
     static func writable(parentOf path: String, creating: Bool = false) throws(InputError) {
         let dir = PathText.folder(of: path)
         if creating && !FileManager.default.fileExists(atPath: dir) {
-            guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil else {
+            guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil
+            else {
                 throw InputError("cannot create the folder \(dir) for the findings")
             }
         }
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue, FileManager.default.isWritableFile(atPath: dir) else {
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,
+            FileManager.default.isWritableFile(atPath: dir)
+        else {
             throw InputError("cannot write into \(dir)")
         }
     }

@@ -13,7 +13,10 @@ enum SamplesCommand {
         if args.flags.contains("--help") { print(Help.samples); return 0 }
         // `samples FILE` once ran the built-in samples and ignored FILE without a word.
         if let stray = args.positionals.first {
-            throw InputError("samples runs the documents' own samples and takes no file, but was given '\(stray)'; for a scenario file of your own: opconform sweep \(ShellWords.quote(stray))")
+            throw InputError(
+                "samples runs the documents' own samples and takes no file, but was given '\(stray)'; for a scenario "
+                    + "file of your own: opconform sweep \(ShellWords.quote(stray))"
+            )
         }
         let schedules = try args.int("--schedules", default: 1000, range: 1...10_000_000)
         let seed = try args.seed("--seed", default: 1)
@@ -30,7 +33,8 @@ enum SamplesCommand {
         let interactive = console.interactive
         for sample in DocumentSamples.all {
             if interactive { console.err("running \(sample.scenario.name) under \(schedules) schedules...\r") }
-            let sweep = ScheduleSweep(scenario: sample.scenario, schedules: schedules, firstSeed: seed, profile: profile)
+            let sweep = ScheduleSweep(
+                scenario: sample.scenario, schedules: schedules, firstSeed: seed, profile: profile)
             print("\(sample.scenario.name)  (\(sample.source))")
             print(SweepReport.text(sweep, firstSeed: seed, strict: false, replay: nil), terminator: "")
             if !sweep.violated.isEmpty || !sweep.deaths.isEmpty { anyViolation = true }

@@ -77,8 +77,10 @@ enum Announcements {
     /// keys), or as Swift describes it.
     private static let heardKeyPath: opconform_did_change_key_path_t = { object, keyPath in
         let path = Unmanaged<AnyKeyPath>.fromOpaque(keyPath).takeUnretainedValue()
-        let names: [(AnyKeyPath, String)] = [(\Operation.isFinished, "isFinished"), (\Operation.isExecuting, "isExecuting"),
-                                             (\Operation.isReady, "isReady"), (\Operation.isCancelled, "isCancelled")]
+        let names: [(AnyKeyPath, String)] = [
+            (\Operation.isFinished, "isFinished"), (\Operation.isExecuting, "isExecuting"),
+            (\Operation.isReady, "isReady"), (\Operation.isCancelled, "isCancelled")
+        ]
         Announcements.heard(object, names.first { $0.0 == path }?.1 ?? String(describing: path))
     }
 }

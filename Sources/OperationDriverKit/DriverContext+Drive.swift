@@ -34,18 +34,30 @@ extension DriverContext {
                 // First, and not a logged call: naming a queue cannot fail, and a name set after
                 // operations were added could not name their threads.
                 if let name = config.name { queues[q].name = name }
-                if config.maxConcurrent != QueueConfig.defaultMax { perform(.setMaxConcurrent(queue: q, config.maxConcurrent), as: "the setup of queue \(q)") }
+                if config.maxConcurrent != QueueConfig.defaultMax {
+                    perform(.setMaxConcurrent(queue: q, config.maxConcurrent), as: "the setup of queue \(q)")
+                }
                 if config.suspended { perform(.suspend(queue: q), as: "the setup of queue \(q)") }
             }
             for (o, config) in scenario.operations.enumerated() {
-                if let p = config.queuePriority { perform(.setQueuePriority(op: o, p), as: "the setup of operation \(o)") }
-                if let p = config.threadPriority { perform(.setThreadPriority(op: o, p), as: "the setup of operation \(o)") }
-                if let c = config.completion { perform(.setCompletionBlock(op: o, c), as: "the setup of operation \(o)") }
+                if let p = config.queuePriority {
+                    perform(.setQueuePriority(op: o, p), as: "the setup of operation \(o)")
+                }
+                if let p = config.threadPriority {
+                    perform(.setThreadPriority(op: o, p), as: "the setup of operation \(o)")
+                }
+                if let c = config.completion {
+                    perform(.setCompletionBlock(op: o, c), as: "the setup of operation \(o)")
+                }
             }
-            for e in scenario.dependencies { perform(.addDependency(op: e.op, on: e.on), as: "the setup of operation \(e.op)'s dependencies") }
+            for e in scenario.dependencies {
+                perform(.addDependency(op: e.op, on: e.on), as: "the setup of operation \(e.op)'s dependencies")
+            }
             letGo(after: -1)
             for (i, step) in scenario.driver.enumerated() {
-                if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout, quiet: quiet) { log(.triggerMissed(i)) }
+                if let trigger = step.after, !recorder.wait(for: trigger, timeout: Self.triggerTimeout, quiet: quiet) {
+                    log(.triggerMissed(i))
+                }
                 log(.stepIssued(i))
                 if let d = step.onDispatchQueue {
                     // A block on the scenario's dispatch queue, waited for (the `dispatchQueues`
@@ -101,7 +113,8 @@ extension DriverContext {
         // A released queue counts while it is alive: it may still run what it holds.
         let stuck = queues.live.filter { Self.busy($0.queue) }
         if stuck.isEmpty { return .end }
-        return .hang(stuck.map { "queue \($0.index) still holds \($0.queue.operationCount) operations" }.joined(separator: "; "))
+        return .hang(
+            stuck.map { "queue \($0.index) still holds \($0.queue.operationCount) operations" }.joined(separator: "; "))
     }
 
     /// Whether a queue holds operations it should run: not suspended, not of width 0.
@@ -120,7 +133,9 @@ extension DriverContext {
         case .add(let op, let q):
             call(.addOperation(op, queue: q)) { queues[q].addOperation(ops[op]) }
         case .addBatch(let list, let q, let wait):
-            call(.addOperations(list, queue: q, wait: wait)) { queues[q].addOperations(list.map { ops[$0] }, waitUntilFinished: wait) }
+            call(.addOperations(list, queue: q, wait: wait)) {
+                queues[q].addOperations(list.map { ops[$0] }, waitUntilFinished: wait)
+            }
             if wait { for op in list { _ = ops[op].isFinished } }
         case .start(let op):
             ops[op].start()
@@ -162,7 +177,11 @@ extension DriverContext {
             if let p = Operation.QueuePriority(rawValue: raw) {
                 call(.setQueuePriority(op, raw)) { ops[op].queuePriority = p }
             } else {
-                log(.unsupported("Foundation on Linux cannot express queue priority \(raw): QueuePriority(rawValue:) is nil for it"))
+                log(
+                    .unsupported(
+                        "Foundation on Linux cannot express queue priority \(raw): QueuePriority(rawValue:) is nil for "
+                            + "it"
+                    ))
             }
         case .setThreadPriority:
             log(.unsupported("Foundation on Linux has no thread priority"))

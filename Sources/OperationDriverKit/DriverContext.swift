@@ -38,14 +38,18 @@ final class DriverContext: @unchecked Sendable {
 
     /// `noise`: the request's timing noise (`TimingNoise`), made by the recorder at every
     /// instrumented point; nil for none.
-    init(scenario: Scenario, unit: TimeInterval, recording: Bool = true, noise: TimingNoise? = nil, queue makeQueue: @escaping () -> any QueueUnderTest,
-         subclass makeSubclass: ((SubclassProbe) -> Operation)? = nil, sink: @escaping (TraceEvent) -> Void) {
+    init(
+        scenario: Scenario, unit: TimeInterval, recording: Bool = true, noise: TimingNoise? = nil,
+        queue makeQueue: @escaping () -> any QueueUnderTest,
+        subclass makeSubclass: ((SubclassProbe) -> Operation)? = nil, sink: @escaping (TraceEvent) -> Void
+    ) {
         self.scenario = scenario
         self.unit = unit
         self.makeQueue = makeQueue
         self.makeSubclass = makeSubclass
         var lookup: (() -> Int?)!
-        self.recorder = DriverRecorder(recording: recording, noise: noise, sink: sink, queueOfCurrentThread: { lookup() })
+        self.recorder = DriverRecorder(
+            recording: recording, noise: noise, sink: sink, queueOfCurrentThread: { lookup() })
         // The first queue that says the thread is its own; nil when none can tell.
         lookup = { [unowned self] in self.queues.live.first { $0.queue.ownsCurrentThread == true }?.index }
     }
@@ -64,7 +68,8 @@ final class DriverContext: @unchecked Sendable {
         ops = OperationTable(scenario.operations.enumerated().map { i, config in
             let token = config.readyAfterSignal
             switch config.kind {
-            case .main(let body), .invocation(let body): return MainOperation(index: i, body: body, readyToken: token, context: self)
+                case .main(let body), .invocation(let body):
+                    return MainOperation(index: i, body: body, readyToken: token, context: self)
             case .block where blockAdded.contains(i):
                 // Its block goes to `addOperation(_:)` as a closure (an `addBlock` step): the
                 // queue makes the operation. The slot keeps operation numbers in place, and
@@ -74,10 +79,13 @@ final class DriverContext: @unchecked Sendable {
                 let op = LoggedBlockOperation(index: i, readyToken: token, context: self)
                 for (n, body) in blocks.enumerated() { op.addLoggedBlock(n, body) }
                 return op
-            case .concurrent(let program): return ProgramOperation(index: i, program: program, readyToken: token, context: self)
+                case .concurrent(let program):
+                    return ProgramOperation(index: i, program: program, readyToken: token, context: self)
             case .subclass(let work):
                 // `OperationDriver.serve` refuses a scenario with these when it has no subclass.
-                guard let make = makeSubclass else { preconditionFailure("a subclass operation reached a driver without a subclass") }
+                    guard let make = makeSubclass else {
+                        preconditionFailure("a subclass operation reached a driver without a subclass")
+                    }
                 let probe = SubclassProbe(index: i, work: work, context: self)
                 let operation = make(probe)
                 Announcements.watch(operation, op: i, probe: probe, context: self)
@@ -142,7 +150,9 @@ final class DriverContext: @unchecked Sendable {
     /// watchdog calls it only for a stalled driver call, and `ops` was made before the first
     /// call was marked pending: the recorder's lock, taken by both, orders the two.)
     func readSubclassStates(within seconds: TimeInterval) {
-        let subclassOps = scenario.operations.indices.filter { scenario.operations[$0].kind.isSubclass && $0 < ops.count }
+        let subclassOps = scenario.operations.indices.filter {
+            scenario.operations[$0].kind.isSubclass && $0 < ops.count
+        }
         guard !subclassOps.isEmpty else { return }
         let done = DispatchSemaphore(value: 0)
         let targets = subclassOps.compactMap { ops.live($0) }
@@ -164,7 +174,9 @@ final class DriverContext: @unchecked Sendable {
         if let (q, queue) = queues.live.first(where: { $0.queue.operationCount > 0 }) {
             return "queue \(q) still holds \(queue.operationCount) operations"
         }
-        if let op = ops.indices.first(where: { ops.live($0)?.isExecuting == true }) { return "operation \(op) is still executing" }
+        if let op = ops.indices.first(where: { ops.live($0)?.isExecuting == true }) {
+            return "operation \(op) is still executing"
+        }
         // An operation nothing holds any more is over.
         return recorder.stillRunning { ops.live($0)?.isFinished ?? true }
     }
@@ -206,7 +218,11 @@ final class DriverContext: @unchecked Sendable {
             if Self.unprefixedKeysHeard { log(.didChange(op: this, key, read(key, of: this, logging: false))) }
             op.didChangeValue(forKey: key.unprefixedName ?? key.rawValue)
         case .set(let key, let value):
-            if let program = op as? ProgramOperation { program.set(key, value) } else { log(.set(op: this, key, value)) }
+            if let program = op as? ProgramOperation {
+                program.set(key, value)
+            } else {
+                log(.set(op: this, key, value))
+            }
         case .call(let name):
             if let body = (op as? ProgramOperation)?.program.routine(named: name) { run(body, this: this) }
         case .callMain:
@@ -248,7 +264,11 @@ final class DriverContext: @unchecked Sendable {
             if let current = currentQueue() {
                 log(.currentQueue(op: this, queue: current))
             } else {
-                log(.unsupported("the queue under test cannot tell which queue runs the calling code (it is not an OperationQueue, and its ownsCurrentThread is nil)"))
+                log(
+                    .unsupported(
+                        "the queue under test cannot tell which queue runs the calling code (it is not an "
+                            + "OperationQueue, and its ownsCurrentThread is nil)"
+                    ))
             }
         case .readUnderlyingQueue:
             // Foundation's own answer, compared by identity with the scenario's dispatch queues.
@@ -271,7 +291,8 @@ final class DriverContext: @unchecked Sendable {
         case .isExecuting: value = .bool(op.isExecuting)
         case .isFinished: value = .bool(op.isFinished)
         case .isReady: value = .bool(op.isReady)
-        case .isConcurrent: value = .bool(op.isAsynchronous)  // Linux has isAsynchronous only (002: it replaces isConcurrent)
+        // Linux has isAsynchronous only (002: it replaces isConcurrent).
+        case .isConcurrent: value = .bool(op.isAsynchronous)
         case .dependencies: value = .ops(op.dependencies.compactMap { ops.index(of: $0) })
         case .queuePriority: value = .int(op.queuePriority.rawValue)
         case .completionBlock: value = .bool(op.completionBlock != nil)

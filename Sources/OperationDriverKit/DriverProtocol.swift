@@ -37,8 +37,11 @@ public enum DriverProtocol {
         /// case again with patience to tell a slow case from a stuck one. Written only above
         /// 1; a driver that knows nothing of it still gets the harness's own limits stretched.
         public var patience: Int?
-        public init(impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int, protocol version: Int = DriverProtocol.oneCaseVersion,
-                    noise: Int = 0, patience: Int = 1) {
+        public init(
+            impl: String?, scenario: Scenario, scheduleSeed: UInt64, unitMicroseconds: Int,
+            protocol version: Int = DriverProtocol.oneCaseVersion,
+            noise: Int = 0, patience: Int = 1
+        ) {
             self.protocol = version
             self.impl = impl
             self.scenario = scenario
@@ -76,8 +79,10 @@ public enum DriverProtocol {
         /// apart from the tested code's failures. `harness`: the release of OperationDriverKit
         /// the driver was built with (`HarnessVersion.current`), so that a run can say when the
         /// driver and the harness are of different releases; optional.
-        case hello(protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil, platform: Platform? = nil,
-                   harness: String? = nil)
+        case hello(
+            protocol: Int, impl: String, capabilities: [Observation], subclass: String? = nil,
+            platform: Platform? = nil,
+            harness: String? = nil)
         case event(TraceEvent)
         case done(next: Bool? = nil)
         case error(String)

@@ -48,7 +48,10 @@ final class DriverRecorder: @unchecked Sendable {
     /// Each thread's draws, by thread number, made at its first instrumented point.
     private var draws: [Int: TimingNoise.Draws] = [:]   // looked up, never iterated
 
-    init(recording: Bool = true, noise: TimingNoise? = nil, sink: @escaping (TraceEvent) -> Void, queueOfCurrentThread: @escaping () -> Int?) {
+    init(
+        recording: Bool = true, noise: TimingNoise? = nil, sink: @escaping (TraceEvent) -> Void,
+        queueOfCurrentThread: @escaping () -> Int?
+    ) {
         self.recording = recording
         self.noise = recording ? noise : nil
         self.sink = sink
@@ -179,7 +182,8 @@ final class DriverRecorder: @unchecked Sendable {
         case .call(.start(let op, _)): occurred.insert(.started(op))
         case .mainBegan(let op, _): occurred.insert(.mainBegan(op))
         case .blockBegan(let op, let b): occurred.insert(.blockBegan(op, block: b))
-        case .read(let op, .isFinished, .bool(true)), .didChange(let op, .isFinished, .bool(true)), .set(let op, .isFinished, true):
+        case .read(let op, .isFinished, .bool(true)), .didChange(let op, .isFinished, .bool(true)),
+            .set(let op, .isFinished, true):
             finished.insert(op); occurred.insert(.finished(op))
         case .signal(let t): tokens.insert(t)
         default: break
@@ -256,7 +260,11 @@ final class DriverRecorder: @unchecked Sendable {
         let now = clock.now
         if now - lastEventTime >= quiet { return (call, "nothing happened for \(String(format: "%.2f", quiet)) s") }
         if now - pendingSince >= longest {
-            return (call, "it ran for \(String(format: "%.1f", now - pendingSince)) s while events kept coming, longer than this scenario's work can take (\(String(format: "%.1f", longest)) s)")
+            return (
+                call,
+                "it ran for \(String(format: "%.1f", now - pendingSince)) s while events kept coming, longer than this "
+                    + "scenario's work can take (\(String(format: "%.1f", longest)) s)"
+            )
         }
         return nil
     }

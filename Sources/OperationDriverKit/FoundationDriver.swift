@@ -11,12 +11,16 @@ public enum FoundationDriver {
     /// (Specs/api-surface.md).
     public static let capabilities: [Observation] = OperationDriver.capabilities
         + [.apiSurface2, .apiSurface3, .apiSurface4, .dispatchQueues]
-    public static var driver: OperationDriver { OperationDriver(name: "foundation", queue: { OperationQueue() }, apiSurface2: true) }
+    public static var driver: OperationDriver {
+        OperationDriver(name: "foundation", queue: { OperationQueue() }, apiSurface2: true)
+    }
 
     /// Runs the request; `write` receives each protocol line. Returns the exit status.
     /// `plain`: run the same scenario without recording (no events but the last; the bench's
     /// measure of what Foundation costs without the harness).
-    public static func serve(requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void) -> Int32 {
+    public static func serve(
+        requestLine: String, plain: Bool = false, write: @escaping @Sendable (String) -> Void
+    ) -> Int32 {
         driver.serve(requestLine: requestLine, plain: plain, write: write)
     }
 }

@@ -107,7 +107,8 @@ public struct OperationDriver {
     /// case depends on them, so no pinned seed moves. `dispatchQueues` only on an
     /// `OperationQueue`, the one queue the kit knows an `underlyingQueue` of.
     func observations(sample: any QueueUnderTest) -> [Observation] {
-        (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart }) + (surface2 ? [.apiSurface2] : [])
+        (makeSubclass == nil ? Self.capabilities : Self.capabilities.filter { $0 != .superStart })
+            + (surface2 ? [.apiSurface2] : [])
             + [.apiSurface3, .apiSurface4] + (sample is OperationQueue ? [.dispatchQueues] : [])
             + (makeSubclass != nil && Announcements.active ? [.announcements] : [])
     }
@@ -147,7 +148,9 @@ public struct OperationDriver {
     /// Runs one request under `watch` (the process's one watchdog); returns the exit status,
     /// and whether this process takes the next request (protocol 3, and the case left nothing
     /// behind: `DriverContext.leftovers`).
-    func serve(requestLine: String, plain: Bool, watch: CaseWatch, write: @escaping @Sendable (String) -> Void) -> (status: Int32, next: Bool) {
+    func serve(
+        requestLine: String, plain: Bool, watch: CaseWatch, write: @escaping @Sendable (String) -> Void
+    ) -> (status: Int32, next: Bool) {
         let request: DriverProtocol.Request
         switch ProtocolLines.request(requestLine) {
         case .success(let read): request = read
@@ -156,8 +159,11 @@ public struct OperationDriver {
             return (2, false)
         }
         guard DriverProtocol.versions.contains(request.protocol) else {
-            write(ProtocolLines.line(DriverProtocol.Message.error("protocol \(request.protocol) requested; this driver speaks "
-                                                               + DriverProtocol.versions.map(String.init).joined(separator: " and "))))
+            write(
+                ProtocolLines.line(
+                    DriverProtocol.Message.error(
+                        "protocol \(request.protocol) requested; this driver speaks "
+                            + DriverProtocol.versions.map(String.init).joined(separator: " and "))))
             return (2, false)
         }
         // No impl: the probe of a driver known only by its command; it learns the name from hello.
@@ -170,12 +176,20 @@ public struct OperationDriver {
             return (2, false)
         }
         if makeSubclass == nil, let op = request.scenario.operations.firstIndex(where: { $0.kind.isSubclass }) {
-            write(ProtocolLines.line(DriverProtocol.Message.error("operation \(op) is an instance of the implementation's own subclass, and \(name) has none (OperationDriver(name:subclass:) makes a driver that has)")))
+            write(
+                ProtocolLines.line(
+                    DriverProtocol.Message.error(
+                        "operation \(op) is an instance of the implementation's own subclass, and \(name) has none "
+                            + "(OperationDriver(name:subclass:) makes a driver that has)"
+                    )))
             return (2, false)
         }
         let level = request.noise ?? 0
         guard TimingNoise.levels.contains(level) else {
-            write(ProtocolLines.line(DriverProtocol.Message.error("the request's noise is \(level); the levels are 0 to \(TimingNoise.levels.upperBound)")))
+            write(
+                ProtocolLines.line(
+                    DriverProtocol.Message.error(
+                        "the request's noise is \(level); the levels are 0 to \(TimingNoise.levels.upperBound)")))
             return (2, false)
         }
         let session = request.protocol == DriverProtocol.sessionVersion
@@ -183,11 +197,16 @@ public struct OperationDriver {
         // it), and it marks the trace as one recorded under noise.
         let sample = makeQueue()
         let declared = observations(sample: sample) + (level > 0 && !plain ? [.timingNoise] : [])
-        write(ProtocolLines.line(DriverProtocol.Message.hello(protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
-                                                          platform: platform(sample: sample), harness: HarnessVersion.current)))
-        let context = DriverContext(scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
-                                    noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
-                                    queue: makeQueue, subclass: makeSubclass) { event in
+        write(
+            ProtocolLines.line(
+                DriverProtocol.Message.hello(
+                    protocol: request.protocol, impl: name, capabilities: declared, subclass: subclassName,
+                    platform: platform(sample: sample), harness: HarnessVersion.current)))
+        let context = DriverContext(
+            scenario: request.scenario, unit: Double(request.unitMicroseconds) / 1_000_000, recording: !plain,
+            noise: TimingNoise(level: level, scheduleSeed: request.scheduleSeed),
+            queue: makeQueue, subclass: makeSubclass
+        ) { event in
             write(EventLineWriter.line(event))
         }
         context.patience = max(1, min(request.patience ?? 1, DriverProtocol.patienceLevels.upperBound))
@@ -259,8 +278,13 @@ public struct OperationDriver {
                 while true {
                     Thread.sleep(forTimeInterval: 0.02)
                     if getppid() != parent { _exit(OperationDriver.orphanedStatus) }
-                    guard let (context, write) = lock.withLock({ current.map { ($0, write) } }), let write else { continue }
-                    guard let (call, why) = context.recorder.stalled(quiet: context.stallQuiet, longest: context.callDeadline) else { continue }
+                    guard let (context, write) = lock.withLock({ current.map { ($0, write) } }), let write else {
+                        continue
+                    }
+                    guard
+                        let (call, why) = context.recorder.stalled(
+                            quiet: context.stallQuiet, longest: context.callDeadline)
+                    else { continue }
                     // The tested subclass's own word on whether it finished, for the verdict; a patient
                     // run (a case run again to confirm it) waits for it as much longer as its windows.
                     context.readSubclassStates(within: 0.2 * Double(context.patience))

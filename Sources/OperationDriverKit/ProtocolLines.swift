@@ -31,11 +31,17 @@ public enum ProtocolLines {
 
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [CodingKey]) -> String {
-            keys.isEmpty ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(in: ["."])
+            keys.isEmpty
+                ? "the top level"
+                : keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(in: [
+                    "."
+                ])
         }
         switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing, but is required"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing, but is required"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
         case .dataCorrupted(let context):
             let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
             return context.codingPath.isEmpty ? "not valid JSON" + (underlying.map { " (\($0))" } ?? "")

@@ -61,7 +61,8 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
     /// What the bug is, in one sentence.
     public var summary: String {
         switch self {
-        case .cancelledNotReady: return "a cancelled operation with unfinished dependencies reports isReady NO (and so is never started)"
+        case .cancelledNotReady:
+            return "a cancelled operation with unfinished dependencies reports isReady NO (and so is never started)"
         case .readyIgnoresDependencies: return "isReady ignores dependencies, so a dependent may start before them"
         case .startIgnoresCancel: return "the default start runs main even when the operation was cancelled"
         case .cancelAfterFinishSticks: return "cancel on a finished operation still sets isCancelled"
@@ -69,7 +70,8 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .startWhenNotReady: return "start on an operation that is not ready does not throw"
         case .finishUnannounced: return "the finish sends did-change isFinished without a will-change before it"
         case .readinessUnannounced: return "isReady changes without a will-change notification"
-        case .finishedWhileExecuting: return "the finish notifies isFinished and isExecuting before it clears isExecuting"
+        case .finishedWhileExecuting:
+            return "the finish notifies isFinished and isExecuting before it clears isExecuting"
         case .crossQueueDependencyIgnored: return "a dependency on an operation in another queue is ignored"
         case .completionRunsTwice: return "the completion block runs twice"
         case .completionBeforeFinish: return "the completion block is started when main begins"
@@ -86,15 +88,25 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .addedTwice: return "an operation already in a queue is accepted by a second addOperation"
         case .suspendedRunsBlocks: return "a suspended queue still starts the blocks given to addOperationWithBlock:"
         case .cancelAllSkipsExecuting: return "cancelAllOperations cancels only the operations that have not started"
-        case .waitOnCancelledHangs: return "waitUntilFinished on a cancelled operation that has not finished yet never returns"
+        case .waitOnCancelledHangs:
+            return "waitUntilFinished on a cancelled operation that has not finished yet never returns"
         case .priorityReadClamped: return "the queuePriority getter reports Very High and Very Low as High and Low"
-        case .duplicateDependencyToggles: return "a second addDependency: of a dependency the operation already has is accepted and takes it out of the list"
-        case .invocationSkippedByHand: return "an invocation operation started by hand finishes without invoking its method"
-        case .flaggedStartDetaches: return "the default start of an operation whose isConcurrent says YES runs main on a new thread and returns at once"
-        case .finishStartsDependents: return "an operation that becomes ready when its last dependency finishes is started, even one in no queue"
+        case .duplicateDependencyToggles:
+            return
+                "a second addDependency: of a dependency the operation already has is accepted and takes it out of the "
+                    + "list"
+        case .invocationSkippedByHand:
+            return "an invocation operation started by hand finishes without invoking its method"
+        case .flaggedStartDetaches:
+            return
+                "the default start of an operation whose isConcurrent says YES runs main on a new thread and returns "
+                    + "at once"
+        case .finishStartsDependents:
+            return "an operation that becomes ready when its last dependency finishes is started, even one in no queue"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"
         case .completionLateAccepted: return "a completion block set on an executing or finished operation is accepted"
-        case .readyOverrideIgnored: return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
+        case .readyOverrideIgnored:
+            return "a queue starts an operation once its dependencies are done, ignoring its class's isReady override"
         }
     }
 
@@ -110,7 +122,8 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .completionRunsTwice, .completionBeforeFinish, .completionLateAccepted: return .COMPLETION
         case .priorityIgnored, .priorityNotNormalised, .priorityReadClamped: return .PRIORITY
         case .threadPriorityIgnored: return .THREAD
-        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue, .suspendedRunsBlocks,
+        case .oneTooMany, .suspensionIgnored, .waitReturnsEarly, .addedTwice, .finishedStayInQueue,
+            .suspendedRunsBlocks,
              .waitOnCancelledHangs: return .QUEUE
         case .blockOperationFinishesEarly, .blocksRunSerially: return .BLOCK
         case .concurrentFlagLost: return .SUBCLASS

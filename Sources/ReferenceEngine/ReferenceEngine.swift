@@ -27,15 +27,23 @@ public struct ReferenceEngine: Sendable {
     package func measuredRun(_ scenario: Scenario, scheduleSeed: UInt64) -> (trace: Trace, statistics: RunStatistics) {
         let simulation = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options)
         let events = simulation.run()
-        return (Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events), simulation.statistics)
+        return (
+            Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events),
+            simulation.statistics
+        )
     }
 
     /// `run`, with the queue each virtual thread's code runs for, by the thread number its
     /// events carry: what `OperationQueue.current` names there (nil: none). The trace shows it
     /// only where a `readCurrentQueue` step reads it; the package's tests check every thread.
-    package func runNotingCurrentQueues(_ scenario: Scenario, scheduleSeed: UInt64) -> (trace: Trace, currentQueue: [Int?]) {
+    package func runNotingCurrentQueues(
+        _ scenario: Scenario, scheduleSeed: UInt64
+    ) -> (trace: Trace, currentQueue: [Int?]) {
         let simulation = Simulation(scenario: scenario, scheduleSeed: scheduleSeed, options: options)
         let events = simulation.run()
-        return (Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events), simulation.currentQueues)
+        return (
+            Trace(impl: "reference", scheduleSeed: scheduleSeed, capabilities: Self.capabilities, events: events),
+            simulation.currentQueues
+        )
     }
 }

@@ -57,12 +57,17 @@ extension Simulation {
                     refreshReady(op)
                     return nil
                 }
-                if ops[op].deps.contains(on) { return (.duplicateDependency, "operation \(op) already depends on \(on)") }
+                if ops[op].deps.contains(on) {
+                    return (.duplicateDependency, "operation \(op) already depends on \(on)")
+                }
                 // A cycle is accepted: its operations then never become ready unless cancelled
                 // (003 addDependency:, 004 2.6.1), which Foundation and GNUstep both do. Refusing
                 // it is an option, for implementations that check.
                 if options.refusesDependencyCycles && reaches(from: on, to: op) {
-                    return (.dependencyCycle, "operation \(on) already depends, directly or not, on \(op): the edge would close a cycle")
+                    return (
+                        .dependencyCycle,
+                        "operation \(on) already depends, directly or not, on \(op): the edge would close a cycle"
+                    )
                 }
                 changeDependencies(op) { ops[op].deps.append(on) }
                 ops[on].dependents.append(op)
@@ -95,7 +100,11 @@ extension Simulation {
         case .setCompletionBlock(let op, let body):
             atomic(.setCompletionBlock(op)) {
                 if (ops[op].executing || ops[op].finished) && !has(.completionLateAccepted) {
-                    return (.completionBlockLate, "operation \(op) is already \(ops[op].finished ? "finished" : "executing"): too late for a completion block")
+                    return (
+                        .completionBlockLate,
+                        "operation \(op) is already \(ops[op].finished ? "finished" : "executing"): too late for a "
+                            + "completion block"
+                    )
                 }
                 emit(.willChange(op: op, .completionBlock, ops[op].value(.completionBlock)))
                 ops[op].completion = body
@@ -105,7 +114,9 @@ extension Simulation {
         case .addExecutionBlock(let op, let body):
             atomic(.addExecutionBlock(op)) {
                 if ops[op].executing || ops[op].finished {
-                    return (.executionBlockLate, "block operation \(op) has already started: too late for another block")
+                    return (
+                        .executionBlockLate, "block operation \(op) has already started: too late for another block"
+                    )
                 }
                 ops[op].blocks.append(body)
                 blocksChanged(op)
@@ -167,7 +178,9 @@ extension Simulation {
             if units > 0 { setState(current, .sleeping(until: now + units)) }
         case .result(let op):
             atomic(.result(op)) {
-                if ops[op].cancelled && !has(.cancelledResultReturned) { return (.invocationCancelled, "invocation operation \(op) was cancelled: it has no result") }
+                if ops[op].cancelled && !has(.cancelledResultReturned) {
+                    return (.invocationCancelled, "invocation operation \(op) was cancelled: it has no result")
+                }
                 emit(.invocationResult(op: op))
                 return nil
             }

@@ -38,7 +38,9 @@ extension Simulation {
                 // Each block runs for the queue main runs for (nil when started by hand).
                 let runsFor = threads[current].currentQueue
                 for (i, body) in ops[op].blocks.enumerated() {
-                    spawn(name: "block \(op).\(i)", currentQueue: runsFor, Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
+                    spawn(
+                        name: "block \(op).\(i)", currentQueue: runsFor,
+                        Frame(steps: body, opening: .beginBlock(op, i), this: op, exit: .blockEnded(op, i)))
                 }
             }
         case .joinBlocks(let op):
@@ -94,8 +96,12 @@ extension Simulation {
             return throwFromCall(.alreadyFinished, "operation \(op) is already finished")
         }
         let executing = ops[op].executing
-        if executing && !has(.secondStartRuns) { return throwFromCall(.alreadyExecuting, "operation \(op) is already executing") }
-        if checkReady && !ops[op].ready && !has(.startWhenNotReady) { return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished") }
+        if executing && !has(.secondStartRuns) {
+            return throwFromCall(.alreadyExecuting, "operation \(op) is already executing")
+        }
+        if checkReady && !ops[op].ready && !has(.startWhenNotReady) {
+            return throwFromCall(.notReady, "operation \(op) is not ready: a dependency has not finished")
+        }
         if ops[op].cancelled && !has(.startIgnoresCancel) {
             emit(.willChange(op: op, .isFinished, .bool(false)))
             ops[op].finished = true
@@ -106,10 +112,15 @@ extension Simulation {
         ops[op].executing = true
         didChange(op, .isExecuting)
         threads[current].priority = has(.threadPriorityIgnored) ? 0.5 : ops[op].threadPriority
-        if has(.invocationSkippedByHand), checkReady, case .invocation = ops[op].kind { return push(Frame([.baseFinish(op)], this: op)) }
-        let body: [Instr] = ops[op].kind.isBlock ? [.runBlocks(op), .joinBlocks(op), .baseFinish(op)] : [.invokeMain(op), .baseFinish(op)]
+        if has(.invocationSkippedByHand), checkReady, case .invocation = ops[op].kind {
+            return push(Frame([.baseFinish(op)], this: op))
+        }
+        let body: [Instr] =
+            ops[op].kind.isBlock
+            ? [.runBlocks(op), .joinBlocks(op), .baseFinish(op)] : [.invokeMain(op), .baseFinish(op)]
         if has(.flaggedStartDetaches), ops[op].kind.reportsConcurrent {
-            return spawn(name: "detached main \(op)", currentQueue: threads[current].currentQueue, Frame(body, this: op))
+            return spawn(
+                name: "detached main \(op)", currentQueue: threads[current].currentQueue, Frame(body, this: op))
         }
         push(Frame(body, this: op))
     }
@@ -158,7 +169,9 @@ extension Simulation {
             // queue picks among all of them by priority (004 2.6.2), not the first one refreshed.
             for d in ops[op].dependents { refreshReady(d, pump: false) }
             var released: [Int] = []
-            for d in ops[op].dependents { if let q = ops[d].queue, startable(d), !released.contains(q) { released.append(q) } }
+            for d in ops[op].dependents {
+                if let q = ops[d].queue, startable(d), !released.contains(q) { released.append(q) }
+            }
             for q in released { pump(q) }
             if !ops[op].completionSpawned { spawnCompletion(op) }
             if has(.completionRunsTwice) { spawnCompletion(op) }
@@ -172,7 +185,9 @@ extension Simulation {
     func spawnCompletion(_ op: Int) {
         guard let body = ops[op].completion else { return }
         ops[op].completionSpawned = true
-        spawn(name: "completion \(op)", Frame(steps: body, opening: .beginCompletion(op), this: op, exit: .completionEnded(op)))
+        spawn(
+            name: "completion \(op)",
+            Frame(steps: body, opening: .beginCompletion(op), this: op, exit: .completionEnded(op)))
     }
 
     /// Recomputes what the operation reports for isReady and notifies a change (004 2.5.4).
@@ -186,7 +201,9 @@ extension Simulation {
         let queue = ops[op].queue
         let cancelled = ops[op].cancelled && !has(.cancelledNotReady)
         let depsDone = has(.readyIgnoresDependencies) || ops[op].deps.allSatisfy {
-            ops[$0].finishSeen || (has(.crossQueueDependencyIgnored) && ops[$0].queue != nil && queue != nil && ops[$0].queue != queue)
+                ops[$0].finishSeen
+                    || (has(.crossQueueDependencyIgnored) && ops[$0].queue != nil && queue != nil
+                        && ops[$0].queue != queue)
         }
         let base = cancelled || ops[op].executing || ops[op].finished || depsDone
         let ready = base && overrideAllows(op)
@@ -197,7 +214,9 @@ extension Simulation {
             if !has(.readinessUnannounced) { emit(.willChange(op: op, .isReady, .bool(was))) }
             ops[op].ready = ready
             emit(.didChange(op: op, .isReady, .bool(ready)))
-            if has(.finishStartsDependents), ready, queue == nil, !ops[op].deps.isEmpty, !ops[op].executing, !ops[op].finished {
+            if has(.finishStartsDependents), ready, queue == nil, !ops[op].deps.isEmpty, !ops[op].executing,
+                !ops[op].finished
+            {
                 spawn(name: "dependent start \(op)", Frame([.callStart(op, .queue)]))
             }
         }
@@ -252,17 +271,23 @@ extension Simulation {
     /// highest priority ready operation first, and among equals the earliest added (004 2.6.2, 2.9.1).
     func pump(_ q: Int) {
         while !queues[q].suspended || has(.suspensionIgnored) || has(.suspendedRunsBlocks) {
-            var width = queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
+            var width =
+                queues[q].maxConcurrent == QueueConfig.defaultMax ? options.defaultWidth : queues[q].maxConcurrent
             if has(.oneTooMany) && queues[q].maxConcurrent != QueueConfig.defaultMax { width += 1 }
             guard queues[q].running < width else { return }
             let op: Int
             if queues[q].suspended && !has(.suspensionIgnored) {
                 // `suspendedRunsBlocks`: a suspended queue still starts the operations it made for
                 // blocks, found without touching the candidates (whose stale entries it drops).
-                guard let block = queues[q].ops.first(where: { ops[$0].hidden && !ops[$0].dispatched && startable($0) }) else { return }
+                guard let block = queues[q].ops.first(where: { ops[$0].hidden && !ops[$0].dispatched && startable($0) })
+                else { return }
                 op = block
             } else {
-                guard let next = queues[q].takeCandidate({ op, rank in !ops[op].dispatched && startable(op) && rank == self.rank(op) }) else { return }
+                guard
+                    let next = queues[q].takeCandidate({ op, rank in
+                        !ops[op].dispatched && startable(op) && rank == self.rank(op)
+                    })
+                else { return }
                 op = next
             }
             ops[op].dispatched = true

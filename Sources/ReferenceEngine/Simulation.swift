@@ -107,9 +107,13 @@ final class Simulation {
         }
         // The name is set first and cannot fail, so it is in place before the driver's first
         // instruction, with no event (the scenario format: configuration, not a call).
-        self.queues = scenario.queues.map { SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false, name: $0.name) }
+        self.queues = scenario.queues.map {
+            SimulatedQueue(maxConcurrent: QueueConfig.defaultMax, suspended: false, name: $0.name)
+        }
         var overrides: [Int: [Int]] = [:]
-        for (o, config) in scenario.operations.enumerated() { if let t = config.readyAfterSignal { overrides[t, default: []].append(o) } }
+        for (o, config) in scenario.operations.enumerated() {
+            if let t = config.readyAfterSignal { overrides[t, default: []].append(o) }
+        }
         self.readinessOverrides = overrides
         self.visited = Array(repeating: 0, count: scenario.operations.count)
         self.blockWaiters = Array(repeating: [], count: scenario.operations.count)
@@ -209,7 +213,8 @@ final class Simulation {
     private func cycleNote(_ candidates: [Int]) -> String {
         for op in candidates where !ops[op].finishSeen {
             if let cycle = cycle(through: op) {
-                return " (operation \(op) is on a dependency cycle: " + cycle.map(String.init).joined(separator: " -> ") + ", each depending on the next)"
+                return " (operation \(op) is on a dependency cycle: " + cycle.map(String.init).joined(separator: " -> ")
+                    + ", each depending on the next)"
             }
         }
         return ""
@@ -272,7 +277,9 @@ final class Simulation {
     /// A new thread: a worker of `queue`, or (queue nil) another thread whose code runs for
     /// `currentQueue` (`VirtualThread.currentQueue`); a worker's code runs for its own queue.
     func spawn(name: String, queue: Int? = nil, currentQueue: Int? = nil, _ frame: Frame) {
-        makeThread(VirtualThread(id: threads.count, name: name, queue: queue, currentQueue: queue ?? currentQueue, frames: [frame]))
+        makeThread(
+            VirtualThread(
+                id: threads.count, name: name, queue: queue, currentQueue: queue ?? currentQueue, frames: [frame]))
     }
 
     /// The queue each thread's code runs for, by thread number (`VirtualThread.currentQueue`).
@@ -367,7 +374,9 @@ final class Simulation {
     private func driverProgram() -> [Instr] {
         var code: [Instr] = []
         for (q, config) in scenario.queues.enumerated() {
-            if config.maxConcurrent != QueueConfig.defaultMax { code.append(.action(.setMaxConcurrent(queue: q, config.maxConcurrent))) }
+            if config.maxConcurrent != QueueConfig.defaultMax {
+                code.append(.action(.setMaxConcurrent(queue: q, config.maxConcurrent)))
+            }
             if config.suspended { code.append(.action(.suspend(queue: q))) }
         }
         for (o, config) in scenario.operations.enumerated() {

@@ -43,8 +43,9 @@ enum ChildProcess {
         /// A driver that could not be started (status -1, the reason as its last words); the
         /// machine's failure when it was out of processes or memory.
         static func cannotStart(_ command: [String], _ error: SpawnedProcess.StartError) -> Outcome {
-            var outcome = Outcome(status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
-                                  stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
+            var outcome = Outcome(
+                status: -1, signal: nil, killed: nil, lastError: "cannot start \(command[0]): \(error.message)",
+                stoppedByReader: false, unfinishedLine: nil, lines: 0, bytes: 0)
             if error.transient { outcome.machine = "the machine could not start a driver: " + error.message }
             return outcome
         }
@@ -69,7 +70,9 @@ enum ChildProcess {
     /// stalls (a tick of the 50 ms watch loop that took over half a second counts half a
     /// second). A busy machine that stops a driver for seconds stretches its case; it does not
     /// turn it into a hang. The drivers' own windows measure active time the same way.
-    static func run(_ command: [String], input: String, limits: DriverLimits, consume: @escaping @Sendable (Substring) -> Bool) -> Outcome {
+    static func run(
+        _ command: [String], input: String, limits: DriverLimits, consume: @escaping @Sendable (Substring) -> Bool
+    ) -> Outcome {
         let process: DriverProcess
         do { process = try DriverProcess.start(command) } catch {
             return .cannotStart(command, error)
@@ -201,7 +204,9 @@ enum ChildProcess {
         /// reading stopped for too much output.
         var summary: (Int, Int, String?, Bool, String?) {
             lock.withLock {
-                let tail = pending.isEmpty || stopped || overflow != nil ? nil : String(decoding: pending.prefix(4096), as: UTF8.self)
+                let tail =
+                    pending.isEmpty || stopped || overflow != nil
+                    ? nil : String(decoding: pending.prefix(4096), as: UTF8.self)
                 return (lines, bytes, tail, stopped, overflow)
             }
         }
@@ -251,7 +256,9 @@ enum ChildProcess {
         /// Whether `line` contains `Fatal error`.
         static func isFatal(_ line: ArraySlice<UInt8>) -> Bool {
             guard line.count >= marker.count else { return false }
-            return (line.startIndex...(line.endIndex - marker.count)).contains { line[$0..<($0 + marker.count)].elementsEqual(marker) }
+            return (line.startIndex...(line.endIndex - marker.count)).contains {
+                line[$0..<($0 + marker.count)].elementsEqual(marker)
+            }
         }
 
         /// Whether a sanitizer's report has begun in what was kept.
@@ -261,7 +268,9 @@ enum ChildProcess {
             lock.lock(); defer { lock.unlock() }
             if let text = report.text { return text }
             // A line cut off by the death is the last line too.
-            if Self.isFatal(tail[lineStart...]) { return String(decoding: tail[lineStart...].prefix(4096), as: UTF8.self) }
+            if Self.isFatal(tail[lineStart...]) {
+                return String(decoding: tail[lineStart...].prefix(4096), as: UTF8.self)
+            }
             if let fatal { return fatal }
             let text = String(decoding: tail, as: UTF8.self)
             return text.split(separator: "\n").last.map { String($0.prefix(4096)) }
@@ -287,14 +296,18 @@ enum ChildProcess {
         func poke() { condition.lock(); poked = true; condition.broadcast(); condition.unlock() }
         /// Whether the child has ended (it may not be reaped yet).
         var hasEnded: Bool { condition.lock(); defer { condition.unlock() }; return ended || value != nil }
-        func set(_ ending: SpawnedProcess.Ending) { condition.lock(); value = ending; condition.broadcast(); condition.unlock() }
+        func set(_ ending: SpawnedProcess.Ending) {
+            condition.lock(); value = ending; condition.broadcast(); condition.unlock()
+        }
         func exited() { condition.lock(); ended = true; condition.unlock() }
         /// Kills the child's process group, unless the child has ended. The check and the kill
         /// are one step under the lock that `exited` takes before the reaper reaps: a kill sent
         /// after the reaping would go to whatever process group has that number by then (pids
         /// come round: pid_max is 32,768 on many machines, and every driver leads a group).
         /// The group of a child that has ended is killed by the reaper (`SpawnedProcess.wait`).
-        func stop(_ child: SpawnedProcess) { condition.lock(); defer { condition.unlock() }; if !ended { child.stop() } }
+        func stop(_ child: SpawnedProcess) {
+            condition.lock(); defer { condition.unlock() }; if !ended { child.stop() }
+        }
         /// Whether the child has ended, waiting at most `seconds` for it, or until a poke. Every
         /// wait is bounded (issue 43); `reaped(within:)` is the one that ignores pokes.
         func wait(seconds: Double) -> Bool {

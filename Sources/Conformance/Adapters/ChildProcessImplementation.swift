@@ -38,8 +38,10 @@ public struct ChildProcessImplementation: Implementation {
     public var timeout: TimeInterval { limits.timeout }
     public var unitMicroseconds: Int { limits.unitMicroseconds }
 
-    public init(name: String, capabilities: [Observation], command: [String], limits: DriverLimits, launch: DriverLaunch? = nil,
-                protocolVersion: Int = DriverProtocol.oneCaseVersion) {
+    public init(
+        name: String, capabilities: [Observation], command: [String], limits: DriverLimits, launch: DriverLaunch? = nil,
+        protocolVersion: Int = DriverProtocol.oneCaseVersion
+    ) {
         self.protocolVersion = protocolVersion
         self.name = name
         self.capabilities = capabilities
@@ -48,10 +50,13 @@ public struct ChildProcessImplementation: Implementation {
         self.launch = launch
     }
 
-    public init(name: String, capabilities: [Observation], command: [String], timeout: TimeInterval = DriverLimits.standard.timeout,
-                unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds,
-                caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline, launch: DriverLaunch? = nil,
-                protocolVersion: Int = DriverProtocol.oneCaseVersion) {
+    public init(
+        name: String, capabilities: [Observation], command: [String],
+        timeout: TimeInterval = DriverLimits.standard.timeout,
+        unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds,
+        caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline, launch: DriverLaunch? = nil,
+        protocolVersion: Int = DriverProtocol.oneCaseVersion
+    ) {
         self.protocolVersion = protocolVersion
         self.name = name
         self.capabilities = capabilities
@@ -84,11 +89,16 @@ public struct ChildProcessImplementation: Implementation {
     /// The probe asks for protocol 3 first; a driver that refuses it with `error` (a driver of
     /// protocol 2 must) is probed again with protocol 2, and then runs each case in a process
     /// of its own.
-    public static func probing(_ launch: DriverLaunch, limits: DriverLimits = .standard) throws(InputError) -> ChildProcessImplementation {
-        if case .found(let impl) = try probe(launch, limits: limits, version: DriverProtocol.sessionVersion) { return impl }
+    public static func probing(
+        _ launch: DriverLaunch, limits: DriverLimits = .standard
+    ) throws(InputError) -> ChildProcessImplementation {
+        if case .found(let impl) = try probe(launch, limits: limits, version: DriverProtocol.sessionVersion) {
+            return impl
+        }
         switch try probe(launch, limits: limits, version: DriverProtocol.oneCaseVersion) {
         case .found(let impl): return impl
-        case .refused(let why): throw InputError("\(who(launch)) refused the probe (an empty scenario, no impl): \(why)" + more(launch))
+        case .refused(let why):
+            throw InputError("\(who(launch)) refused the probe (an empty scenario, no impl): \(why)" + more(launch))
         }
     }
 
@@ -97,48 +107,64 @@ public struct ChildProcessImplementation: Implementation {
 
     private static func who(_ launch: DriverLaunch) -> String { "the driver \(ShellWords.join(launch.command))" }
     private static func more(_ launch: DriverLaunch) -> String {
-        " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' checks a driver in detail)"
+        " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' checks a driver "
+            + "in detail)"
     }
 
     private static func probe(_ launch: DriverLaunch, limits: DriverLimits, version: Int) throws(InputError) -> Probe {
-        let request = DriverProtocol.Request(impl: nil, scenario: Scenario(name: "probe"), scheduleSeed: 0, unitMicroseconds: limits.unitMicroseconds,
-                                             protocol: version)
+        let request = DriverProtocol.Request(
+            impl: nil, scenario: Scenario(name: "probe"), scheduleSeed: 0, unitMicroseconds: limits.unitMicroseconds,
+            protocol: version)
         let firstLine = FirstLine()
-        let outcome = ChildProcess.run(launch.command, input: JSONCodec.line(request), limits: limits, consume: firstLine.take)
+        let outcome = ChildProcess.run(
+            launch.command, input: JSONCodec.line(request), limits: limits, consume: firstLine.take)
         let who = who(launch), more = more(launch)
         if outcome.status == -1, let why = outcome.lastError { throw InputError("\(who) could not be started: \(why)") }
         guard let first = firstLine.value else {
             let words = outcome.lastError.map { "; its last words on standard error: \($0)" } ?? ""
-            let ended = outcome.killed ?? (outcome.signal.map { "it was killed by signal \($0)" } ?? "it exited with status \(outcome.status)")
+            let ended =
+                outcome.killed
+                ?? (outcome.signal.map { "it was killed by signal \($0)" } ?? "it exited with status \(outcome.status)")
             throw InputError("\(who) wrote nothing in answer to the probe: \(ended)\(words)" + more)
         }
-        guard let message = try? JSONCodec.decode(DriverProtocol.Message.self, from: Data(first.utf8), source: "the driver's first line") else {
-            throw InputError("\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
+        guard
+            let message = try? JSONCodec.decode(
+                DriverProtocol.Message.self, from: Data(first.utf8), source: "the driver's first line")
+        else {
+            throw InputError(
+                "\(who) answered the probe with a line that is not a protocol message: \(first.prefix(160))" + more)
         }
         switch message {
         case .hello(let said, let impl, let capabilities, let subclass, let platform, let release):
             // A driver of protocol 2 that answers a probe of 3 with its own hello is one of 2.
             guard said == version || said == DriverProtocol.oneCaseVersion else {
-                throw InputError("\(who) says hello in protocol \(said) to a probe of protocol \(version); this harness speaks "
-                                 + DriverProtocol.versions.map(String.init).joined(separator: " and ") + more)
+                throw InputError(
+                    "\(who) says hello in protocol \(said) to a probe of protocol \(version); this harness speaks "
+                        + DriverProtocol.versions.map(String.init).joined(separator: " and ") + more)
             }
-            guard !impl.isEmpty else { throw InputError("\(who) gave an empty implementation name in its hello" + more) }
-            var found = ChildProcessImplementation(name: impl, capabilities: capabilities, command: launch.command, limits: limits, launch: launch,
-                                                   protocolVersion: said)
+            guard !impl.isEmpty else {
+                throw InputError("\(who) gave an empty implementation name in its hello" + more)
+            }
+            var found = ChildProcessImplementation(
+                name: impl, capabilities: capabilities, command: launch.command, limits: limits, launch: launch,
+                protocolVersion: said)
             found.subclass = subclass
             found.driverRelease = release
             if let platform {
                 guard !platform.name.isEmpty, platform.owns.allSatisfy(DriverProtocol.Platform.parts.contains) else {
-                    throw InputError("\(who)'s hello names the platform \(JSONDiagnosis.quoted(platform.name)) owning "
-                                     + "\(platform.owns.map { JSONDiagnosis.quoted($0) }.joined(separator: ", ")); a platform has a name, "
-                                     + "and owns holds only " + DriverProtocol.Platform.parts.joined(separator: " and ") + more)
+                    throw InputError(
+                        "\(who)'s hello names the platform \(JSONDiagnosis.quoted(platform.name)) owning "
+                            + "\(platform.owns.map { JSONDiagnosis.quoted($0) }.joined(separator: ", ")); a platform "
+                            + "has a name, "
+                            + "and owns holds only " + DriverProtocol.Platform.parts.joined(separator: " and ") + more)
                 }
                 // A platform is a name of the harness's list, never a path: its name chooses the
                 // known divergences a run applies (`Fixtures/expectations/NAME.json`), and a claim
                 // the harness does not know would excuse by a file of the driver's choosing.
                 guard Attribution.platforms.contains(platform.name) else {
-                    throw InputError("\(who)'s hello claims the platform \(JSONDiagnosis.quoted(platform.name)), which is not one "
-                                     + "this harness knows (" + Attribution.platforms.joined(separator: ", ") + ")" + more)
+                    throw InputError(
+                        "\(who)'s hello claims the platform \(JSONDiagnosis.quoted(platform.name)), which is not one "
+                            + "this harness knows (" + Attribution.platforms.joined(separator: ", ") + ")" + more)
                 }
                 found.setting = Attribution.Setting(platform: platform.name, owns: platform.owns)
             }
@@ -185,8 +211,10 @@ public struct ChildProcessImplementation: Implementation {
     }
 
     public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
-        let line = JSONCodec.line(DriverProtocol.Request(impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
-                                                         protocol: protocolVersion, noise: limits.noise, patience: limits.patience))
+        let line = JSONCodec.line(
+            DriverProtocol.Request(
+                impl: name, scenario: scenario, scheduleSeed: scheduleSeed, unitMicroseconds: unitMicroseconds,
+                protocol: protocolVersion, noise: limits.noise, patience: limits.patience))
         // Protocol 3: the case goes to a process that served earlier ones when one waits, and
         // the process waits for the next case if this one leaves nothing behind.
         // Under a sanitizer a driver of protocol 3 is run as a session even for one case, so
@@ -194,8 +222,10 @@ public struct ChildProcessImplementation: Implementation {
         let session = protocolVersion == DriverProtocol.sessionVersion && (limits.casesPerDriver > 1 || sanitized)
         var retried = false
         while true {
-            let reader = DriverTraceReader(name: name, capabilities: capabilities, maxEvents: limits.maxEvents, version: protocolVersion, session: session,
-                                           livelock: watchesItsOwnLivelock ? nil : Self.livelockWindow(scenario, limits: limits))
+            let reader = DriverTraceReader(
+                name: name, capabilities: capabilities, maxEvents: limits.maxEvents, version: protocolVersion,
+                session: session,
+                livelock: watchesItsOwnLivelock ? nil : Self.livelockWindow(scenario, limits: limits))
             let reused = session ? pool.take() : nil
             let process: DriverProcess
             if let reused {
@@ -203,7 +233,9 @@ public struct ChildProcessImplementation: Implementation {
             } else {
                 pool.countStart()
                 do { process = try DriverProcess.start(command, adding: environment) } catch {
-                    return trace(reader: reader, outcome: .cannotStart(command, error), scenario: scenario, scheduleSeed: scheduleSeed)
+                    return trace(
+                        reader: reader, outcome: .cannotStart(command, error), scenario: scenario,
+                        scheduleSeed: scheduleSeed)
                 }
             }
             // The last case a process is given closes its input: the driver exits after it. Under
@@ -231,14 +263,18 @@ public struct ChildProcessImplementation: Implementation {
     /// How a `cut` event of a case the machine failed begins (`Trace.isMachineFailure`).
     public static let machineFailure = "the machine failed the case, not the implementation: "
 
-    private func trace(reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64) -> Trace {
+    private func trace(
+        reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64
+    ) -> Trace {
         var (events, caps, problem, runaway) = reader.result
         // `apiSurface3` and the rest of `Observation.performedOnly` say what the driver performs,
         // not what its traces show (no rule needs them), and a trace that listed one would need a
         // newer trace format: left out, as the engine leaves them out, so a trace without one of
         // their constructs keeps its format and bytes.
         caps.removeAll { Observation.performedOnly.contains($0) }
-        func append(_ kind: EventKind) { events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind)) }
+        func append(_ kind: EventKind) {
+            events.append(TraceEvent(seq: events.count, thread: events.last?.thread ?? 0, kind))
+        }
         // An event that names an operation, queue or step the scenario lacks is a driver's lie,
         // whatever else the trace says: the checkers index by those numbers, so it is not judged.
         if problem == nil, let lie = DriverCheck.referenceFailure(events, scenario) {
@@ -284,7 +320,8 @@ public struct ChildProcessImplementation: Implementation {
             if outcome.status == -1 {
                 problem = (outcome.lastError ?? "the driver could not be started")
             } else if !reader.saidHello {
-                let ended = outcome.signal.map { "was killed by signal \($0)" } ?? "exited with status \(outcome.status)"
+                let ended =
+                    outcome.signal.map { "was killed by signal \($0)" } ?? "exited with status \(outcome.status)"
                 problem = "the driver \(ended) before its hello" + words
             } else if outcome.signal == nil && outcome.status == 0 {
                 problem = "the driver exited with status 0 before the trace's last event (end, hang or crash)"
@@ -300,7 +337,11 @@ public struct ChildProcessImplementation: Implementation {
         } else if let signal = outcome.signal {
             append(.crash(signal: Int(signal), message: outcome.lastError ?? "killed by signal \(signal)"))
         } else {
-            append(.crash(signal: 0, message: "the driver exited with status \(outcome.status) before the end of the trace" + (outcome.lastError.map { ": " + $0 } ?? "")))
+            append(
+                .crash(
+                    signal: 0,
+                    message: "the driver exited with status \(outcome.status) before the end of the trace"
+                        + (outcome.lastError.map { ": " + $0 } ?? "")))
         }
         return Trace(impl: name, scheduleSeed: scheduleSeed, capabilities: caps, events: events)
     }
@@ -325,7 +366,11 @@ public struct ChildProcessImplementation: Implementation {
             if case .stepDone(let i) = e.kind, open == i { open = nil }
         }
         if events.isEmpty { return "the driver wrote no event" }
-        if !events.contains(where: { if case .stepIssued = $0.kind { return true }; return false }) { return "the driver had issued no driver step" }
+        if !events.contains(where: {
+            if case .stepIssued = $0.kind { return true }; return false
+        }) {
+            return "the driver had issued no driver step"
+        }
         guard let i = open else { return "the driver had finished its steps; operations never finished" }
         return "driver step \(i) (\(scenario.driver[i].action)) never returned"
     }

@@ -34,7 +34,8 @@ public struct DriverCheck: Sendable {
 
     /// Every check, in the order they run and are reported. `json-lines` and `exits` come last
     /// because they judge the output of every other check's run.
-    public static let checks = ["probe"] + refusals.map(\.check) + ["smoke", "streaming", "session", "json-lines", "exits"]
+    public static let checks =
+        ["probe"] + refusals.map(\.check) + ["smoke", "streaming", "session", "json-lines", "exits"]
 
     /// The driver executable and its arguments.
     public let command: [String]
@@ -68,7 +69,10 @@ public struct DriverCheck: Sendable {
 
         // The valid case first, judged in its place: a refusal proves something only from a
         // driver that answers a valid request (one that refuses everything passes no refusal).
-        let smoke = start(JSONCodec.line(DriverProtocol.Request(impl: name, scenario: Self.smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000)))
+        let smoke = start(
+            JSONCodec.line(
+                DriverProtocol.Request(
+                    impl: name, scenario: Self.smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000)))
         let control = Self.refused(probe, "the probe") ?? Self.refused(smoke, "the smoke case")
         for refusal in Self.refusals {
             let run = start(refusal.request(name))
@@ -105,7 +109,9 @@ public struct DriverCheck: Sendable {
     // MARK: The requests
 
     /// The harness's probe: an empty scenario and no `impl`.
-    static let probeRequest = JSONCodec.line(DriverProtocol.Request(impl: nil, scenario: Scenario(name: "driver-check probe"), scheduleSeed: 1, unitMicroseconds: 1000))
+    static let probeRequest = JSONCodec.line(
+        DriverProtocol.Request(
+            impl: nil, scenario: Scenario(name: "driver-check probe"), scheduleSeed: 1, unitMicroseconds: 1000))
 
     /// One serial queue; op 1 depends on op 0; both added, then the driver waits for the queue.
     /// Small enough to pass on any faithful implementation, big enough to have worker threads,
@@ -114,7 +120,10 @@ public struct DriverCheck: Sendable {
         name: "driver-check smoke", queues: [QueueConfig(maxConcurrent: 1)],
         operations: [OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .main([.work(1)]))],
         dependencies: [Edge(1, on: 0)],
-        driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
+        driver: [
+            DriverStep(.add(op: 0, queue: 0)), DriverStep(.add(op: 1, queue: 0)),
+            DriverStep(.waitUntilAllFinished(queue: 0))
+        ])
 
     /// One operation working 0.4 s (400 units of 1 ms): the hello and the first events are made
     /// before the work and the trace's end after it, so a driver that writes as it goes delivers
@@ -129,15 +138,23 @@ public struct DriverCheck: Sendable {
     static let streamingMargin = 0.1
 
     static func streamingRequest(_ impl: String?) -> String {
-        JSONCodec.line(DriverProtocol.Request(impl: impl, scenario: streamingScenario, scheduleSeed: 1, unitMicroseconds: 1000))
+        JSONCodec.line(
+            DriverProtocol.Request(impl: impl, scenario: streamingScenario, scheduleSeed: 1, unitMicroseconds: 1000))
     }
 
     /// A session (protocol 3, Specs/driver-protocol.md, "Sessions"): the probe, then the smoke
     /// case twice, the three lines at once (a driver reads the next one after its `done`).
     static func sessionRequests(_ impl: String?) -> String {
         let v = DriverProtocol.sessionVersion
-        return JSONCodec.line(DriverProtocol.Request(impl: nil, scenario: Scenario(name: "driver-check session"), scheduleSeed: 1, unitMicroseconds: 1000, protocol: v))
-            + String(repeating: JSONCodec.line(DriverProtocol.Request(impl: impl, scenario: smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000, protocol: v)), count: 2)
+        return JSONCodec.line(
+            DriverProtocol.Request(
+                impl: nil, scenario: Scenario(name: "driver-check session"), scheduleSeed: 1, unitMicroseconds: 1000,
+                protocol: v))
+            + String(
+                repeating: JSONCodec.line(
+                    DriverProtocol.Request(
+                        impl: impl, scenario: smokeScenario, scheduleSeed: 1, unitMicroseconds: 1000, protocol: v)),
+                count: 2)
     }
 
     /// A driver of protocol 2 refuses the session's first request with `error` (then the check
@@ -150,7 +167,8 @@ public struct DriverCheck: Sendable {
         var messages: [DriverProtocol.Message] = []
         for line in run.lines where !line.bytes.isEmpty {
             guard let m = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.bytes)) else {
-                return "in a session (protocol 3), the driver wrote a line that is not a protocol message: " + Conversation.quote(line.text ?? "(not UTF-8)")
+                return "in a session (protocol 3), the driver wrote a line that is not a protocol message: "
+                    + Conversation.quote(line.text ?? "(not UTF-8)")
             }
             messages.append(m)
         }
@@ -162,8 +180,12 @@ public struct DriverCheck: Sendable {
             cases[cases.count - 1].append(m)
         }
         guard cases.count == 3 else {
-            return "a session of three requests (the probe, then the smoke case twice, protocol 3) got \(cases.count) answers; after `done` with `next: true` a driver reads its next request"
-                + (run.killed ? " (it was killed at the time limit: does it wait for the end of its input before answering?)" : "")
+            return
+                "a session of three requests (the probe, then the smoke case twice, protocol 3) got \(cases.count) "
+                    + "answers; after `done` with `next: true` a driver reads its next request"
+                + (run.killed
+                    ? " (it was killed at the time limit: does it wait for the end of its input before answering?)"
+                    : "")
         }
         for (n, answer) in cases.enumerated() {
             let which = ["the probe", "the first smoke case", "the second smoke case"][n]
@@ -172,15 +194,23 @@ public struct DriverCheck: Sendable {
             }
             let events = answer.compactMap { if case .event(let e) = $0 { return e }; return nil }
             guard events.first?.seq == 0, events.enumerated().allSatisfy({ $0.offset == $0.element.seq }) else {
-                return "in a session, the events for \(which) do not count seq from 0 without gaps: each case starts afresh"
+                return
+                    "in a session, the events for \(which) do not count seq from 0 without gaps: each case starts "
+                        + "afresh"
             }
-            guard case .done(let next)? = answer.last else { return "in a session, the answer to \(which) does not end with done" }
+            guard case .done(let next)? = answer.last else {
+                return "in a session, the answer to \(which) does not end with done"
+            }
             if n < 2 && next != true {
-                return "in a session, done after \(which) does not say next: true, though the case leaves nothing behind (then the driver must exit, and did it?)"
+                return
+                    "in a session, done after \(which) does not say next: true, though the case leaves nothing behind "
+                        + "(then the driver must exit, and did it?)"
             }
         }
         if run.killed { return "the driver did not exit when its input ended after a session" }
-        if run.signal != nil || run.status != 0 { return "the driver exited with status \(run.status) at the end of a session's input; it must exit 0" }
+        if run.signal != nil || run.status != 0 {
+            return "the driver exited with status \(run.status) at the end of a session's input; it must exit 0"
+        }
         return nil
     }
 
@@ -202,28 +232,41 @@ public struct DriverCheck: Sendable {
     static let refusals: [Refusal] = [
         Refusal(check: "refuse-empty-line", asked: "an empty request line") { _ in "\n" },
         Refusal(check: "refuse-not-json", asked: "a request line that is not JSON") { _ in "this is not JSON\n" },
-        Refusal(check: "refuse-no-scenario", asked: "a request without a scenario") { impl in JSONCodec.line(NoScenario(impl: impl)) },
+        Refusal(check: "refuse-no-scenario", asked: "a request without a scenario") { impl in
+            JSONCodec.line(NoScenario(impl: impl))
+        },
         Refusal(check: "refuse-protocol-1", asked: "a request for protocol 1") { impl in
-            var r = DriverProtocol.Request(impl: impl, scenario: Scenario(name: "driver-check"), scheduleSeed: 1, unitMicroseconds: 1000)
+            var r = DriverProtocol.Request(
+                impl: impl, scenario: Scenario(name: "driver-check"), scheduleSeed: 1, unitMicroseconds: 1000)
             r.protocol = 1
             return JSONCodec.line(r)
         },
         Refusal(check: "refuse-protocol-99", asked: "a request for protocol 99") { impl in
-            var r = DriverProtocol.Request(impl: impl, scenario: Scenario(name: "driver-check"), scheduleSeed: 1, unitMicroseconds: 1000)
+            var r = DriverProtocol.Request(
+                impl: impl, scenario: Scenario(name: "driver-check"), scheduleSeed: 1, unitMicroseconds: 1000)
             r.protocol = 99
             return JSONCodec.line(r)
         },
         Refusal(check: "refuse-other-impl", asked: "a request for another implementation") { impl in
-            JSONCodec.line(DriverProtocol.Request(impl: "not-" + (impl ?? "this-driver"), scenario: Scenario(name: "driver-check"), scheduleSeed: 1, unitMicroseconds: 1000))
+            JSONCodec.line(
+                DriverProtocol.Request(
+                    impl: "not-" + (impl ?? "this-driver"), scenario: Scenario(name: "driver-check"), scheduleSeed: 1,
+                    unitMicroseconds: 1000))
         },
-        Refusal(check: "refuse-missing-operation", asked: "a scenario whose dependency names an operation that does not exist") { impl in
-            let s = Scenario(name: "driver-check", operations: [OperationConfig(kind: .main([]))], dependencies: [Edge(0, on: 1)])
-            return JSONCodec.line(DriverProtocol.Request(impl: impl, scenario: s, scheduleSeed: 1, unitMicroseconds: 1000))
+        Refusal(
+            check: "refuse-missing-operation",
+            asked: "a scenario whose dependency names an operation that does not exist"
+        ) { impl in
+            let s = Scenario(
+                name: "driver-check", operations: [OperationConfig(kind: .main([]))], dependencies: [Edge(0, on: 1)])
+            return JSONCodec.line(
+                DriverProtocol.Request(impl: impl, scenario: s, scheduleSeed: 1, unitMicroseconds: 1000))
         },
         Refusal(check: "refuse-unknown-step", asked: "a scenario with an unknown step kind (frobnicate)") { impl in
             // Made from a valid scenario, so that only the step's kind is wrong.
             let s = Scenario(name: "driver-check", operations: [OperationConfig(kind: .main([.work(1)]))])
-            let valid = JSONCodec.line(DriverProtocol.Request(impl: impl, scenario: s, scheduleSeed: 1, unitMicroseconds: 1000))
+            let valid = JSONCodec.line(
+                DriverProtocol.Request(impl: impl, scenario: s, scheduleSeed: 1, unitMicroseconds: 1000))
             let unknown = valid.replacingOccurrences(of: #"{"work":{"_0":1}}"#, with: #"{"frobnicate":{"_0":1}}"#)
             precondition(unknown != valid, "the scenario format no longer spells work as {\"work\":{\"_0\":1}}")
             return unknown
@@ -245,17 +288,26 @@ public struct DriverCheck: Sendable {
     /// What every run of a valid request shows: hello first, then events, the last of them `end`
     /// and none after it, then `done` and nothing more, and exit status 0. `helloCheck` judges
     /// the hello between the first requirement and the rest (the probe's own business).
-    private func shapeFailure(_ run: DriverRun, _ c: Conversation, for what: String, helloCheck: (Conversation.Hello) -> String? = { _ in nil }) -> String? {
+    private func shapeFailure(
+        _ run: DriverRun, _ c: Conversation, for what: String,
+        helloCheck: (Conversation.Hello) -> String? = { _ in nil }
+    ) -> String? {
         if let failure = notStarted(run) { return failure }
         if run.killed {
-            return "the driver was still running \(Self.number(timeLimit)) s after \(what) and was killed; the protocol requires it to write its trace, then done, and exit"
+            return
+                "the driver was still running \(Self.number(timeLimit)) s after \(what) and was killed; the protocol "
+                    + "requires it to write its trace, then done, and exit"
         }
         guard let first = c.said.first else {
-            return "the driver wrote no protocol message for \(what) and \(exitPhrase(run)); the protocol requires hello, the trace, then done"
+            return
+                "the driver wrote no protocol message for \(what) and \(exitPhrase(run)); the protocol requires hello, "
+                    + "the trace, then done"
         }
         guard case .hello(let hello) = first.what else {
             if case .error(let why) = first.what {
-                return "the driver refused \(what) (\(Conversation.quote(why))); the protocol requires it to answer a valid request with hello, the trace, then done"
+                return
+                    "the driver refused \(what) (\(Conversation.quote(why))); the protocol requires it to answer a "
+                        + "valid request with hello, the trace, then done"
             }
             return "the driver's first message for \(what) is \(first.what); the protocol requires hello first"
         }
@@ -264,7 +316,9 @@ public struct DriverCheck: Sendable {
         var rest = c.said.dropFirst()
         while let next = rest.first, case .event(let e) = next.what { events.append(e); rest = rest.dropFirst() }
         guard let after = rest.first else {
-            return "the driver wrote no done after the trace for \(what) and \(exitPhrase(run)); the protocol requires done after the trace's last event"
+            return
+                "the driver wrote no done after the trace for \(what) and \(exitPhrase(run)); the protocol requires "
+                    + "done after the trace's last event"
         }
         guard case .done = after.what else {
             return "the driver wrote \(after.what) after its hello for \(what); after hello come only events, then done"
@@ -276,13 +330,17 @@ public struct DriverCheck: Sendable {
             return "the driver wrote hello and done with no event between for \(what); the trace must end with end"
         }
         if let early = events.dropLast().first(where: { Self.ends($0.kind) }) {
-            return "the trace for \(what) goes on after event \(early); the trace's last event is its only end, hang, crash or cut"
+            return
+                "the trace for \(what) goes on after event \(early); the trace's last event is its only end, hang, "
+                    + "crash or cut"
         }
         guard last.kind == .end else {
             return "the trace for \(what) ends with \(last) instead of end; a run that finishes ends its trace with end"
         }
         guard run.signal == nil, run.status == 0 else {
-            return "the driver \(exitPhrase(run)) after the trace for \(what); a driver that ran its request exits with status 0"
+            return
+                "the driver \(exitPhrase(run)) after the trace for \(what); a driver that ran its request exits with "
+                    + "status 0"
         }
         return nil
     }
@@ -300,18 +358,30 @@ public struct DriverCheck: Sendable {
 
     private func probeFailure(_ run: DriverRun, _ c: Conversation) -> String? {
         shapeFailure(run, c, for: "the probe (an empty scenario, no impl)") { hello in
-            guard let version = hello.protocol else { return "the driver's hello gives no protocol version; the hello must say protocol \(DriverProtocol.oneCaseVersion)" }
+            guard let version = hello.protocol else {
+                return
+                    "the driver's hello gives no protocol version; the hello must say protocol "
+                        + "\(DriverProtocol.oneCaseVersion)"
+            }
             guard version == DriverProtocol.oneCaseVersion else {
-                return "the driver's hello says protocol \(version); driver-check asked for protocol \(DriverProtocol.oneCaseVersion), and a hello must say the protocol its request asked for"
+                return
+                    "the driver's hello says protocol \(version); driver-check asked for protocol "
+                        + "\(DriverProtocol.oneCaseVersion), and a hello must say the protocol its request asked for"
             }
             guard let impl = hello.impl, !impl.trimmingCharacters(in: .whitespaces).isEmpty else {
-                return "the driver's hello gives no implementation name; the hello must name the implementation it runs (impl)"
+                return
+                    "the driver's hello gives no implementation name; the hello must name the implementation it runs "
+                        + "(impl)"
             }
             guard let capabilities = hello.capabilities else {
-                return "the driver's hello has no capabilities list; the hello must list what the driver observes (an empty list if nothing)"
+                return
+                    "the driver's hello has no capabilities list; the hello must list what the driver observes (an "
+                        + "empty list if nothing)"
             }
             if let unknown = capabilities.first(where: { Observation(rawValue: $0) == nil }) {
-                return "the driver's hello declares the capability \"\(unknown)\", which the protocol does not know; capabilities are among: "
+                return
+                    "the driver's hello declares the capability \"\(unknown)\", which the protocol does not know; "
+                        + "capabilities are among: "
                     + Observation.allCases.map(\.rawValue).joined(separator: ", ")
             }
             return nil
@@ -321,16 +391,22 @@ public struct DriverCheck: Sendable {
     private func refusalFailure(_ run: DriverRun, asked: String, control: (what: String, why: String)?) -> String? {
         if let failure = notStarted(run) { return failure }
         let said = Conversation(run).said
-        let required = "the protocol requires exactly one error line (no hello) and exit status 2 (Specs/driver-protocol.md, \"The messages\")"
+        let required =
+            "the protocol requires exactly one error line (no hello) and exit status 2 (Specs/driver-protocol.md, "
+                + "\"The messages\")"
         if said.count == 1, case .error(let why) = said[0].what {
             if why.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                return "given \(asked), the driver wrote an error line with no sentence; the error must say why in one sentence"
+                return
+                    "given \(asked), the driver wrote an error line with no sentence; the error must say why in one "
+                        + "sentence"
             }
             if !run.killed && run.signal == nil && run.status == 2 {
                 guard let control else { return nil }
                 return "the driver refused \(asked), but it refused a valid request too (\(control.what): "
-                    + "\(Conversation.quote(control.why))), so the refusal shows nothing; answer a valid request with hello, the trace, "
-                    + "then done (Specs/driver-protocol.md, \"The request\" and \"The messages\"), and refuse only what is wrong"
+                    + "\(Conversation.quote(control.why))), so the refusal shows nothing; answer a valid request with "
+                    + "hello, the trace, "
+                    + "then done (Specs/driver-protocol.md, \"The request\" and \"The messages\"), and refuse only "
+                    + "what is wrong"
             }
         }
         return "given \(asked), the driver wrote \(Conversation.summary(said)) and \(exitPhrase(run)); \(required)"
@@ -352,8 +428,9 @@ public struct DriverCheck: Sendable {
         // The trace is well formed, so the checkers can read it. The guide's profile: the
         // documents' main reading, and the smoke scenario reaches no rule whose profiles differ.
         let hello = c.hello
-        let trace = Trace(impl: hello?.impl ?? "driver", scheduleSeed: 1,
-                          capabilities: (hello?.capabilities ?? []).compactMap(Observation.init(rawValue:)), events: events)
+        let trace = Trace(
+            impl: hello?.impl ?? "driver", scheduleSeed: 1,
+            capabilities: (hello?.capabilities ?? []).compactMap(Observation.init(rawValue:)), events: events)
         for (rule, verdict) in RuleBook.verdicts(scenario: scenario, trace: trace, profile: .guide) {
             if case .checked(let result) = verdict, let v = result.violations.first {
                 return "the smoke scenario broke \(rule.id): \(v.observed); required: \(v.expected)"
@@ -369,7 +446,8 @@ public struct DriverCheck: Sendable {
     /// exists in `scenario`. The checkers assume all of this, so a trace is judged by the rules
     /// only after it passes here.
     public static func traceFailure(_ events: [TraceEvent], in scenario: Scenario) -> String? {
-        sequenceFailure(events) ?? threadFailure(events) ?? callFailure(events) ?? placeFailure(events) ?? referenceFailure(events, scenario)
+        sequenceFailure(events) ?? threadFailure(events) ?? callFailure(events) ?? placeFailure(events)
+            ?? referenceFailure(events, scenario)
     }
 
     /// Events that only the driving thread records are on thread 0: what `isSuspended` returned
@@ -405,7 +483,9 @@ public struct DriverCheck: Sendable {
         var seen = 0
         for e in events where e.thread >= seen || e.thread < 0 {
             guard e.thread == seen else {
-                return "event #\(e.seq) is on thread \(e.thread) before any event on thread \(seen); thread numbers count from 0 in order of first appearance"
+                return
+                    "event #\(e.seq) is on thread \(e.thread) before any event on thread \(seen); thread numbers count "
+                        + "from 0 in order of first appearance"
             }
             guard case .threadStarted = e.kind else {
                 return "the first event on thread \(e.thread) is \(e); each thread's first event is threadStarted"
@@ -426,7 +506,9 @@ public struct DriverCheck: Sendable {
             case .call: open[e.thread].append(e)
             case .returned(let c), .threw(let c, _, _):
                 guard let k = open[e.thread].lastIndex(where: { $0.kind == .call(c) }) else {
-                    return "event \(e) ends a call that was not made on thread \(e.thread); every returned or threw ends a call made on the same thread"
+                    return
+                        "event \(e) ends a call that was not made on thread \(e.thread); every returned or threw ends "
+                            + "a call made on the same thread"
                 }
                 open[e.thread].remove(at: k)
             default: break
@@ -444,16 +526,24 @@ public struct DriverCheck: Sendable {
         for e in events {
             let (ops, queues, steps) = references(e.kind)
             if let o = ops.first(where: { !scenario.operations.indices.contains($0) }) {
-                return "event \(e) names operation \(o), but the scenario has \(scenario.operations.count); events name the scenario's operations"
+                return
+                    "event \(e) names operation \(o), but the scenario has \(scenario.operations.count); events name "
+                        + "the scenario's operations"
             }
             if case .operations(_, let list) = e.kind, let o = list.first(where: { $0 < -1 }) {
-                return "event \(e) lists operation \(o); an operations event lists the scenario's operations, or -1 for one the driver does not hold"
+                return
+                    "event \(e) lists operation \(o); an operations event lists the scenario's operations, or -1 for "
+                        + "one the driver does not hold"
             }
             if let q = queues.first(where: { !scenario.queues.indices.contains($0) }) {
-                return "event \(e) names queue \(q), but the scenario has \(scenario.queues.count); events name the scenario's queues"
+                return
+                    "event \(e) names queue \(q), but the scenario has \(scenario.queues.count); events name the "
+                        + "scenario's queues"
             }
             if let s = steps.first(where: { !scenario.driver.indices.contains($0) }) {
-                return "event \(e) names driver step \(s), but the scenario has \(scenario.driver.count); events name the scenario's steps"
+                return
+                    "event \(e) names driver step \(s), but the scenario has \(scenario.driver.count); events name the "
+                        + "scenario's steps"
             }
         }
         return nil
@@ -466,8 +556,10 @@ public struct DriverCheck: Sendable {
         case .threadStarted(_, let q): return ([], q.map { [$0] } ?? [], [])
         case .stepIssued(let s), .stepDone(let s), .triggerMissed(let s): return ([], [], [s])
         case .call(let c), .returned(let c), .threw(let c, _, _): let (o, q) = references(c); return (o, q, [])
-        case .mainBegan(let o, _), .mainEnded(let o), .blockBegan(let o, _), .blockEnded(let o, _), .completionBegan(let o, _),
-             .completionEnded(let o), .willChange(let o, _, _), .didChange(let o, _, _), .read(let o, _, _), .set(let o, _, _),
+        case .mainBegan(let o, _), .mainEnded(let o), .blockBegan(let o, _), .blockEnded(let o, _),
+            .completionBegan(let o, _),
+            .completionEnded(let o), .willChange(let o, _, _), .didChange(let o, _, _), .read(let o, _, _),
+            .set(let o, _, _),
              .work(let o, _), .invocationResult(let o), .announced(let o, _, _):
             return ([o], [], [])
         case .operationCount(let q, _), .suspended(let q, _): return ([], [q], [])
@@ -482,7 +574,8 @@ public struct DriverCheck: Sendable {
 
     static func references(_ call: Call) -> (ops: [Int], queues: [Int]) {
         switch call {
-        case .start(let o, _), .superStart(let o), .cancel(let o), .setCompletionBlock(let o), .addExecutionBlock(let o),
+        case .start(let o, _), .superStart(let o), .cancel(let o), .setCompletionBlock(let o),
+            .addExecutionBlock(let o),
              .setQueuePriority(let o, _), .setThreadPriority(let o, _), .waitUntilFinished(let o), .result(let o):
             return ([o], [])
         case .addOperation(let o, let q), .addBlock(let o, let q): return ([o], [q])
@@ -501,17 +594,35 @@ public struct DriverCheck: Sendable {
         let c = Conversation(run)
         guard let hello = c.said.first(where: { if case .hello = $0.what { return true }; return false }),
               let first = c.said.first(where: { if case .event = $0.what { return true }; return false }) else {
-            return ("the driver wrote no hello and event for the streaming scenario (it wrote \(Conversation.summary(c.said)) and \(exitPhrase(run))), so their arrival could not be timed; the protocol requires hello and events as they happen", false)
+            return (
+                "the driver wrote no hello and event for the streaming scenario (it wrote "
+                    + "\(Conversation.summary(c.said)) and \(exitPhrase(run))), so their arrival could not be timed; "
+                    + "the protocol requires hello and events as they happen",
+                false
+            )
         }
         // The trace's end: its `end` line, else whatever came last, else the end of the output.
-        let endLine = c.said.last(where: { if case .event(let e) = $0.what { return Self.ends(e.kind) }; return false }) ?? c.said.last
+        let endLine =
+            c.said.last(where: {
+                if case .event(let e) = $0.what { return Self.ends(e.kind) }; return false
+            }) ?? c.said.last
         guard let end = endLine.map({ run.lines[$0.line].at }) ?? run.outputEnded else {
-            return ("the driver's output for the streaming scenario never ended, so it could not be timed; the protocol requires the trace, then done, then exit", false)
+            return (
+                "the driver's output for the streaming scenario never ended, so it could not be timed; the protocol "
+                    + "requires the trace, then done, then exit",
+                false
+            )
         }
         let early = max(run.lines[hello.line].at, run.lines[first.line].at)
         let lead = end - early
         guard lead < Self.streamingMargin else { return (nil, false) }
-        return ("the hello and the first event reached standard output \(String(format: "%.2f", max(0, lead))) s before the trace's end, though the operation works \(Self.number(Self.streamingWork)) s between them: the driver holds its output back; the protocol requires it to write and flush every line as soon as it has it", true)
+        return (
+            "the hello and the first event reached standard output \(String(format: "%.2f", max(0, lead))) s before "
+                + "the trace's end, though the operation works \(Self.number(Self.streamingWork)) s between them: the "
+                + "driver holds its output back; the protocol requires it to write and flush every line as soon as it "
+                + "has it",
+            true
+        )
     }
 
     private func jsonLinesFailure(_ runs: [(check: String, run: DriverRun)]) -> String? {
@@ -521,14 +632,19 @@ public struct DriverCheck: Sendable {
                 let shown = line.text.map { "`\($0.prefix(100))`" } ?? "(not UTF-8)"
                 let problem: String?
                 if line.overlong {
-                    problem = "is longer than \(DriverLimits.maxLine >> 20) MB, the most a line may hold (it begins \(shown))"
+                    problem =
+                        "is longer than \(DriverLimits.maxLine >> 20) MB, the most a line may hold (it begins \(shown))"
                 } else if line.text == nil {
                     problem = "is not UTF-8"
                 } else if line.text!.trimmingCharacters(in: .whitespaces).isEmpty {
                     problem = "is empty"
-                } else if let object = try? JSONSerialization.jsonObject(with: Data(line.bytes), options: .fragmentsAllowed) {
+                } else if let object = try? JSONSerialization.jsonObject(
+                    with: Data(line.bytes), options: .fragmentsAllowed)
+                {
                     if object is [String: Any] {
-                        do { _ = try decoder.decode(DriverProtocol.Message.self, from: Data(line.bytes)); problem = nil }
+                        do {
+                            _ = try decoder.decode(DriverProtocol.Message.self, from: Data(line.bytes)); problem = nil
+                        }
                         catch where (try? decoder.decode(Conversation.HelloLine.self, from: Data(line.bytes))) != nil {
                             // A hello this build cannot read strictly (a capability it does not
                             // know): the probe check says what is wrong with it.
@@ -545,7 +661,9 @@ public struct DriverCheck: Sendable {
                     problem = "is not JSON \(shown)"
                 }
                 if let problem {
-                    return "in the \(check) run, line \(n + 1) of standard output \(problem); every line must be one JSON object that decodes as hello, event, done or error"
+                    return
+                        "in the \(check) run, line \(n + 1) of standard output \(problem); every line must be one JSON "
+                            + "object that decodes as hello, event, done or error"
                 }
             }
         }
@@ -554,7 +672,10 @@ public struct DriverCheck: Sendable {
 
     private func exitsFailure(_ runs: [(check: String, run: DriverRun)]) -> String? {
         guard let (check, _) = runs.first(where: { $0.run.killed }) else { return nil }
-        return "in the \(check) run the driver was still running \(Self.number(timeLimit)) s after its request was written and standard input closed, and was killed; a driver must exit once it has answered, without waiting for more input"
+        return
+            "in the \(check) run the driver was still running \(Self.number(timeLimit)) s after its request was "
+                + "written and standard input closed, and was killed; a driver must exit once it has answered, without "
+                + "waiting for more input"
     }
 }
 
@@ -591,7 +712,8 @@ struct Conversation {
             let data = Data(line.bytes)
             if let message = try? decoder.decode(DriverProtocol.Message.self, from: data) {
                 switch message {
-                case .hello(let p, let impl, let caps, _, _, _): said.append((n, .hello(Hello(protocol: p, impl: impl, capabilities: caps.map(\.rawValue)))))
+                case .hello(let p, let impl, let caps, _, _, _):
+                    said.append((n, .hello(Hello(protocol: p, impl: impl, capabilities: caps.map(\.rawValue)))))
                 case .event(let e): said.append((n, .event(e)))
                 case .done: said.append((n, .done))
                 case .error(let why): said.append((n, .error(why)))

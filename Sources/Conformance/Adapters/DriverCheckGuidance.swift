@@ -19,7 +19,8 @@ public struct DriverCheckGuidance: Sendable, Equatable {
     }
 
     static let refusal = DriverCheckGuidance(
-        change: "read the first line; when it is not a request you can run, write one {\"error\":{\"_0\":\"why\"}} line "
+        change:
+            "read the first line; when it is not a request you can run, write one {\"error\":{\"_0\":\"why\"}} line "
             + "and nothing else (no hello), and exit with status 2",
         section: "The request (harness to driver)")
 
@@ -32,12 +33,15 @@ public struct DriverCheckGuidance: Sendable, Equatable {
     static let table: [(check: String, guidance: DriverCheckGuidance)] = [
         ("probe", DriverCheckGuidance(
             change: "answer a request whose scenario is empty and that names no impl: a hello with the protocol the "
-                + "request asked for, a non-empty impl and only capabilities you observe, then end, then done, and exit 0",
+                    + "request asked for, a non-empty impl and only capabilities you observe, then end, then done, and "
+                    + "exit 0",
             section: "The probe")),
         ("refuse-empty-line", refusal),
         ("refuse-not-json", refusal),
         ("refuse-no-scenario", DriverCheckGuidance(
-            change: "decode the request strictly: a request without its scenario is refused with one error line and exit 2",
+                change:
+                    "decode the request strictly: a request without its scenario is refused with one error line and "
+                        + "exit 2",
             section: "The request (harness to driver)")),
         ("refuse-protocol-1", protocolRefusal),
         ("refuse-protocol-99", protocolRefusal),

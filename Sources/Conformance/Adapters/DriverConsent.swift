@@ -29,10 +29,14 @@ public enum DriverConsent {
                              directory: String = FileManager.default.currentDirectoryPath) throws(InputError) {
         if trusted || isAllowed(launch, directory: directory) { return }
         let command = ShellWords.join(launch.command)
-        throw InputError("\(JSONDiagnosis.oneLine(file)) asks to run the driver command `\(JSONDiagnosis.oneLine(command, limit: 300))`, "
-                         + "which lies outside this folder (\(JSONDiagnosis.oneLine(directory))); a file from elsewhere could run "
-                         + "anything this way, so nothing was run: if you trust the file, add \(trustOption), or name the driver "
-                         + "yourself with --impl exec:PATH")
+        throw InputError(
+            "\(JSONDiagnosis.oneLine(file)) asks to run the driver command "
+                + "`\(JSONDiagnosis.oneLine(command, limit: 300))`, "
+                + "which lies outside this folder (\(JSONDiagnosis.oneLine(directory))); a file from elsewhere could "
+                + "run "
+                + "anything this way, so nothing was run: if you trust the file, add \(trustOption), or name the "
+                + "driver "
+                + "yourself with --impl exec:PATH")
     }
 
     /// Whether the command's program, or an interpreter's script, is a file inside `directory`.
@@ -43,7 +47,9 @@ public enum DriverConsent {
         if let script = launch.arguments.first, !script.hasPrefix("-") {
             let path = script.hasPrefix("/") ? script : directory + "/" + script
             var info = stat()
-            if let real = realPath(path), stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG, isInside(real, folder) {
+            if let real = realPath(path), stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                isInside(real, folder)
+            {
                 return true
             }
         }

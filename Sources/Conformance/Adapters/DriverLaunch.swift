@@ -29,7 +29,8 @@ public struct DriverLaunch: Codable, Sendable, Equatable {
     /// executable file; otherwise one sentence says what to do.
     public static func resolve(_ spec: String, arguments: [String] = [],
                                directory: String = FileManager.default.currentDirectoryPath,
-                               searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) throws(InputError) -> DriverLaunch {
+        searchPath: String? = ProcessInfo.processInfo.environment["PATH"]
+    ) throws(InputError) -> DriverLaunch {
         let path = spec.hasPrefix(scheme) ? String(spec.dropFirst(scheme.count)) : spec
         guard !path.isEmpty else { throw InputError("exec: needs the driver's path, e.g. --impl exec:./my-driver") }
         let fm = FileManager.default
@@ -37,7 +38,9 @@ public struct DriverLaunch: Codable, Sendable, Equatable {
         if path.contains("/") {
             candidates = [PathText.absolute(path, in: directory)]
         } else {
-            candidates = (searchPath ?? "").split(separator: ":").map { ($0.isEmpty ? directory : String($0)) + "/" + path }
+            candidates = (searchPath ?? "").split(separator: ":").map {
+                ($0.isEmpty ? directory : String($0)) + "/" + path
+            }
         }
         for c in candidates {
             let full = PathText.absolute(c, in: directory)
@@ -48,9 +51,15 @@ public struct DriverLaunch: Codable, Sendable, Equatable {
         }
         let shown = candidates.first.map { PathText.absolute($0, in: directory) } ?? path
         if path.contains("/"), fm.fileExists(atPath: shown), !fm.isExecutableFile(atPath: shown) {
-            throw InputError("exec:\(path): \(shown) is not executable; give it a #! line and chmod +x, or name its interpreter: --impl exec:python3 --driver-arg \(path)")
+            throw InputError(
+                "exec:\(path): \(shown) is not executable; give it a #! line and chmod +x, or name its interpreter: "
+                    + "--impl exec:python3 --driver-arg \(path)"
+            )
         }
-        throw InputError(path.contains("/") ? "exec:\(path): no driver at \(shown)" : "exec:\(path): no executable named \(path) on PATH; give a path (./\(path)) instead")
+        throw InputError(
+            path.contains("/")
+                ? "exec:\(path): no driver at \(shown)"
+                : "exec:\(path): no executable named \(path) on PATH; give a path (./\(path)) instead")
     }
 }
 
@@ -106,8 +115,11 @@ public struct DriverLimits: Sendable, Equatable {
 
     public static let standard = DriverLimits(timeout: 5, caseDeadline: 60, unitMicroseconds: 1000)
 
-    public init(timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000, casesPerDriver: Int = 100,
-                noise: Int = 0) {
+    public init(
+        timeout: TimeInterval, caseDeadline: TimeInterval, unitMicroseconds: Int, maxEvents: Int = 1_000_000,
+        casesPerDriver: Int = 100,
+        noise: Int = 0
+    ) {
         self.noise = min(max(0, noise), Self.noiseLevels.upperBound)
         self.casesPerDriver = max(1, casesPerDriver)
         self.timeout = timeout

@@ -35,7 +35,9 @@ final class DriverProcess: @unchecked Sendable {
 
     /// Starts `command` with the harness's environment, `adding` on top of it, and no backtraces
     /// (a trap is an expected outcome, reported by its message).
-    static func start(_ command: [String], adding: [String: String] = [:]) throws(SpawnedProcess.StartError) -> DriverProcess {
+    static func start(
+        _ command: [String], adding: [String: String] = [:]
+    ) throws(SpawnedProcess.StartError) -> DriverProcess {
         var environment = ProcessInfo.processInfo.environment
         // The caller's value wins, after the user's own options for the same variable.
         for (key, value) in adding { environment[key] = environment[key].map { $0 + " " + value } ?? value }
@@ -54,7 +56,9 @@ final class DriverProcess: @unchecked Sendable {
         readers.enter()
         Thread { [readers] in SpawnedProcess.drain(child.output) { output.append($0) }; readers.leave() }.start()
         readers.enter()
-        Thread { [self] in SpawnedProcess.drain(child.errors) { chunk in lock.withLock { errors }.append(chunk) }; readers.leave() }.start()
+        Thread { [self] in
+            SpawnedProcess.drain(child.errors) { chunk in lock.withLock { errors }.append(chunk) }; readers.leave()
+        }.start()
         Thread {
             // Marked as ended before it is reaped, so that no kill reaches its group after that
             // (`Reaped.stop`); `wait` kills what it left in the group, then reaps it.
@@ -127,11 +131,15 @@ final class DriverProcess: @unchecked Sendable {
             }
             let (bytes, stop, overflow) = output.progress
             if stop { stoppedReading = true; break }
-            if bytes != lastBytes { lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active } }
+            if bytes != lastBytes {
+                lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active }
+            }
             if let overflow {
                 killed = overflow
             } else if let heard = heardAt {
-                if clock.active - max(quietSince, heard) > limits.timeout { killed = "no progress within \(DriverLimits.number(limits.timeout)) s" }
+                if clock.active - max(quietSince, heard) > limits.timeout {
+                    killed = "no progress within \(DriverLimits.number(limits.timeout)) s"
+                }
             } else if clock.active > ChildProcess.startupAllowance {
                 killed = "no output within \(Int(ChildProcess.startupAllowance)) s of starting"
             }
@@ -144,7 +152,9 @@ final class DriverProcess: @unchecked Sendable {
             // Stopped time does not count against the limits, but it is not free either: a
             // driver left stopped (a debugger that went away) is given up on after the deadline.
             if killed == nil && clock.stopped > limits.caseDeadline {
-                killed = "the driver was stopped by a signal (SIGSTOP, a debugger) for more than \(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
+                killed =
+                    "the driver was stopped by a signal (SIGSTOP, a debugger) for more than "
+                        + "\(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
             }
             if killed != nil { break }
         }
@@ -187,9 +197,11 @@ final class DriverProcess: @unchecked Sendable {
         // no one until the harness exits (a zombie, not a hang).
         guard reaped.reaped(within: Self.reapDeadline) else {
             let (lines, bytes, unfinished, stopped, _) = output.summary
-            var outcome = ChildProcess.Outcome(status: -1, signal: nil, killed: killed, lastError: lastError, stoppedByReader: stopped,
-                                               unfinishedLine: unfinished, lines: lines, bytes: bytes)
-            outcome.machine = "a driver killed \(Int(Self.reapDeadline)) s ago was never seen to end (out of threads or processes?)"
+            var outcome = ChildProcess.Outcome(
+                status: -1, signal: nil, killed: killed, lastError: lastError, stoppedByReader: stopped,
+                unfinishedLine: unfinished, lines: lines, bytes: bytes)
+            outcome.machine =
+                "a driver killed \(Int(Self.reapDeadline)) s ago was never seen to end (out of threads or processes?)"
             return outcome
         }
         let ending = reaped.ending
@@ -205,11 +217,13 @@ final class DriverProcess: @unchecked Sendable {
         let words = lastError ?? lock.withLock { errors }.lastWords
         switch ending {
         case .exited(let status):
-            return ChildProcess.Outcome(status: status, signal: nil, killed: killed, lastError: words, stoppedByReader: stopped,
-                                        unfinishedLine: unfinished, lines: lines, bytes: bytes)
+            return ChildProcess.Outcome(
+                status: status, signal: nil, killed: killed, lastError: words, stoppedByReader: stopped,
+                unfinishedLine: unfinished, lines: lines, bytes: bytes)
         case .signalled(let signal):
-            return ChildProcess.Outcome(status: signal, signal: killed == nil && !stopped ? signal : nil, killed: killed, lastError: words,
-                                        stoppedByReader: stopped, unfinishedLine: unfinished, lines: lines, bytes: bytes)
+            return ChildProcess.Outcome(
+                status: signal, signal: killed == nil && !stopped ? signal : nil, killed: killed, lastError: words,
+                stoppedByReader: stopped, unfinishedLine: unfinished, lines: lines, bytes: bytes)
         }
     }
 

@@ -42,8 +42,11 @@ final class DriverTraceReader: @unchecked Sendable {
 
     private struct ReadSite: Hashable { let op: Int; let key: StateKey }
 
-    init(name: String, capabilities: [Observation], maxEvents: Int, version: Int = DriverProtocol.oneCaseVersion, session: Bool = false,
-         livelock: TimeInterval? = nil) {
+    init(
+        name: String, capabilities: [Observation], maxEvents: Int, version: Int = DriverProtocol.oneCaseVersion,
+        session: Bool = false,
+        livelock: TimeInterval? = nil
+    ) {
         self.name = name
         self.capabilities = capabilities
         self.maxEvents = maxEvents
@@ -87,7 +90,9 @@ final class DriverTraceReader: @unchecked Sendable {
         // A session's case is over at its last event; only `done` may follow, and anything else
         // ends the process (the trace is whole, so it is not a breach; driver-check says so).
         if session, events.last?.kind.endsTrace == true {
-            if case .done(let next)? = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) { takesNext = next == true }
+            if case .done(let next)? = try? decoder.decode(DriverProtocol.Message.self, from: Data(line.utf8)) {
+                takesNext = next == true
+            }
             return false
         }
         // Event lines, nearly every line, take the fast reader; whatever it is not sure of, the
@@ -97,7 +102,10 @@ final class DriverTraceReader: @unchecked Sendable {
             // What is wrong with it, as the strict reader says it (asked only on this path: a
             // breach ends the case, so its cost is paid once).
             var why = ""
-            do { _ = try JSONCodec.decode(DriverProtocol.Message.self, from: Data(line.prefix(65_536).utf8), source: "the line") } catch {
+            do {
+                _ = try JSONCodec.decode(
+                    DriverProtocol.Message.self, from: Data(line.prefix(65_536).utf8), source: "the line")
+            } catch {
                 why = " (" + error.message + ")"
             }
             problem = "the driver wrote a line that is not a protocol message (standard output is the protocol's; "
@@ -108,7 +116,9 @@ final class DriverTraceReader: @unchecked Sendable {
         case .hello(let version, let impl, let declared, _, _, _):
             guard !hello else { problem = "the driver said hello twice in one case"; return false }
             guard version == self.version, impl == name else {
-                problem = "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol \(self.version)"
+                problem =
+                    "the driver said hello as \(impl) in protocol \(version), not as \(name) in protocol "
+                        + "\(self.version)"
                 return false
             }
             hello = true
@@ -121,13 +131,20 @@ final class DriverTraceReader: @unchecked Sendable {
             }
             // Threads are numbered from 0 in order of first appearance: a new one is the next.
             guard e.thread >= 0 && e.thread <= threads else {
-                problem = "the driver put event \(e.seq) on thread \(e.thread), but threads are numbered from 0 in order of first appearance (next: \(threads))"
+                problem =
+                    "the driver put event \(e.seq) on thread \(e.thread), but threads are numbered from 0 in order of "
+                        + "first appearance (next: \(threads))"
                 return false
             }
             // `cut` and `breach` are the harness's own last events: a driver ends with `end`,
             // `hang` or `crash`.
-            if case .breach = e.kind { problem = "the driver wrote a breach event, which only the harness writes"; return false }
-            if case .cut = e.kind { problem = "the driver wrote a cut event, which only the harness and the reference engine write"; return false }
+            if case .breach = e.kind {
+                problem = "the driver wrote a breach event, which only the harness writes"; return false
+            }
+            if case .cut = e.kind {
+                problem = "the driver wrote a cut event, which only the harness and the reference engine write";
+                return false
+            }
             guard events.count < maxEvents else {
                 runaway = "the driver ran away: it wrote more than \(maxEvents) events (--max-events)"
                 return false
@@ -140,14 +157,20 @@ final class DriverTraceReader: @unchecked Sendable {
                     lastProgress = now; polled = []
                 } else if let since = lastProgress, (now - since).seconds > livelock {
                     let reads = polled.map { "op \($0.op) \($0.key)" }.joined(separator: ", ")
-                    runaway = "nothing progressed for \(String(format: "%.1f", livelock)) s: the driver wrote only reads that "
-                        + "repeated earlier ones (\(reads)), as a wait or a queue does that polls a state that no longer changes"
+                    runaway =
+                        "nothing progressed for \(String(format: "%.1f", livelock)) s: the driver wrote only reads "
+                            + "that "
+                        + "repeated earlier ones (\(reads)), as a wait or a queue does that polls a state that no "
+                        + "longer changes"
                     return false
                 }
             }
             if e.kind.endsTrace { return session }
         case .done:
-            problem = hello ? "the driver wrote done before the trace's last event (end, hang or crash)" : "the driver wrote done before its hello"
+            problem =
+                hello
+                ? "the driver wrote done before the trace's last event (end, hang or crash)"
+                : "the driver wrote done before its hello"
             return false
         case .error(let m):
             problem = "the driver refused the case: \(m)"

@@ -49,7 +49,10 @@ public enum Sanitizer: String, Sendable, CaseIterable {
         environment[optionsVariable] = "help=1"
         environment["SWIFT_BACKTRACE"] = "enable=no"
         // Bounded (issue 43): a driver that never answers, or floods, is not instrumented.
-        guard let (_, output) = try? SpawnedProcess.run([path], environment: environment, seconds: seconds, maxBytes: 1 << 20) else {
+        guard
+            let (_, output) = try? SpawnedProcess.run(
+                [path], environment: environment, seconds: seconds, maxBytes: 1 << 20)
+        else {
             return false
         }
         return output.contains("Available flags for \(reporter):")

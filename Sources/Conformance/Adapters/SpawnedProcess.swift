@@ -83,8 +83,9 @@ final class SpawnedProcess: Sendable {
                     throw StartError(message: "the run is stopping: \(error.message)", transient: true)
                 }
                 if Date().addingTimeInterval(pause) >= deadline {
-                    throw StartError(message: "the machine refused to start it for \(Int(spawnDeadline)) s: \(error.message)",
-                                     transient: true)
+                    throw StartError(
+                        message: "the machine refused to start it for \(Int(spawnDeadline)) s: \(error.message)",
+                        transient: true)
                 }
                 Thread.sleep(forTimeInterval: pause)
                 pause = min(pause * 2, 1)
@@ -92,7 +93,9 @@ final class SpawnedProcess: Sendable {
         }
     }
 
-    private static func startOnce(_ command: [String], environment: [String: String]) throws(StartError) -> SpawnedProcess {
+    private static func startOnce(
+        _ command: [String], environment: [String: String]
+    ) throws(StartError) -> SpawnedProcess {
         _ = ignoreBrokenPipes
         guard let path = command.first else { throw StartError(message: "no command") }
         // `pipe2(O_CLOEXEC)` is not visible to Swift here, so the flag is set right after
@@ -106,8 +109,9 @@ final class SpawnedProcess: Sendable {
             guard pipe(&fds) == 0 else {
                 for p in pipes { close(p[0]); close(p[1]) }
                 let code = errno
-                throw StartError(message: "cannot make a pipe: \(String(cString: strerror(code)))",
-                                 transient: transientErrors.contains(code))
+                throw StartError(
+                    message: "cannot make a pipe: \(String(cString: strerror(code)))",
+                    transient: transientErrors.contains(code))
             }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
@@ -138,7 +142,8 @@ final class SpawnedProcess: Sendable {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         // Sorted, so a child's environment does not depend on a dictionary's order.
         let mark = ProcessMark.next()
@@ -243,7 +248,9 @@ final class SpawnedProcess: Sendable {
         /// The most bytes kept; what comes after is read and dropped.
         let limit: Int
         init(limit: Int = .max) { self.limit = limit }
-        func append(_ d: Data) { lock.withLock { if bytes.count < limit { bytes.append(d.prefix(limit - bytes.count)) } } }
+        func append(_ d: Data) {
+            lock.withLock { if bytes.count < limit { bytes.append(d.prefix(limit - bytes.count)) } }
+        }
         var data: Data { lock.withLock { bytes } }
     }
 
@@ -328,7 +335,9 @@ final class SpawnedProcess: Sendable {
 /// because Swift does not see its declaration; nil where the C library lacks it.
 private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 private let closeAbove2: AddCloseFrom? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        return nil
+    }
     return unsafeBitCast(symbol, to: AddCloseFrom.self)
 }()
 

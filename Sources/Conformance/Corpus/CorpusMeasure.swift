@@ -133,7 +133,9 @@ public enum CorpusMeasure {
                 ?? entry.defects.first(where: { $0.visibility == .misuse && $0.rules.contains(rule) }) {
                 report.verdict = "found"
                 report.defect = defect.id
-            } else if let limit = entry.defects.first(where: { $0.visibility == .platformLimit && $0.rules.contains(rule) }) {
+            } else if let limit = entry.defects.first(where: {
+                $0.visibility == .platformLimit && $0.rules.contains(rule)
+            }) {
                 report.defect = limit.id
             }
         }
@@ -147,17 +149,21 @@ public enum CorpusMeasure {
             outcome.reports.append(report)
         }
         for u in result.unconfirmed {
-            var report = Report(rule: u.rule, severity: "unconfirmed", verdict: "unconfirmed", defect: nil, cases: u.cases,
-                                message: u.first.violation.observed, onSubclass: subject(of: u.first.violation.observed, u.first.scenario))
+            var report = Report(
+                rule: u.rule, severity: "unconfirmed", verdict: "unconfirmed", defect: nil, cases: u.cases,
+                message: u.first.violation.observed,
+                onSubclass: subject(of: u.first.violation.observed, u.first.scenario))
             // A true defect shown only unconfirmed still counts as found: it was reported.
             sort(u.rule, &report)
             if report.verdict != "found" { report.verdict = "unconfirmed" }
             outcome.reports.append(report)
         }
         for k in result.known {
-            outcome.reports.append(Report(rule: k.rule, severity: "known", verdict: "platform", defect: nil, cases: k.cases,
-                                          message: k.first.violation.observed,
-                                          onSubclass: subject(of: k.first.violation.observed, k.first.scenario)))
+            outcome.reports.append(
+                Report(
+                    rule: k.rule, severity: "known", verdict: "platform", defect: nil, cases: k.cases,
+                    message: k.first.violation.observed,
+                    onSubclass: subject(of: k.first.violation.observed, k.first.scenario)))
         }
         for defect in entry.visible {
             let by = outcome.reports.filter { $0.verdict == "found" && $0.defect == defect.id }.map(\.rule)

@@ -95,7 +95,8 @@ public enum StyleCorpus {
     /// What an operation that reports finished while its task runs should break (it also stops
     /// reporting executing before its task is done).
     static let finishedEarly = [
-        RuleID.stateFinishedAfterTask, RuleID.stateExecutingDuringTask, RuleID.depOrder, RuleID.depAcrossQueues, RuleID.completionAfterFinish, RuleID.queueWaitOp, RuleID.queueWaitAll,
+        RuleID.stateFinishedAfterTask, RuleID.stateExecutingDuringTask, RuleID.depOrder, RuleID.depAcrossQueues,
+        RuleID.completionAfterFinish, RuleID.queueWaitOp, RuleID.queueWaitAll
     ]
 
     public static let entries: [Entry] = [
@@ -117,18 +118,23 @@ public enum StyleCorpus {
         ]),
         Entry(name: "undeclared-keys", style: "dependent-keys' class, its test subclass declaring nothing to the probe",
               defects: [
-            Defect("no-dependent-keys-on-linux", "the queue is never told the operation finished (Linux has no dependent "
-                    + "keys); nothing declared says `state` affects isFinished, so the harness cannot tell this class "
-                    + "from one that announces a wrong key: its hangs are unconfirmed, neither failed nor excused",
-                   cites: ["004 2.5.4", "004 2.6.1"], rules: neverFinished + [RuleID.depOrder], .platformLimit,
-                   why: "correct on Darwin; unprovable on Linux without the declaration"),
+                Defect(
+                    "no-dependent-keys-on-linux",
+                    "the queue is never told the operation finished (Linux has no dependent "
+                        + "keys); nothing declared says `state` affects isFinished, so the harness cannot tell this "
+                        + "class "
+                        + "from one that announces a wrong key: its hangs are unconfirmed, neither failed nor excused",
+                    cites: ["004 2.5.4", "004 2.6.1"], rules: neverFinished + [RuleID.depOrder], .platformLimit,
+                    why: "correct on Darwin; unprovable on Linux without the declaration"),
             runsAgain,
         ]),
         Entry(name: "no-kvo", style: "a locked state enum changed with no will- or did-change at all", defects: [
-            Defect("finish-unannounced", "the operation never announces that it finished: no queue learns it, on Darwin "
-                    + "as on Linux, and every wait for it hangs",
-                   cites: ["004 2.5.3 Table 2-2", "004 2.5.4", "003 start"],
-                   rules: [RuleID.subclassFinishAnnounced] + neverFinished + [RuleID.depOrder]),
+                Defect(
+                    "finish-unannounced",
+                    "the operation never announces that it finished: no queue learns it, on Darwin "
+                        + "as on Linux, and every wait for it hangs",
+                    cites: ["004 2.5.3 Table 2-2", "004 2.5.4", "003 start"],
+                    rules: [RuleID.subclassFinishAnnounced] + neverFinished + [RuleID.depOrder]),
             runsAgain,
         ]),
         Entry(name: "misspelled-key", style: "locked flags announced through a helper that prefixes \"is\" to a name "

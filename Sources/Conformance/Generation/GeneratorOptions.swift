@@ -56,8 +56,11 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     public static let sizeRange = 1...64
     public static let rateRange = 0...100
 
-    public init(size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, flaws: [SubclassFlaw]? = nil, subclass: Bool = false, surface2: Bool = false,
-                splitMisuse: Bool = false, focus: GeneratorFocus? = nil, reach: Bool = false) {
+    public init(
+        size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, flaws: [SubclassFlaw]? = nil, subclass: Bool = false,
+        surface2: Bool = false,
+        splitMisuse: Bool = false, focus: GeneratorFocus? = nil, reach: Bool = false
+    ) {
         self.size = size
         self.misuseRate = misuseRate
         self.flawRate = flawRate
@@ -72,20 +75,24 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
     /// The flaws a flawed subclass is drawn from: those named, or the default draw.
     public var flawList: [SubclassFlaw] { flaws ?? SubclassFlaw.drawnByDefault }
 
-    enum CodingKeys: String, CodingKey { case size, misuseRate, flawRate, flaws, subclass, surface2, splitMisuse, focus, reach }
+    enum CodingKeys: String, CodingKey {
+        case size, misuseRate, flawRate, flaws, subclass, surface2, splitMisuse, focus, reach
+    }
 
-    /// `flaws`, `subclass`, `surface2`, `splitMisuse`, `focus` and `reach` are written only when set, and read as false when absent: files written before
-    /// it existed keep their bytes and still read. Each number must be in the range its command
-    /// line option allows, or the options could not have made the case (a finding file that says
-    /// otherwise was edited): the error names the field and the range.
+    /// `flaws`, `subclass`, `surface2`, `splitMisuse`, `focus` and `reach` are written only when set, and read as
+    /// false when absent: files written before it existed keep their bytes and still read. Each number must be in
+    /// the range its command line option allows, or the options could not have made the case (a finding file that
+    /// says otherwise was edited): the error names the field and the range.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func number(_ key: CodingKeys, _ range: ClosedRange<Int>, _ option: String) throws -> Int {
             let n = try c.decode(Int.self, forKey: key)
             guard range.contains(n) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: c.codingPath + [key],
-                    debugDescription: "must be a whole number from \(range.lowerBound) to \(range.upperBound), as for \(option)"))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: c.codingPath + [key],
+                        debugDescription:
+                            "must be a whole number from \(range.lowerBound) to \(range.upperBound), as for \(option)"))
             }
             return n
         }
@@ -96,17 +103,28 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
             try names.map { name in
                 guard let flaw = SubclassFlaw(rawValue: name) else {
                     let all = SubclassFlaw.allCases.map(\.rawValue)
-                    throw DecodingError.dataCorrupted(DecodingError.Context(
-                        codingPath: c.codingPath + [CodingKeys.flaws],
-                        debugDescription: "\"\(name)\" is not a flaw\(KeySuggestion.clause(for: name, among: all)); the flaws are: \(all.joined(separator: ", "))"))
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: c.codingPath + [CodingKeys.flaws],
+                            debugDescription:
+                                "\"\(name)\" is not a flaw\(KeySuggestion.clause(for: name, among: all)); the flaws "
+                                    + "are: \(all.joined(separator: ", "))"
+                        ))
                 }
                 return flaw
             }
         }
-        if let flaws, flaws.isEmpty || flaws != flaws.sorted(by: { $0.order < $1.order }) || Set(flaws.map(\.rawValue)).count != flaws.count {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: c.codingPath + [CodingKeys.flaws],
-                debugDescription: "must list flaws once each, in catalog order, as --flaws writes them (opconform flaws lists them)"))
+        if let flaws,
+            flaws.isEmpty || flaws != flaws.sorted(by: { $0.order < $1.order })
+                || Set(flaws.map(\.rawValue)).count != flaws.count
+        {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: c.codingPath + [CodingKeys.flaws],
+                    debugDescription:
+                        "must list flaws once each, in catalog order, as --flaws writes them (opconform flaws lists "
+                            + "them)"
+                ))
         }
         subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false
         surface2 = try c.decodeIfPresent(Bool.self, forKey: .surface2) ?? false

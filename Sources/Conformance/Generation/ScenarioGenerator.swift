@@ -104,7 +104,8 @@ private struct Builder {
     mutating func token() -> Int { defer { nextToken += 1 }; return nextToken }
 
     mutating func build(seed: UInt64) -> Scenario {
-        misuse = chance(options.misuseRate, raised: options.misuseRate > 0 ? max(options.misuseRate, 60) : 0, for: .misuse)
+        misuse = chance(
+            options.misuseRate, raised: options.misuseRate > 0 ? max(options.misuseRate, 60) : 0, for: .misuse)
         if misuse && options.splitMisuse {
             var side = Xoshiro256(seed: seed ^ Self.splitSalt)
             early = side.below(2) == 0
@@ -158,13 +159,20 @@ private struct Builder {
                 }
                 // The implementation's own subclass does the program's work (its main without
                 // the call that completes it); the same draws were made either way.
-                kind = options.subclass ? .subclass(program.main.filter { if case .call = $0 { return false }; return true })
+                kind =
+                    options.subclass
+                    ? .subclass(
+                        program.main.filter {
+                            if case .call = $0 { return false }; return true
+                        })
                                         : .concurrent(program)
             default: kind = .invocation(body(i))
             }
             var config = OperationConfig(kind: kind)
             if chance(35, raised: 90, for: .priority) {
-                config.queuePriority = chance(50, raised: 15, for: .priority) ? pick(QueuePriority.defined) : pick([-100, -9, -7, -6, -5, -3, -2, -1, 1, 2, 3, 5, 6, 7, 9, 100])
+                config.queuePriority =
+                    chance(50, raised: 15, for: .priority)
+                    ? pick(QueuePriority.defined) : pick([-100, -9, -7, -6, -5, -3, -2, -1, 1, 2, 3, 5, 6, 7, 9, 100])
             }
             if chance(20) { config.threadPriority = pick([0.1, 0.25, 0.75, 0.9]) }
             if chance(30) { config.completion = chance(50) ? [] : [.work(1)] }
@@ -182,11 +190,19 @@ private struct Builder {
     mutating func correctProgram() -> ConcurrentProgram {
         ConcurrentProgram(
             overridesIsConcurrent: true,
-            start: [.if(.isCancelled(.this), then: [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished), .return], else: []),
-                    .willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)],
+            start: [
+                .if(
+                    .isCancelled(.this),
+                    then: [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished), .return],
+                    else: []),
+                .willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)
+            ],
             // Check before each unit of work, and complete whether cancelled or not: returning early
             // would leave the operation executing for ever.
-            main: [.repeat(1 + rng.below(3), [.if(.not(.isCancelled(.this)), then: [.work(1 + rng.below(2))], else: [])]), .call("completeOperation")],
+            main: [
+                .repeat(1 + rng.below(3), [.if(.not(.isCancelled(.this)), then: [.work(1 + rng.below(2))], else: [])]),
+                .call("completeOperation")
+            ],
             routines: [Routine("completeOperation", Self.completeOperation)])
     }
 
@@ -230,7 +246,9 @@ private struct Builder {
 
     // MARK: The driver
 
-    mutating func step(_ action: DriverAction, after: Trigger? = nil) { driver.append(DriverStep(after: after, action)) }
+    mutating func step(_ action: DriverAction, after: Trigger? = nil) {
+        driver.append(DriverStep(after: after, action))
+    }
 
     mutating func makeDriver() {
         let queued = ops.indices.filter { placement[$0] != nil }
@@ -244,7 +262,10 @@ private struct Builder {
             step(.read(.queuePriority, op: op))
         }
         for _ in 0..<(1 + rng.below(3)) {
-            step(.read(pick([.isReady, .isExecuting, .isConcurrent, .queuePriority, .dependencies, .isCancelled]), op: rng.below(ops.count)))
+            step(
+                .read(
+                    pick([.isReady, .isExecuting, .isConcurrent, .queuePriority, .dependencies, .isCancelled]),
+                    op: rng.below(ops.count)))
         }
         for op in queued where chance(8, raised: 40, for: .cancel) {
             step(.cancel(op))
@@ -278,7 +299,9 @@ private struct Builder {
             order.removeFirst(batch.count)
             if batch.count > 1 {
                 // Waiting is safe only when nothing in the batch can be held back.
-                let free = !suspended[q] && !zeroed[q] && batch.allSatisfy { op in edges.filter { $0.op == op }.allSatisfy { batch.contains($0.on) } }
+                let free =
+                    !suspended[q] && !zeroed[q]
+                    && batch.allSatisfy { op in edges.filter { $0.op == op }.allSatisfy { batch.contains($0.on) } }
                 step(.addBatch(ops: batch, queue: q, wait: free && chance(25, raised: 100, for: .waitingAdd)))
             } else {
                 step(.add(op: batch[0], queue: q))
@@ -298,7 +321,9 @@ private struct Builder {
         // would be missed, the timeout would run at once and the flaw would be another one (a
         // finish while queued).
         func timeout(_ op: Int) {
-            step(.perform(op: op, [.work(Self.workUnits(ops[op].kind.program?.main ?? [])), .call("finishIfNeeded")]), after: .mainBegan(op))
+            step(
+                .perform(op: op, [.work(Self.workUnits(ops[op].kind.program?.main ?? [])), .call("finishIfNeeded")]),
+                after: .mainBegan(op))
         }
         let timed = ops.indices.filter { flaw($0) == .unlockedState && !spare[$0] }
         let held = timed.filter { op in placement[op].map { suspended[$0] || zeroed[$0] } ?? false }
@@ -328,16 +353,22 @@ private struct Builder {
         if chance(15), let y = queued.last, let x = queued.first, x != y, !edges.contains(Edge(y, on: x)) {
             step(.addDependency(op: y, on: x), after: .started(x))  // late: may not hold y back (004 2.6.1)
         }
-        if chance(15, raised: 60, for: .priority), let op = queued.randomPick(&rng) { step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0])) }
+        if chance(15, raised: 60, for: .priority), let op = queued.randomPick(&rng) {
+            step(.setQueuePriority(op: op, pick([-8, 8, 3, -5])), after: .started(queued[0]))
+        }
         if misuse && early != true { misuseWhileRunning(queued: queued) }
         if chance(20), !suspended.contains(true), !zeroed.contains(true), let op = queued.randomPick(&rng) {
             step(.waitUntilFinished(op))
         }
-        for _ in 0..<rng.below(3) { step(.read(pick([.isReady, .isExecuting, .isFinished, .isCancelled]), op: rng.below(ops.count))) }
+        for _ in 0..<rng.below(3) {
+            step(.read(pick([.isReady, .isExecuting, .isFinished, .isCancelled]), op: rng.below(ops.count)))
+        }
 
         // Phase C: let everything finish, wait for it, and look.
         for q in queues.indices where suspended[q] { step(.resume(queue: q)) }
-        for q in queues.indices where zeroed[q] { step(.setMaxConcurrent(queue: q, pick([1, 2, QueueConfig.defaultMax]))) }
+        for q in queues.indices where zeroed[q] {
+            step(.setMaxConcurrent(queue: q, pick([1, 2, QueueConfig.defaultMax])))
+        }
         for op in held { timeout(op) }
         for op in manual where ops[op].kind.overridesStart && !spare[op] { step(.waitUntilFinished(op)) }
         for q in shuffled(Array(queues.indices)) {
@@ -345,7 +376,8 @@ private struct Builder {
             step(.waitUntilAllFinished(queue: q))
         }
         for op in ops.indices where chance(25) {
-            step(.read(pick([.isReady, .isFinished, .isCancelled, .isExecuting, .isConcurrent, .queuePriority]), op: op))
+            step(
+                .read(pick([.isReady, .isFinished, .isCancelled, .isExecuting, .isConcurrent, .queuePriority]), op: op))
         }
         for op in ops.indices where chance(5) { step(.cancel(op)); step(.read(.isCancelled, op: op)) }
     }
@@ -385,7 +417,9 @@ private struct Builder {
         case 0:
             // Two spare operations that are never run: a self, a duplicate and a cyclic edge.
             let a = ops.count, b = ops.count + 1
-            for _ in 0..<2 { ops.append(OperationConfig(kind: .main([.work(1)]))); placement.append(nil); spare.append(true) }
+            for _ in 0..<2 {
+                ops.append(OperationConfig(kind: .main([.work(1)]))); placement.append(nil); spare.append(true)
+            }
             step(.addDependency(op: a, on: a))
             step(.addDependency(op: a, on: b))
             step(.addDependency(op: a, on: b))
@@ -400,7 +434,9 @@ private struct Builder {
             step(.start(a))
         default:
             // Started by hand before it is added: the add that follows must be refused.
-            if let op = queued.first(where: { !ops[$0].kind.overridesStart }) { step(.start(op)); startedFirst.append(op) }
+            if let op = queued.first(where: { !ops[$0].kind.overridesStart }) {
+                step(.start(op)); startedFirst.append(op)
+            }
         }
     }
 
@@ -423,7 +459,9 @@ private struct Builder {
         case 1: step(.start(op), after: .finished(op))
         case 2: step(.setCompletionBlock(op: op, []), after: .started(op))
         default:
-            if let block = queued.first(where: { ops[$0].kind.isBlock }) { step(.addExecutionBlock(op: block, []), after: .blockBegan(block, block: 0)) }
+            if let block = queued.first(where: { ops[$0].kind.isBlock }) {
+                step(.addExecutionBlock(op: block, []), after: .blockBegan(block, block: 0))
+            }
             else { step(.setCompletionBlock(op: op, []), after: .finished(op)) }
         }
     }

@@ -176,7 +176,8 @@ struct Surface2Decorator {
         guard let (a, q) = addStep(of: op) else { return }
         let t = token()
         scenario.operations[op].kind = signalling(scenario.operations[op].kind, t)
-        let action: DriverAction = chance(50) ? .read(pick([.isExecuting, .isFinished, .isCancelled]), op: op) : .readOperationCount(queue: q)
+        let action: DriverAction =
+            chance(50) ? .read(pick([.isExecuting, .isFinished, .isCancelled]), op: op) : .readOperationCount(queue: q)
         inserts[position(a + 1, endOfAdds(after: a))].append(DriverStep(after: .signaled(t), action))
     }
 
@@ -222,9 +223,13 @@ struct Surface2Decorator {
         for op in 0..<v1Count {
             if chance(12) {
                 switch scenario.operations[op].kind {
-                case .main(var b): b.insert(.readCurrentQueue, at: rng.below(b.count + 1)); scenario.operations[op].kind = .main(b)
-                case .invocation(var b): b.insert(.readCurrentQueue, at: rng.below(b.count + 1)); scenario.operations[op].kind = .invocation(b)
-                case .subclass(var b): b.insert(.readCurrentQueue, at: rng.below(b.count + 1)); scenario.operations[op].kind = .subclass(b)
+                case .main(var b):
+                    b.insert(.readCurrentQueue, at: rng.below(b.count + 1)); scenario.operations[op].kind = .main(b)
+                case .invocation(var b):
+                    b.insert(.readCurrentQueue, at: rng.below(b.count + 1));
+                    scenario.operations[op].kind = .invocation(b)
+                case .subclass(var b):
+                    b.insert(.readCurrentQueue, at: rng.below(b.count + 1)); scenario.operations[op].kind = .subclass(b)
                 case .block(var blocks):
                     let k = rng.below(blocks.count)
                     blocks[k].insert(.readCurrentQueue, at: rng.below(blocks[k].count + 1))
@@ -234,7 +239,9 @@ struct Surface2Decorator {
                     scenario.operations[op].kind = .concurrent(p)
                 }
             }
-            if scenario.operations[op].completion != nil && chance(15) { scenario.operations[op].completion?.insert(.readCurrentQueue, at: 0) }
+            if scenario.operations[op].completion != nil && chance(15) {
+                scenario.operations[op].completion?.insert(.readCurrentQueue, at: 0)
+            }
         }
         for (i, step) in base.enumerated() {
             guard case .perform(let op, let body) = step.action, chance(30) else { continue }
@@ -260,7 +267,8 @@ struct Surface2Decorator {
     mutating func readSuspended() {
         for (i, step) in base.enumerated() {
             switch step.action {
-            case .suspend(let q), .resume(let q): if chance(40) { inserts[i + 1].insert(DriverStep(.readSuspended(queue: q)), at: 0) }
+            case .suspend(let q), .resume(let q):
+                if chance(40) { inserts[i + 1].insert(DriverStep(.readSuspended(queue: q)), at: 0) }
             default: break
             }
         }
@@ -272,6 +280,8 @@ struct Surface2Decorator {
     /// The driving thread idles now and then.
     mutating func sleeps() {
         guard chance(15) else { return }
-        for _ in 0..<(1 + rng.below(2)) { inserts[position(0, base.count)].append(DriverStep(.sleep(1 + rng.below(4)))) }
+        for _ in 0..<(1 + rng.below(2)) {
+            inserts[position(0, base.count)].append(DriverStep(.sleep(1 + rng.below(4))))
+        }
     }
 }

@@ -47,7 +47,9 @@ public enum Attribution: Sendable, Equatable {
     }
 
     /// Whether `violation` shows `cause`: every part the cause names holds.
-    static func matches(_ cause: Expectations.Cause?, _ violation: Violation, _ scenario: Scenario, _ setting: Setting) -> Bool {
+    static func matches(
+        _ cause: Expectations.Cause?, _ violation: Violation, _ scenario: Scenario, _ setting: Setting
+    ) -> Bool {
         // An entry that names no cause matches by its rule alone, as expectations files did
         // before causes; the shipped platform files name one for every entry.
         guard let cause else { return true }
@@ -59,7 +61,9 @@ public enum Attribution: Sendable, Equatable {
         case .operations:
             // A user's subclass among the witnesses is the user's, unless the behaviour is one
             // a subclass inherits from the platform's class (`inherited`).
-            if !cause.inherited && witnesses.contains(where: { scenario.operations[$0].kind.isSubclass }) { return false }
+            if !cause.inherited && witnesses.contains(where: { scenario.operations[$0].kind.isSubclass }) {
+                return false
+            }
         case .platform:
             break
         }
@@ -73,11 +77,13 @@ public enum Attribution: Sendable, Equatable {
 
     /// The names `during` may use: a call by its scenario-file action name, `start` for a start
     /// by hand (the driver's or an operation's own code) and `queueStart` for a queue's.
-    public static let callNames = ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
-                                   "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
-                                   "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
-                                   "suspend", "waitUntilAllFinished",
-                                   "waitUntilFinished"]
+    public static let callNames = [
+        "add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
+        "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
+        "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
+        "suspend", "waitUntilAllFinished",
+        "waitUntilFinished"
+    ]
 
     /// The calls a crash's violation shows open when the implementation died (its witnesses:
     /// `ShrinkTarget.death(of:)` names every call made and not returned), by `callNames`.
@@ -125,7 +131,8 @@ public enum Attribution: Sendable, Equatable {
     /// they mean, not as the class's failures; a class that announces nothing at all looks the
     /// same on Linux, which the report says too.
     public static let unheardFinishRules = [
-        RuleID.cancelBeforeStartFinishes, RuleID.completionOnce, RuleID.queueAddWait, RuleID.queueProgress, RuleID.queueSuspendRunningContinue,
+        RuleID.cancelBeforeStartFinishes, RuleID.completionOnce, RuleID.queueAddWait, RuleID.queueProgress,
+        RuleID.queueSuspendRunningContinue,
         RuleID.queueWaitAll, RuleID.queueWaitOp, RuleID.stateFinishedRegardless, Finding.hangRule,
     ]
 
@@ -156,9 +163,11 @@ public enum Attribution: Sendable, Equatable {
               setting.owns.contains("subclass"), unheardFinishRules.contains(violation.rule) else { return nil }
         return Expectations.Entry(
             rule: violation.rule, kind: .platformDifference,
-            reason: "your subclass announced its finish through a dependent key, and Foundation's queue never learned it: "
+            reason:
+                "your subclass announced its finish through a dependent key, and Foundation's queue never learned it: "
                 + evidence + ". Foundation on Linux has no dependent keys (keyPathsForValuesAffectingIsFinished), so "
-                + "this case's waits, slots and completion blocks wait for ever; on Darwin the class is heard. Announce "
+                + "this case's waits, slots and completion blocks wait for ever; on Darwin the class is heard. "
+                + "Announce "
                 + "isFinished itself (didChangeValue(forKey: \"isFinished\")) to be heard on both",
             finding: "", cause: Expectations.Cause(owner: .platform, needs: ["unheardFinish"]))
     }
@@ -173,7 +182,9 @@ public enum Attribution: Sendable, Equatable {
     /// platform's limit; no such key is the class's defect; keys with no declaration, or a
     /// driver that cannot hear announcements, prove nothing.
     public static func unheardFinish(in trace: Trace, _ scenario: Scenario) -> UnheardFinish {
-        func isSubclass(_ o: Int) -> Bool { scenario.operations.indices.contains(o) && scenario.operations[o].kind.isSubclass }
+        func isSubclass(_ o: Int) -> Bool {
+            scenario.operations.indices.contains(o) && scenario.operations[o].kind.isSubclass
+        }
         var last: [Int: Bool] = [:]   // looked up only
         var started: [Int] = []
         var completed: [Int] = []
@@ -189,12 +200,16 @@ public enum Attribution: Sendable, Equatable {
         guard !started.contains(where: { last[$0] != true }) else { return .none }
         let said = scenario.operations.indices.filter { last[$0] == true }
         guard !said.isEmpty else { return .none }
-        guard trace.ending == .hang || said.contains(where: { scenario.operations[$0].completion != nil && !completed.contains($0) })
+        guard
+            trace.ending == .hang
+                || said.contains(where: { scenario.operations[$0].completion != nil && !completed.contains($0) })
         else { return .none }
         guard trace.capabilities.contains(.announcements) else {
-            return .unproven("the driver cannot hear what the class announces (it does not say 'announcements': a driver "
-                + "not built with OperationDriverKit, or one that links Foundation statically), so an unheard dependent "
-                + "key cannot be told from a class that announces nothing")
+            return .unproven(
+                "the driver cannot hear what the class announces (it does not say 'announcements': a driver "
+                    + "not built with OperationDriverKit, or one that links Foundation statically), so an unheard "
+                    + "dependent "
+                    + "key cannot be told from a class that announces nothing")
         }
         let context = CheckContext(scenario: scenario, trace: trace, profile: .guide)
         var dependent: [String] = [], undeclared: [String] = [], defects: [String] = []
@@ -204,7 +219,10 @@ public enum Attribution: Sendable, Equatable {
             case .direct?, nil: continue
             case .dependent(let at)?:
                 if case .announced(_, let key, _) = trace.events[at].kind {
-                    dependent.append("op \(op) announced \"\(key)\" (seq \(seq(at))), which the class declares as affecting isFinished")
+                    dependent.append(
+                        "op \(op) announced \"\(key)\" (seq \(seq(at))), which the class declares as affecting "
+                            + "isFinished"
+                    )
                 }
             case .undeclared(let list)?:
                 let keys = list.compactMap { i -> String? in
@@ -213,15 +231,20 @@ public enum Attribution: Sendable, Equatable {
                 }
                 undeclared.append("op \(op) announced " + keys.joined(separator: ", "))
             case .missing(let turned, let others)?:
-                defects.append("op \(op) turned finished (seq \(seq(turned))) " + (others.isEmpty ? "announcing nothing" : "announcing only "
-                    + others.map { context.announcedKeyText($0) }.joined(separator: ", ")))
+                defects.append(
+                    "op \(op) turned finished (seq \(seq(turned))) "
+                        + (others.isEmpty
+                            ? "announcing nothing"
+                            : "announcing only "
+                                + others.map { context.announcedKeyText($0) }.joined(separator: ", ")))
             }
         }
         if !defects.isEmpty { return .classDefect(defects.joined(separator: "; ")) }
         if !undeclared.isEmpty {
-            return .unproven(undeclared.joined(separator: "; ") + ", and the class declares no keys affecting isFinished, "
-                + "so whether Darwin would hear it is unknown: declare them in your test subclass "
-                + "(probe.declare(Self.keyPathsForValuesAffectingIsFinished(), affecting: .isFinished))")
+            return .unproven(
+                undeclared.joined(separator: "; ") + ", and the class declares no keys affecting isFinished, "
+                    + "so whether Darwin would hear it is unknown: declare them in your test subclass "
+                    + "(probe.declare(Self.keyPathsForValuesAffectingIsFinished(), affecting: .isFinished))")
         }
         return dependent.isEmpty ? .none : .platformLimit(dependent.joined(separator: "; "))
     }
@@ -236,7 +259,9 @@ public enum Attribution: Sendable, Equatable {
         for event in violation.witnesses {
             for o in DriverCheck.references(event.kind).ops { add(o) }
         }
-        let words = violation.observed.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ";" || $0 == "(" || $0 == ")" })
+        let words = violation.observed.split(whereSeparator: {
+            $0 == " " || $0 == "," || $0 == ";" || $0 == "(" || $0 == ")"
+        })
         for (i, word) in words.enumerated() where word == "op" && i + 1 < words.count {
             if let o = Int(words[i + 1].trimmingCharacters(in: .punctuationCharacters)) { add(o) }
         }
@@ -272,7 +297,9 @@ public enum Attribution: Sendable, Equatable {
                 if !witnesses.isEmpty && !witnesses.contains(o) { continue }
             default: break
             }
-            if case .object(let members) = ScenarioEncoder.action(step.action), let name = members.first?.key { add(name) }
+            if case .object(let members) = ScenarioEncoder.action(step.action), let name = members.first?.key {
+                add(name)
+            }
         }
         for edge in scenario.dependencies where edge.op == edge.on { add("selfDependency") }
         // An operation added to a queue by two steps (a misuse the generator makes).

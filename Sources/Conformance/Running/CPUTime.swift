@@ -42,12 +42,16 @@ public struct CPUTime: Sendable, Equatable, Codable {
 
     /// The counters now.
     public static func now() -> CPUTime {
-        CPUTime(harnessMicroseconds: microseconds(selfWho), driversMicroseconds: microseconds(childrenWho) + runningChildrenMicroseconds())
+        CPUTime(
+            harnessMicroseconds: microseconds(selfWho),
+            driversMicroseconds: microseconds(childrenWho) + runningChildrenMicroseconds())
     }
 
     /// Two spans together.
     public static func + (a: CPUTime, b: CPUTime) -> CPUTime {
-        CPUTime(harnessMicroseconds: a.harnessMicroseconds + b.harnessMicroseconds, driversMicroseconds: a.driversMicroseconds + b.driversMicroseconds)
+        CPUTime(
+            harnessMicroseconds: a.harnessMicroseconds + b.harnessMicroseconds,
+            driversMicroseconds: a.driversMicroseconds + b.driversMicroseconds)
     }
 
     /// What was used between `earlier` and `self`.
@@ -100,7 +104,9 @@ public struct CPUTime: Sendable, Equatable, Codable {
         guard tick > 0 else { return 0 }
         var ticks: Int64 = 0
         for task in tasks {
-            guard let children = try? String(contentsOfFile: "/proc/self/task/\(task)/children", encoding: .utf8) else { continue }
+            guard let children = try? String(contentsOfFile: "/proc/self/task/\(task)/children", encoding: .utf8) else {
+                continue
+            }
             for pid in children.split(separator: " ") {
                 guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                       let close = stat.lastIndex(of: ")") else { continue }

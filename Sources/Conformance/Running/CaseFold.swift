@@ -126,7 +126,8 @@ struct CaseFold {
         switch v.verdict {
         case .notApplicable:
             stats[n].status = .notApplicable
-            stats[n].reason = "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
+            stats[n].reason =
+                "applies under profile " + v.rule.profiles.map(\.rawValue).joined(separator: ", ") + " only"
         case .notObservable(let reason):
             stats[n].status = .notObservable
             stats[n].reason = reason
@@ -136,7 +137,9 @@ struct CaseFold {
             // The tested code's when any violation is not excused; else known.
             var excusedBy: Expectations.Entry?
             let own = r.violations.first { violation in
-                guard let entry = runner.attribute(violation, outcome.scenario, unheard: outcome.unheard) else { return true }
+                guard let entry = runner.attribute(violation, outcome.scenario, unheard: outcome.unheard) else {
+                    return true
+                }
                 if excusedBy == nil { excusedBy = entry }
                 return false
             }
@@ -176,7 +179,8 @@ struct CaseFold {
         var firsts: [(key: Int, job: Runner.ShrinkJob)] = []
         for (n, failing) in first.enumerated() {
             guard let f = failing, c.stopRules?.contains(c.rules[n].rule.id) ?? true else { continue }
-            firsts.append((n, Runner.ShrinkJob(failing: f, fallback: causes[n].fallback, target: ShrinkTarget(c.rules[n]))))
+            firsts.append(
+                (n, Runner.ShrinkJob(failing: f, fallback: causes[n].fallback, target: ShrinkTarget(c.rules[n]))))
         }
         for (d, (f, target)) in zip(deaths, ShrinkTarget.deaths).enumerated() {
             guard let f, c.stopRules?.contains(target.id) ?? true else { continue }
@@ -187,13 +191,18 @@ struct CaseFold {
     }
 
     /// The run's result: the tallies, with the findings and further causes shrunk from them.
-    func result(cases: Int, findings: [Finding], others: [OtherCause], seconds: Double, shrinkSeconds: Double) -> RunResult {
+    func result(
+        cases: Int, findings: [Finding], others: [OtherCause], seconds: Double, shrinkSeconds: Double
+    ) -> RunResult {
         let c = configuration
-        var result = RunResult(configuration: c, statistics: stats, findings: findings, endings: endings, cases: cases,
-                               seconds: seconds, shrinkSeconds: shrinkSeconds)
+        var result = RunResult(
+            configuration: c, statistics: stats, findings: findings, endings: endings, cases: cases,
+            seconds: seconds, shrinkSeconds: shrinkSeconds)
         result.firstCut = firstCut
         result.otherCauses = others
-        for (d, target) in ShrinkTarget.deaths.enumerated() where deathCases[d] > 0 { result.deathCases[target.id] = deathCases[d] }
+        for (d, target) in ShrinkTarget.deaths.enumerated() where deathCases[d] > 0 {
+            result.deathCases[target.id] = deathCases[d]
+        }
         result.unconfirmed = (c.rules.map(\.rule.id) + [Finding.hangRule]).compactMap { rule in
             unconfirmedFirst[rule].map { UnconfirmedFinding(rule: rule, cases: unconfirmedCount[rule] ?? 0, first: $0) }
         }
@@ -206,7 +215,8 @@ struct CaseFold {
                 .sorted { ($0 < 0 ? 1 : 0, $0) < ($1 < 0 ? 1 : 0, $1) }
                 .compactMap { n in
                     knownFirst[n].map {
-                        KnownDivergence(rule: rule, entry: knownEntry[n]!, cases: knownCount[n] ?? 0, first: $0, owner: owner)
+                        KnownDivergence(
+                            rule: rule, entry: knownEntry[n]!, cases: knownCount[n] ?? 0, first: $0, owner: owner)
                     }
                 }
         }

@@ -34,7 +34,9 @@ public enum Confirmation {
     ]
 
     /// Words of a violation's sentence that say it rests on something not seen.
-    static let absenceWords = ["never", "timed out", " ran 0 times", "without a did-change", "announcing no change", "announcing only"]
+    static let absenceWords = [
+        "never", "timed out", " ran 0 times", "without a did-change", "announcing no change", "announcing only"
+    ]
 
     /// Words of the hang of a case cut at its deadline while its driver was still writing.
     static let runawayWords = "while the driver was still writing"

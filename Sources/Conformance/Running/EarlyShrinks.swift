@@ -38,7 +38,10 @@ final class EarlyShrinks: @unchecked Sendable {
         !c.impl.isDeterministic && c.shrink && c.jobs > 1
     }
 
-    init(runner: Runner, workers: Int, hints: [Shrinker.Hint], starting start: @escaping SideBySide.Starter = SideBySide.detach) {
+    init(
+        runner: Runner, workers: Int, hints: [Shrinker.Hint],
+        starting start: @escaping SideBySide.Starter = SideBySide.detach
+    ) {
         self.runner = runner
         self.start = start
         self.workers = max(1, workers)

@@ -113,8 +113,11 @@ public struct Expectations: Codable, Sendable, Equatable {
         /// operation that is not ready is that queue's doing, not the platform's.
         public var during: [String]?
 
-        public init(owner: Owner, inherited: Bool = false, kinds: [String]? = nil, needs: [String]? = nil, says: [String]? = nil,
-                    during: [String]? = nil) {
+        public init(
+            owner: Owner, inherited: Bool = false, kinds: [String]? = nil, needs: [String]? = nil,
+            says: [String]? = nil,
+            during: [String]? = nil
+        ) {
             self.owner = owner
             self.inherited = inherited
             self.kinds = kinds
@@ -156,7 +159,8 @@ public struct Expectations: Codable, Sendable, Equatable {
         /// The operation kinds a cause may name.
         static let kindNames = ["block", "concurrent", "invocation", "main", "subclass"]
         /// The words `needs` may hold besides kinds: every driver action, and `selfDependency`.
-        static let ingredientNames = (ScenarioDecoder.actionCases.names + ["addedTwice", "secondStart", "selfDependency"] + kindNames).sorted()
+        static let ingredientNames =
+            (ScenarioDecoder.actionCases.names + ["addedTwice", "secondStart", "selfDependency"] + kindNames).sorted()
         /// The calls `during` may name (`Attribution.openCallNames`).
         static let callNames = Attribution.callNames
     }
@@ -209,25 +213,31 @@ public struct Expectations: Codable, Sendable, Equatable {
     public func checkFindings(relativeTo file: String) throws(InputError) {
         let shown = JSONDiagnosis.oneLine(file)
         let folder = PathText.folder(of: file)
-        guard let realFolder = DriverConsent.realPath(folder) else { throw InputError("\(shown): its folder cannot be read") }
+        guard let realFolder = DriverConsent.realPath(folder) else {
+            throw InputError("\(shown): its folder cannot be read")
+        }
         for (i, entry) in expected.enumerated() {
             let at = "\(shown): expected[\(i)] (\(entry.rule))"
             let path = entry.finding.hasPrefix("/") ? entry.finding : folder + "/" + entry.finding
             guard !entry.finding.isEmpty, let real = DriverConsent.realPath(path) else {
-                throw InputError("\(at) names the finding \(JSONDiagnosis.quoted(entry.finding)), which does not exist; "
-                                 + "every entry names the finding that shows it, relative to the expectations file")
+                throw InputError(
+                    "\(at) names the finding \(JSONDiagnosis.quoted(entry.finding)), which does not exist; "
+                        + "every entry names the finding that shows it, relative to the expectations file")
             }
             guard DriverConsent.isInside(real, realFolder) else {
-                throw InputError("\(at) names the finding \(JSONDiagnosis.quoted(entry.finding)), which lies outside the "
-                                 + "expectations file's folder; a finding is kept beside the file that cites it")
+                throw InputError(
+                    "\(at) names the finding \(JSONDiagnosis.quoted(entry.finding)), which lies outside the "
+                        + "expectations file's folder; a finding is kept beside the file that cites it")
             }
             let data = try JSONCodec.readFile(at: real)
             guard JSONCodec.looksLikeFinding(data), case .object(let members)? = JSONDiagnosis(data).root?.value,
                   case .string(let rule)? = members.first(where: { $0.key == "rule" })?.node.value else {
-                throw InputError("\(at) names \(JSONDiagnosis.quoted(entry.finding)), which is not a finding (a file 'run' writes)")
+                throw InputError(
+                    "\(at) names \(JSONDiagnosis.quoted(entry.finding)), which is not a finding (a file 'run' writes)")
             }
             guard rule == entry.rule else {
-                throw InputError("\(at) names \(JSONDiagnosis.quoted(entry.finding)), a finding of \(rule), not of \(entry.rule)")
+                throw InputError(
+                    "\(at) names \(JSONDiagnosis.quoted(entry.finding)), a finding of \(rule), not of \(entry.rule)")
             }
         }
     }
@@ -241,49 +251,72 @@ public struct Expectations: Codable, Sendable, Equatable {
 extension Expectations: CheckedInput {
     func inputProblem() -> InputError.FieldProblem? {
         guard (Self.formatVersion...Self.newestFormat).contains(format) else {
-            return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads expectations formats \(Self.formatVersion) to \(Self.newestFormat)")
+            return .init(
+                path: [.key("format")], what: "is \(format)",
+                requirement: ", but this build reads expectations formats \(Self.formatVersion) to \(Self.newestFormat)"
+            )
         }
         if driver != nil && format < 2 {
             let format = format
-            return .init(path: [.key("driver")]) { _, at in "a driver entry needs format 2, but the file is format \(format) (the entry is\(at.isEmpty ? " there" : at))" }
+            return .init(path: [.key("driver")]) { _, at in
+                "a driver entry needs format 2, but the file is format \(format) (the entry "
+                    + "is\(at.isEmpty ? " there" : at))"
+            }
         }
         for (i, entry) in expected.enumerated() {
             if let rate = entry.rate {
                 let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("rate")]
                 if format < 3 {
                     let format = format
-                    return .init(path: at) { _, where_ in "a rate needs format 3, but the file is format \(format) (the rate is\(where_.isEmpty ? " there" : where_))" }
+                    return .init(path: at) { _, where_ in
+                        "a rate needs format 3, but the file is format \(format) (the rate "
+                            + "is\(where_.isEmpty ? " there" : where_))"
+                    }
                 }
                 guard rate.of > 0, rate.of <= RunRecord.maxCount, (0...rate.of).contains(rate.cases) else {
-                    return .init(path: at, what: "is \(rate.cases) of \(rate.of)",
-                                 requirement: ", but must be a measured count of cases: 0 <= cases <= of, 0 < of <= \(RunRecord.maxCount)")
+                    return .init(
+                        path: at, what: "is \(rate.cases) of \(rate.of)",
+                        requirement:
+                            ", but must be a measured count of cases: 0 <= cases <= of, 0 < of <= \(RunRecord.maxCount)"
+                    )
                 }
             }
             if let cause = entry.cause {
                 let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("cause")]
                 if format < 3 {
                     let format = format
-                    return .init(path: at) { _, where_ in "a cause needs format 3, but the file is format \(format) (the cause is\(where_.isEmpty ? " there" : where_))" }
+                    return .init(path: at) { _, where_ in
+                        "a cause needs format 3, but the file is format \(format) (the cause "
+                            + "is\(where_.isEmpty ? " there" : where_))"
+                    }
                 }
                 if cause.during != nil && format < 4 {
                     let format = format
                     return .init(path: at + [.key("during")]) { _, where_ in
-                        "a cause's during needs format 4, but the file is format \(format) (it is\(where_.isEmpty ? " there" : where_))"
+                        "a cause's during needs format 4, but the file is format \(format) (it "
+                            + "is\(where_.isEmpty ? " there" : where_))"
                     }
                 }
                 for (j, call) in (cause.during ?? []).enumerated() where !Cause.callNames.contains(call) {
-                    return .init(path: at + [.key("during"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(call, limit: 40))\"",
-                                 requirement: ", but must be a call by its scenario-file name (start is a start by hand, queueStart "
-                                    + "a queue's): " + Cause.callNames.joined(separator: ", "))
+                    return .init(
+                        path: at + [.key("during"), .index(j)],
+                        what: "is \"\(JSONDiagnosis.oneLine(call, limit: 40))\"",
+                        requirement:
+                            ", but must be a call by its scenario-file name (start is a start by hand, queueStart "
+                            + "a queue's): " + Cause.callNames.joined(separator: ", "))
                 }
                 for (j, kind) in (cause.kinds ?? []).enumerated() where !Cause.kindNames.contains(kind) {
-                    return .init(path: at + [.key("kinds"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(kind, limit: 40))\"",
-                                 requirement: ", but must be one of: " + Cause.kindNames.joined(separator: ", "))
+                    return .init(
+                        path: at + [.key("kinds"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(kind, limit: 40))\"",
+                        requirement: ", but must be one of: " + Cause.kindNames.joined(separator: ", "))
                 }
                 for (j, need) in (cause.needs ?? []).enumerated() where !Cause.ingredientNames.contains(need) {
-                    return .init(path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
-                                 requirement: ", but must be a driver action, an operation kind, addedTwice, secondStart or selfDependency ("
-                                    + Cause.ingredientNames.joined(separator: ", ") + ")")
+                    return .init(
+                        path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
+                        requirement:
+                            ", but must be a driver action, an operation kind, addedTwice, secondStart or "
+                                + "selfDependency ("
+                            + Cause.ingredientNames.joined(separator: ", ") + ")")
                 }
             }
             // A reason is printed as it is: a control character in it could clear a terminal or
@@ -295,8 +328,12 @@ extension Expectations: CheckedInput {
             let path: [JSONPathSegment] = [.key("expected"), .index(i), .key("rule")]
             // A driver that breaks the protocol gives no verdict at all: it is fixed, never expected.
             if entry.rule == Finding.protocolRule {
-                return .init(path: path, what: "names \(Finding.protocolRule)",
-                             requirement: ", which cannot be an expected divergence: a driver that breaks the protocol is fixed, not expected (the run gives no verdict)")
+                return .init(
+                    path: path, what: "names \(Finding.protocolRule)",
+                    requirement:
+                        ", which cannot be an expected divergence: a driver that breaks the protocol is fixed, not "
+                            + "expected (the run gives no verdict)"
+                )
             }
             if let problem = Finding.ruleProblem(entry.rule, at: path) { return problem }
         }

@@ -9,7 +9,7 @@ public enum FaultProbe {
 
     public static func run(_ fault: Fault, seed: UInt64 = 1) -> RunResult {
         var configuration = RunConfiguration(impl: ReferenceImplementation(options: EngineOptions(faults: [fault])),
-                                             faults: [fault], seed: seed, count: bound, generator: generator(for: fault),
+            faults: [fault], seed: seed, count: bound, generator: generator(for: fault),
                                              rules: rules(for: fault))
         configuration.stopAtFirstFailure = true
         return Runner(configuration).run()

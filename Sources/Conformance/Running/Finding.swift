@@ -29,7 +29,8 @@ public struct Finding: Sendable, Encodable, Equatable {
     public static let dataRaceRule = RuleID.dataRace, memoryErrorRule = RuleID.memoryError
     /// The pseudo-rules, each with the trace ending that shows it.
     public static let pseudoRules: [(id: String, ending: Trace.Ending)] = [
-        (crashRule, .crash), (dataRaceRule, .crash), (memoryErrorRule, .crash), (hangRule, .hang), (protocolRule, .breach),
+        (crashRule, .crash), (dataRaceRule, .crash), (memoryErrorRule, .crash), (hangRule, .hang),
+        (protocolRule, .breach)
     ]
     /// The trace ending a pseudo-rule stands for; nil for a rule of the catalog.
     public static func pseudoEnding(_ rule: String) -> Trace.Ending? { pseudoRules.first { $0.id == rule }?.ending }
@@ -112,8 +113,10 @@ public struct Finding: Sendable, Encodable, Equatable {
     public var shrinkWalkedBack = 0
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash, originalOperations
-        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted, interrupted, noise, harness, platform
+        case format, rule, message, impl, driver, profile, faults, runSeed, caseIndex, identity, originalHash,
+            originalOperations
+        case scenario, scheduleSeed, reproduced, attempts, originalReproduced, shrinkSteps, shrinkExhausted,
+            interrupted, noise, harness, platform
     }
 
     /// "replays 4 of 5 (the original: 5 of 5)": how often the finding's scenario breaks the rule
@@ -121,7 +124,8 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// deterministic implementation (one run decides, 1 of 1).
     public var replayRate: String? {
         guard attempts > 1 || originalReproduced != nil else { return nil }
-        return "replays \(reproduced) of \(attempts)" + (originalReproduced.map { " (the original: \($0) of \(attempts))" } ?? "")
+        return "replays \(reproduced) of \(attempts)"
+            + (originalReproduced.map { " (the original: \($0) of \(attempts))" } ?? "")
     }
 
     public var operations: Int { scenario.operations.count }
@@ -176,17 +180,25 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// the run did (`--impl exec:PATH` for a driver started by path).
     public func replayLine(file: String?, program: String = ReplayProgram.default) -> String {
         if let file { return "\(program) replay \(ShellWords.quote(file))" }
-        let implArguments = (driver?.replayArguments ?? ["--impl", impl]) + (noise.map { ["--noise", String($0)] } ?? [])
+        let implArguments =
+            (driver?.replayArguments ?? ["--impl", impl]) + (noise.map { ["--noise", String($0)] } ?? [])
             + (sanitizer.map { ["--sanitize", $0.rawValue] } ?? [])
-        return Self.replayLine(identity: identity, implArguments: implArguments, profile: profile, faults: faults, program: program)
+        return Self.replayLine(
+            identity: identity, implArguments: implArguments, profile: profile, faults: faults, program: program)
     }
 
     /// The line that regenerates a case from its seed and replays it.
     public static func replayLine(identity: CaseIdentity, implArguments: [String], profile: Profile, faults: [Fault],
                                   program: String = ReplayProgram.default) -> String {
-        var line = "\(program) replay --seed \(identity.caseSeed) \(ShellWords.join(implArguments)) --size \(identity.options.size)"
-        if identity.options.misuseRate != GeneratorOptions().misuseRate { line += " --misuse-rate \(identity.options.misuseRate)" }
-        if identity.options.flawRate != GeneratorOptions().flawRate { line += " --flaw-rate \(identity.options.flawRate)" }
+        var line =
+            "\(program) replay --seed \(identity.caseSeed) \(ShellWords.join(implArguments)) --size "
+                + "\(identity.options.size)"
+        if identity.options.misuseRate != GeneratorOptions().misuseRate {
+            line += " --misuse-rate \(identity.options.misuseRate)"
+        }
+        if identity.options.flawRate != GeneratorOptions().flawRate {
+            line += " --flaw-rate \(identity.options.flawRate)"
+        }
         if let flaws = identity.options.flaws { line += " --flaws " + flaws.map(\.rawValue).joined(separator: ",") }
         if let focus = identity.options.focus { line += " --focus \(focus.rawValue)" }
         // Said, not inferred: a matrix runs an implementation without the split when another
@@ -219,7 +231,8 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// A file name that says what is in it (faults included, so runs with different faults do
     /// not overwrite each other's findings).
     public var fileName: String {
-        "\(rule)-\(identity.caseSeed)" + (faults.isEmpty ? "" : "-" + faults.map(\.rawValue).joined(separator: "+")) + ".json"
+        "\(rule)-\(identity.caseSeed)" + (faults.isEmpty ? "" : "-" + faults.map(\.rawValue).joined(separator: "+"))
+            + ".json"
     }
     /// The folder, beside a run's finding files, that holds their witness traces (`witness`),
     /// each under its finding's file name: a glob of the run folder's `*.json` still finds only
@@ -243,19 +256,29 @@ extension Finding: CheckedInput {
 
     func inputProblem() -> InputError.FieldProblem? {
         guard (1...Self.newestFormat).contains(format) else {
-            return .init(path: [.key("format")], what: "is \(format)", requirement: ", but this build reads finding formats 1 to \(Self.newestFormat)")
+            return .init(
+                path: [.key("format")], what: "is \(format)",
+                requirement: ", but this build reads finding formats 1 to \(Self.newestFormat)")
         }
         if format == 1 && driver != nil {
-            return .init(path: [.key("driver")]) { _, at in "a finding that names a driver is format 2 or 3, not 1 (the driver is\(at.isEmpty ? " there" : at))" }
+            return .init(path: [.key("driver")]) { _, at in
+                "a finding that names a driver is format 2 or 3, not 1 (the driver is\(at.isEmpty ? " there" : at))"
+            }
         }
         if caseIndex < 0 {
-            return .init(path: [.key("caseIndex")], what: "is \(caseIndex)", requirement: ", but a case's index in its run is 0 or more")
+            return .init(
+                path: [.key("caseIndex")], what: "is \(caseIndex)",
+                requirement: ", but a case's index in its run is 0 or more")
         }
         if let n = noise, !(1...3).contains(n) {
-            return .init(path: [.key("noise")], what: "is \(n)", requirement: ", but must be 1 to 3, a level of --noise (absent for none)")
+            return .init(
+                path: [.key("noise")], what: "is \(n)",
+                requirement: ", but must be 1 to 3, a level of --noise (absent for none)")
         }
         if let o = originalReproduced, !(0...max(0, attempts)).contains(o) {
-            return .init(path: [.key("originalReproduced")], what: "is \(o)", requirement: ", but must be 0 to attempts (\(attempts)): runs of the original that broke the rule")
+            return .init(
+                path: [.key("originalReproduced")], what: "is \(o)",
+                requirement: ", but must be 0 to attempts (\(attempts)): runs of the original that broke the rule")
         }
         return Self.ruleProblem(rule, at: [.key("rule")])
     }
@@ -267,7 +290,9 @@ extension Finding: CheckedInput {
         let shown = "'" + JSONDiagnosis.oneLine(id, limit: 60) + "'"
         let others = pseudoRules.map(\.id).joined(separator: ", ")
         guard let nearest = nearest(to: id, among: known) else {
-            return .init(path: path, what: "names an unknown rule \(shown)", requirement: "; 'opconform rules' lists the rules, and \(others) may be named too")
+            return .init(
+                path: path, what: "names an unknown rule \(shown)",
+                requirement: "; 'opconform rules' lists the rules, and \(others) may be named too")
         }
         return .init(path: path, what: "names an unknown rule \(shown)", requirement: "; did you mean \(nearest)?")
     }

@@ -37,11 +37,14 @@ public enum FlawProbe {
     /// that flaw, no misuse, the flaw's rules judged strictly (its documented-example rules
     /// count), stopping at the first case that breaks one of them (not at a hang or a crash of
     /// the implementation's own).
-    public static func configuration(_ flaw: SubclassFlaw, impl: any Implementation, count: Int = bound, seed: UInt64 = 1, size: Int = 8) -> RunConfiguration {
+    public static func configuration(
+        _ flaw: SubclassFlaw, impl: any Implementation, count: Int = bound, seed: UInt64 = 1, size: Int = 8
+    ) -> RunConfiguration {
         let checks = RuleBook.all.filter { flaw.expectedRules.contains($0.rule.id) }
-        var c = RunConfiguration(impl: impl, seed: seed, count: count,
-                                 generator: GeneratorOptions(size: size, misuseRate: 0, flawRate: 100, flaws: [flaw]),
-                                 rules: checks)
+        var c = RunConfiguration(
+            impl: impl, seed: seed, count: count,
+            generator: GeneratorOptions(size: size, misuseRate: 0, flawRate: 100, flaws: [flaw]),
+            rules: checks)
         c.profile = flaw.profile
         c.stopAtFirstFailure = true
         c.stopRules = flaw.expectedRules
@@ -49,8 +52,10 @@ public enum FlawProbe {
         return c
     }
 
-    public static func probe(_ flaw: SubclassFlaw, impl: any Implementation, count: Int = bound, seed: UInt64 = 1, size: Int = 8,
-                             stop: StopRequest? = nil) -> Outcome {
+    public static func probe(
+        _ flaw: SubclassFlaw, impl: any Implementation, count: Int = bound, seed: UInt64 = 1, size: Int = 8,
+        stop: StopRequest? = nil
+    ) -> Outcome {
         var c = configuration(flaw, impl: impl, count: count, seed: seed, size: size)
         c.stop = stop
         var outcome = Outcome(flaw: flaw.rawValue, status: "missed", cases: 0)
@@ -65,14 +70,17 @@ public enum FlawProbe {
         }
         if blind.count == c.rules.count {
             outcome.status = "not-observable"
-            outcome.reason = "\(impl.name) cannot observe what the flaw's rules need (" + blind.joined(separator: "; ") + ")"
+            outcome.reason =
+                "\(impl.name) cannot observe what the flaw's rules need (" + blind.joined(separator: "; ") + ")"
             return outcome
         }
         let result = Runner(c).run()
         outcome.cases = result.cases
         // The flaw's own rule: a hang or a crash on the way (an implementation's own) is not
         // the flaw caught.
-        guard let finding = result.findings.first(where: { flaw.expectedRules.contains($0.rule) }) else { return outcome }
+        guard let finding = result.findings.first(where: { flaw.expectedRules.contains($0.rule) }) else {
+            return outcome
+        }
         outcome.status = "caught"
         outcome.rule = finding.rule
         outcome.originalOperations = finding.originalOperations

@@ -36,7 +36,9 @@ public struct GateVerdict: Sendable {
         for rule in expectations.expected.map(\.rule) where !expected.contains(rule) { expected.append(rule) }
         let seen: [String]
         if result.configuration.known != nil {
-            seen = result.known.map(\.rule).reduce(into: [String]()) { list, rule in if !list.contains(rule) { list.append(rule) } }
+            seen = result.known.map(\.rule).reduce(into: [String]()) { list, rule in
+                if !list.contains(rule) { list.append(rule) }
+            }
             unexpected = broken.filter { Finding.severity(of: $0) == .failure }
             unexpectedWarnings = broken.filter { Finding.severity(of: $0) == .warning }
         } else {
@@ -63,6 +65,7 @@ public struct GateVerdict: Sendable {
     /// `strict`: nothing is let go: unexpected warnings and expected divergences no longer
     /// seen fail the gate too.
     public func passes(strict: Bool) -> Bool {
-        unexpected.isEmpty && exceeded.isEmpty && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty && unconfirmed.isEmpty))
+        unexpected.isEmpty && exceeded.isEmpty
+            && (!strict || (nowPassing.isEmpty && unexpectedWarnings.isEmpty && unconfirmed.isEmpty))
     }
 }

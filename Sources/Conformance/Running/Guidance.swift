@@ -19,10 +19,12 @@ public enum Guidance {
         (RuleID.startNotReadyThrows, .misuse), (RuleID.startExecutingThrows, .misuse), (RuleID.startFinished, .misuse),
         (RuleID.readyCancelled, .cancel), (RuleID.cancelSetsFlag, .cancel), (RuleID.cancelBeforeStartFinishes, .cancel),
         (RuleID.cancelBeforeStartSkipsMain, .cancel), (RuleID.cancelAll, .cancelAll),
-        (RuleID.depRemoveRestores, .removeDependency), (RuleID.depSelf, .misuse), (RuleID.depDuplicate, .misuse), (RuleID.depCycle, .misuse),
+        (RuleID.depRemoveRestores, .removeDependency), (RuleID.depSelf, .misuse), (RuleID.depDuplicate, .misuse),
+        (RuleID.depCycle, .misuse),
         (RuleID.completionLateThrows, .misuse), (RuleID.blockLateAddThrows, .misuse),
         (RuleID.priorityNormalize, .priority), (RuleID.priorityOrder, .priority), (RuleID.kvoQueuePriority, .priority),
-        (RuleID.queueAddWait, .waitingAdd), (RuleID.queueSuspendRunningContinue, .suspendRunning), (RuleID.queueOwnership, .misuse),
+        (RuleID.queueAddWait, .waitingAdd), (RuleID.queueSuspendRunningContinue, .suspendRunning),
+        (RuleID.queueOwnership, .misuse)
     ]
 
     /// The foci for the next round: the foci of the (up to) three least-reached steerable rules
@@ -33,7 +35,9 @@ public enum Guidance {
     static func foci(after stats: [RuleStatistics], misuse: Bool = true) -> [GeneratorFocus] {
         var candidates: [(hits: Int, order: Int, focus: GeneratorFocus)] = []
         for (order, s) in stats.enumerated() where s.status != .notApplicable && s.status != .notObservable {
-            guard let focus = steering.first(where: { $0.rule == s.id })?.focus, misuse || focus != .misuse else { continue }
+            guard let focus = steering.first(where: { $0.rule == s.id })?.focus, misuse || focus != .misuse else {
+                continue
+            }
             candidates.append((s.hits, order, focus))
         }
         var out: [GeneratorFocus] = []

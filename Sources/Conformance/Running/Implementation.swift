@@ -74,7 +74,9 @@ public struct ReferenceImplementation: Implementation {
     /// format 2): `Observation.performedOnly`.
     public var capabilities: [Observation] { ReferenceEngine.capabilities + Observation.performedOnly }
     public var isDeterministic: Bool { true }
-    public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace { engine.run(scenario, scheduleSeed: scheduleSeed) }
+    public func run(_ scenario: Scenario, scheduleSeed: UInt64) -> Trace {
+        engine.run(scenario, scheduleSeed: scheduleSeed)
+    }
 }
 
 /// The implementations this build can run, by name.
@@ -85,20 +87,28 @@ public enum Implementations {
     /// run through the driver protocol need it. `exec:PATH` names any driver by path (with
     /// `driverArguments`): it is probed for its name and capabilities before it is returned.
     public static func make(_ name: String, profile: Profile, faults: [Fault], driver: [String]? = nil,
-                            driverArguments: [String] = [], limits: DriverLimits = .standard) throws(InputError) -> any Implementation {
+        driverArguments: [String] = [], limits: DriverLimits = .standard
+    ) throws(InputError) -> any Implementation {
         if name.hasPrefix(DriverLaunch.scheme) {
             return try external(DriverLaunch.resolve(name, arguments: driverArguments), limits: limits)
         }
-        if !driverArguments.isEmpty { throw InputError("--driver-arg goes with --impl exec:PATH, not with the built-in '\(name)'") }
+        if !driverArguments.isEmpty {
+            throw InputError("--driver-arg goes with --impl exec:PATH, not with the built-in '\(name)'")
+        }
         switch name {
         case "reference": return ReferenceImplementation(options: EngineOptions(profile: profile, faults: faults))
         case "foundation":
-            guard let driver else { throw InputError("the foundation implementation needs the opconform executable to start its driver") }
-            return ChildProcessImplementation(name: "foundation", capabilities: FoundationDriver.capabilities, command: driver, limits: limits,
-                                              protocolVersion: DriverProtocol.sessionVersion)
+            guard let driver else {
+                throw InputError("the foundation implementation needs the opconform executable to start its driver")
+            }
+            return ChildProcessImplementation(
+                name: "foundation", capabilities: FoundationDriver.capabilities, command: driver, limits: limits,
+                protocolVersion: DriverProtocol.sessionVersion)
         case "gnustep":
-            return ChildProcessImplementation(name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()], limits: limits,
-                                              protocolVersion: DriverProtocol.sessionVersion)
+            return ChildProcessImplementation(
+                name: "gnustep", capabilities: GNUstepDriver.capabilities, command: [try GNUstepDriver.executable()],
+                limits: limits,
+                protocolVersion: DriverProtocol.sessionVersion)
         default:
             throw InputError("unknown implementation '\(name)'; this build has: " + names.joined(separator: ", ")
                              + "; a driver of your own is named by path: --impl exec:PATH (Specs/driver-protocol.md)")
@@ -106,20 +116,28 @@ public enum Implementations {
     }
 
     /// A driver the user named by path, probed for its `hello` (its name and capabilities).
-    public static func external(_ launch: DriverLaunch, limits: DriverLimits = .standard) throws(InputError) -> any Implementation {
+    public static func external(
+        _ launch: DriverLaunch, limits: DriverLimits = .standard
+    ) throws(InputError) -> any Implementation {
         try ChildProcessImplementation.probing(launch, limits: limits)
     }
 
     /// The same, from a command (`[executable, arguments...]`; the executable resolved like
     /// `--impl exec:PATH`).
-    public static func external(command: [String], limits: DriverLimits = .standard) throws(InputError) -> any Implementation {
+    public static func external(
+        command: [String], limits: DriverLimits = .standard
+    ) throws(InputError) -> any Implementation {
         guard let executable = command.first else { throw InputError("a driver command needs at least the executable") }
         return try external(DriverLaunch.resolve(executable, arguments: Array(command.dropFirst())), limits: limits)
     }
 
     /// The same, with the limits one by one.
-    public static func external(command: [String], timeout: TimeInterval, caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline,
-                                unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds) throws(InputError) -> any Implementation {
-        try external(command: command, limits: DriverLimits(timeout: timeout, caseDeadline: caseDeadline, unitMicroseconds: unitMicroseconds))
+    public static func external(
+        command: [String], timeout: TimeInterval, caseDeadline: TimeInterval = DriverLimits.standard.caseDeadline,
+        unitMicroseconds: Int = DriverLimits.standard.unitMicroseconds
+    ) throws(InputError) -> any Implementation {
+        try external(
+            command: command,
+            limits: DriverLimits(timeout: timeout, caseDeadline: caseDeadline, unitMicroseconds: unitMicroseconds))
     }
 }

@@ -39,7 +39,9 @@ public enum ReplayProgram {
     /// user's package too, with the modules the tests already built: only the command-line
     /// target is compiled (24 s on 2 cores for the async-operation example after its tests,
     /// then 0.5 s a replay).
-    public static func forTests(directory: String = FileManager.default.currentDirectoryPath, checkout: String) -> String {
+    public static func forTests(
+        directory: String = FileManager.default.currentDirectoryPath, checkout: String
+    ) -> String {
         let manifest = PathText.join(directory, "Package.swift")
         guard FileManager.default.fileExists(atPath: manifest), realPath(directory) != realPath(checkout) else {
             return swiftRun(packageAt: checkout)

@@ -34,22 +34,28 @@ public enum RunMerge {
         // merge, a link to /dev/zero fill its memory, a folder of that name is not a record.
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            throw InputError("merge: \(JSONDiagnosis.oneLine(path)) is not a regular file (a folder, a FIFO or a device), "
-                             + "so it is not a run record")
+            throw InputError(
+                "merge: \(JSONDiagnosis.oneLine(path)) is not a regular file (a folder, a FIFO or a device), "
+                    + "so it is not a run record")
         }
         guard let data = FileManager.default.fileExists(atPath: path) ? try JSONCodec.readFile(at: path) : nil else {
             var isDir: ObjCBool = false
             if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDir) || !isDir.boolValue {
                 throw InputError("merge: \(folder) is not a folder; give each shard's output folder (run --out DIR)")
             }
-            throw InputError("merge: \(folder) has no \(RunRecord.fileName); a run or gate of release 0.9.0 or later writes it "
-                             + "into its output folder (--out DIR), beside the findings")
+            throw InputError(
+                "merge: \(folder) has no \(RunRecord.fileName); a run or gate of release 0.9.0 or later writes it "
+                    + "into its output folder (--out DIR), beside the findings")
         }
         let keys = RunRecord.CodingKeys.allCases.map(\.stringValue).sorted()
-        if case .object(let members)? = JSONDiagnosis(data).root?.value, let unknown = members.first(where: { !keys.contains($0.key) }) {
+        if case .object(let members)? = JSONDiagnosis(data).root?.value,
+            let unknown = members.first(where: { !keys.contains($0.key) })
+        {
             let diagnosis = JSONDiagnosis(data)
-            throw InputError.unknownKey(unknown.key, in: [], at: diagnosis.at(unknown.keyOffset), allowed: keys,
-                                        clause: "the keys of a run record are: " + keys.joined(separator: ", "), source: JSONDiagnosis.oneLine(path))
+            throw InputError.unknownKey(
+                unknown.key, in: [], at: diagnosis.at(unknown.keyOffset), allowed: keys,
+                clause: "the keys of a run record are: " + keys.joined(separator: ", "),
+                source: JSONDiagnosis.oneLine(path))
         }
         let record = try JSONCodec.decode(RunRecord.self, from: data, source: path)
         func finding(_ name: String) throws(InputError) -> Finding {
@@ -62,7 +68,9 @@ public enum RunMerge {
         var findings: [Finding] = []
         for name in record.findings { findings.append(try finding(name)) }
         var causes: [OtherCause] = []
-        for cause in record.otherCauses { causes.append(OtherCause(finding: try finding(cause.file), cases: cause.cases)) }
+        for cause in record.otherCauses {
+            causes.append(OtherCause(finding: try finding(cause.file), cases: cause.cases))
+        }
         return Shard(folder: folder, record: record, findings: findings, otherCauses: causes)
     }
 
@@ -77,35 +85,52 @@ public enum RunMerge {
         public var line: String {
             let have = present.map { "\($0 + 1)" }.joined(separator: ", ")
             return "seed \(seed): shards \(have) of \(shards), \(casesRun) of \(count) cases"
-                + (complete ? "" : " (missing: " + (0..<shards).filter { !present.contains($0) }.map { "\($0 + 1)" }.joined(separator: ", ") + ")")
+                + (complete
+                    ? ""
+                    : " (missing: "
+                        + (0..<shards).filter { !present.contains($0) }.map { "\($0 + 1)" }.joined(separator: ", ")
+                        + ")")
         }
     }
 
     /// The run the shards make together, and what they cover.
-    public static func merge(_ shards: [Shard], allowMissing: Bool = false) throws(InputError) -> (result: RunResult, coverage: [Coverage]) {
+    public static func merge(
+        _ shards: [Shard], allowMissing: Bool = false
+    ) throws(InputError) -> (result: RunResult, coverage: [Coverage]) {
         guard let first = shards.first else { throw InputError("merge: give at least one shard's folder") }
         // One run: the same release, implementation, profile, faults and generator.
         for s in shards.dropFirst() {
             let a = first.record, b = s.record
             func differ(_ what: String, _ x: String, _ y: String) throws(InputError) {
-                throw InputError("merge: \(s.folder) was run with \(what) \(y), but \(first.folder) with \(x); "
-                                 + "only shards of one run are merged (same release, implementation, profile, faults and generator)")
+                throw InputError(
+                    "merge: \(s.folder) was run with \(what) \(y), but \(first.folder) with \(x); "
+                        + "only shards of one run are merged (same release, implementation, profile, faults and "
+                        + "generator)"
+                )
             }
             if a.harness != b.harness { try differ("opconform", a.harness, b.harness) }
             if a.impl != b.impl || a.implArguments != b.implArguments {
-                try differ("the implementation", a.implArguments.joined(separator: " "), b.implArguments.joined(separator: " "))
+                try differ(
+                    "the implementation", a.implArguments.joined(separator: " "), b.implArguments.joined(separator: " ")
+                )
             }
             if a.profile != b.profile { try differ("the profile", a.profile.rawValue, b.profile.rawValue) }
             if a.faults != b.faults {
-                try differ("the faults", a.faults.map(\.rawValue).joined(separator: ",").ifEmpty("none"),
+                try differ(
+                    "the faults", a.faults.map(\.rawValue).joined(separator: ",").ifEmpty("none"),
                            b.faults.map(\.rawValue).joined(separator: ",").ifEmpty("none"))
             }
             if a.generatorVersion != b.generatorVersion || a.generator != b.generator {
-                try differ("the generator", "v\(a.generatorVersion) \(String(decoding: JSONCodec.line(a.generator).utf8, as: UTF8.self).trimmingCharacters(in: .newlines))",
-                           "v\(b.generatorVersion) \(String(decoding: JSONCodec.line(b.generator).utf8, as: UTF8.self).trimmingCharacters(in: .newlines))")
+                try differ(
+                    "the generator",
+                    "v\(a.generatorVersion) " + Self.oneLine(a.generator),
+                    "v\(b.generatorVersion) " + Self.oneLine(b.generator)
+                )
             }
             if a.strict != b.strict { try differ("--strict", a.strict ? "on" : "off", b.strict ? "on" : "off") }
-            if a.statistics.map(\.id) != b.statistics.map(\.id) { try differ("the rules", "\(a.statistics.count) rules", "\(b.statistics.count) rules") }
+            if a.statistics.map(\.id) != b.statistics.map(\.id) {
+                try differ("the rules", "\(a.statistics.count) rules", "\(b.statistics.count) rules")
+            }
         }
         // Per seed, in the order first given: every shard once, of one split.
         var seeds: [UInt64] = []
@@ -118,19 +143,25 @@ public enum RunMerge {
             for s in mine {
                 let n = s.record.shardNumbers!
                 if n.count != split || s.record.count != count {
-                    throw InputError("merge: \(s.folder) is shard \(s.record.shard) of \(s.record.count) cases, but \(mine[0].folder) is "
-                                     + "\(mine[0].record.shard) of \(count): the shards of seed \(seed) must split one run")
+                    throw InputError(
+                        "merge: \(s.folder) is shard \(s.record.shard) of \(s.record.count) cases, but "
+                            + "\(mine[0].folder) is "
+                            + "\(mine[0].record.shard) of \(count): the shards of seed \(seed) must split one run")
                 }
                 if present.contains(n.index) {
                     let other = mine.first { $0.record.shardNumbers!.index == n.index }!.folder
-                    throw InputError("merge: shard \(s.record.shard) of seed \(seed) is given twice: \(other) and \(s.folder)")
+                    throw InputError(
+                        "merge: shard \(s.record.shard) of seed \(seed) is given twice: \(other) and \(s.folder)")
                 }
                 present.append(n.index)
             }
-            let c = Coverage(seed: seed, shards: split, present: present.sorted(), casesRun: mine.map(\.record.cases).reduce(0, +), count: count)
+            let c = Coverage(
+                seed: seed, shards: split, present: present.sorted(), casesRun: mine.map(\.record.cases).reduce(0, +),
+                count: count)
             if !c.complete && !allowMissing {
-                throw InputError("merge: \(c.line); a verdict without them would pass cases nobody ran. Give every shard's folder, "
-                                 + "or --allow-missing to join what there is (the report then says what is missing)")
+                throw InputError(
+                    "merge: \(c.line); a verdict without them would pass cases nobody ran. Give every shard's folder, "
+                        + "or --allow-missing to join what there is (the report then says what is missing)")
             }
             coverage.append(c)
         }
@@ -146,8 +177,9 @@ public enum RunMerge {
         let ids = first.statistics.map(\.id)
         // The count of the whole run: each seed's once.
         let count = seeds.map { seed in shards.first { $0.record.seed == seed }!.record.count }.reduce(0, +)
-        var configuration = RunConfiguration(impl: impl, profile: first.profile, faults: first.faults, seed: seeds[0], count: count,
-                                             rules: RuleBook.all.filter { ids.contains($0.rule.id) }, shrink: false)
+        var configuration = RunConfiguration(
+            impl: impl, profile: first.profile, faults: first.faults, seed: seeds[0], count: count,
+            rules: RuleBook.all.filter { ids.contains($0.rule.id) }, shrink: false)
         // As the shards ran them (the stand-in's capabilities would otherwise set options).
         configuration.generator = first.generator
         configuration.strict = first.strict
@@ -169,11 +201,16 @@ public enum RunMerge {
                 statistics[n].unconfirmed += x.unconfirmed
             }
         }
-        for n in statistics.indices where statistics[n].status != .notApplicable && statistics[n].status != .notObservable {
+        for n in statistics.indices
+        where statistics[n].status != .notApplicable && statistics[n].status != .notObservable {
             let severity = RuleBook.check(id: statistics[n].id)?.rule.severity ?? .failure
             let s = statistics[n]
-            statistics[n].status = s.violations > 0 ? (severity == .failure ? .fail : .warn) : s.unconfirmed > 0 ? .unconfirmed
-                : s.known > 0 ? .known : (s.hits > 0 ? .pass : .notReached)
+            statistics[n].status =
+                s.violations > 0
+                ? (severity == .failure ? .fail : .warn)
+                : s.unconfirmed > 0
+                    ? .unconfirmed
+                    : s.known > 0 ? .known : (s.hits > 0 ? .pass : .notReached)
         }
 
         // Findings by cause, as a run tells causes apart (`CauseGroups`: the sentence with its
@@ -187,7 +224,8 @@ public enum RunMerge {
         for s in shards {
             for f in s.findings {
                 let mine = s.otherCauses.filter { $0.finding.rule == f.rule }
-                let total = s.record.statistics.first { $0.id == f.rule }?.violations ?? s.record.deathCases[f.rule] ?? 0
+                let total =
+                    s.record.statistics.first { $0.id == f.rule }?.violations ?? s.record.deathCases[f.rule] ?? 0
                 var all = [OtherCause(finding: f, cases: max(0, total - mine.map(\.cases).reduce(0, +)))]
                 all += mine
                 for o in all {
@@ -200,7 +238,8 @@ public enum RunMerge {
                             causesByRule[o.finding.rule]![i].rank = r
                         }
                     } else {
-                        causesByRule[o.finding.rule, default: []].append(Cause(signature: signature, finding: o.finding, rank: r, cases: o.cases))
+                        causesByRule[o.finding.rule, default: []].append(
+                            Cause(signature: signature, finding: o.finding, rank: r, cases: o.cases))
                     }
                 }
             }
@@ -208,7 +247,9 @@ public enum RunMerge {
         var findings: [Finding] = []
         var causes: [OtherCause] = []
         for rule in order {
-            guard let list = causesByRule[rule]?.sorted(by: { $0.rank < $1.rank }).prefix(CauseGroups.limit), let head = list.first else { continue }
+            guard let list = causesByRule[rule]?.sorted(by: { $0.rank < $1.rank }).prefix(CauseGroups.limit),
+                let head = list.first
+            else { continue }
             findings.append(head.finding)
             causes += list.dropFirst().map { OtherCause(finding: $0.finding, cases: $0.cases) }
         }
@@ -223,13 +264,19 @@ public enum RunMerge {
                     known[i].cases += k.cases
                     if r < knownRanks[i] { known[i].first = failing(k.first); knownRanks[i] = r }
                 } else {
-                    known.append(KnownDivergence(rule: k.rule, entry: k.entry, cases: k.cases, first: failing(k.first), owner: k.owner))
+                    known.append(
+                        KnownDivergence(
+                            rule: k.rule, entry: k.entry, cases: k.cases, first: failing(k.first), owner: k.owner))
                     knownRanks.append(r)
                 }
             }
         }
         // In catalog order, each rule's entries as first met (a stable sort, by position).
-        known = known.enumerated().sorted { ((order.firstIndex(of: $0.element.rule) ?? 0), $0.offset) < ((order.firstIndex(of: $1.element.rule) ?? 0), $1.offset) }
+        known = known.enumerated().sorted {
+            ((order.firstIndex(of: $0.element.rule) ?? 0), $0.offset) < (
+                (order.firstIndex(of: $1.element.rule) ?? 0), $1.offset
+            )
+        }
             .map(\.element)
         var unconfirmed: [UnconfirmedFinding] = []
         var unconfirmedRanks: [(Int, Int)] = []
@@ -245,7 +292,8 @@ public enum RunMerge {
                 }
             }
         }
-        unconfirmed.sort { (order.firstIndex(of: $0.rule) ?? 0) < (order.firstIndex(of: $1.rule) ?? 0) }  // one per rule
+        // One per rule.
+        unconfirmed.sort { (order.firstIndex(of: $0.rule) ?? 0) < (order.firstIndex(of: $1.rule) ?? 0) }
 
         var endings: [String: Int] = [:]
         var deaths: [String: Int] = [:]
@@ -253,9 +301,11 @@ public enum RunMerge {
             for (k, v) in s.record.endings { endings[k, default: 0] += v }
             for (k, v) in s.record.deathCases { deaths[k, default: 0] += v }
         }
-        var result = RunResult(configuration: configuration, statistics: statistics, findings: findings, endings: endings,
-                               cases: shards.map(\.record.cases).reduce(0, +),
-                               seconds: shards.map(\.record.seconds).max() ?? 0, shrinkSeconds: shards.map(\.record.shrinkSeconds).max() ?? 0)
+        var result = RunResult(
+            configuration: configuration, statistics: statistics, findings: findings, endings: endings,
+            cases: shards.map(\.record.cases).reduce(0, +),
+            seconds: shards.map(\.record.seconds).max() ?? 0,
+            shrinkSeconds: shards.map(\.record.shrinkSeconds).max() ?? 0)
         result.known = known
         result.unconfirmed = unconfirmed
         result.otherCauses = causes
@@ -269,6 +319,11 @@ public enum RunMerge {
         return result
     }
 
+    /// Generator options as the one JSON line a finding file holds them in.
+    private static func oneLine(_ options: GeneratorOptions) -> String {
+        String(decoding: JSONCodec.line(options).utf8, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
     /// A finding's cause: its violation's sentence, numbers set aside, as the run grouped it.
     static func cause(of finding: Finding) -> String {
         let observed = finding.message.components(separatedBy: "; required: ").first ?? finding.message
@@ -276,7 +331,9 @@ public enum RunMerge {
     }
 
     private static func failing(_ first: RunRecord.FirstCase) -> FailingCase {
-        FailingCase(index: first.index, identity: first.identity, scenario: first.identity.scenario(), violation: first.violation)
+        FailingCase(
+            index: first.index, identity: first.identity, scenario: first.identity.scenario(),
+            violation: first.violation)
     }
 }
 

@@ -102,8 +102,9 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
                   first: FirstCase(index: k.first.index, identity: k.first.identity, violation: k.first.violation))
         }
         unconfirmed = result.unconfirmed.map { u in
-            Unconfirmed(rule: u.rule, cases: u.cases,
-                        first: FirstCase(index: u.first.index, identity: u.first.identity, violation: u.first.violation))
+            Unconfirmed(
+                rule: u.rule, cases: u.cases,
+                first: FirstCase(index: u.first.index, identity: u.first.identity, violation: u.first.violation))
         }
         deathCases = result.deathCases
         endings = result.endings
@@ -132,13 +133,18 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
                          requirement: ", but this build reads run records of format \(Self.formatVersion) only")
         }
         if shardNumbers == nil {
-            return .init(path: [.key("shard")], what: "is \"\(shard)\"", requirement: ", but must be I/N with 1 ≤ I ≤ N")
+            return .init(
+                path: [.key("shard")], what: "is \"\(shard)\"", requirement: ", but must be I/N with 1 ≤ I ≤ N")
         }
         if count > Self.maxCount {
-            return .init(path: [.key("count")], what: "is \(count)", requirement: ", but a run has at most \(Self.maxCount) cases")
+            return .init(
+                path: [.key("count")], what: "is \(count)",
+                requirement: ", but a run has at most \(Self.maxCount) cases")
         }
         if count < 0 || cases < 0 || cases > count {
-            return .init(path: [.key("cases")], what: "is \(cases)", requirement: " of \(count), but must be between 0 and the count")
+            return .init(
+                path: [.key("cases")], what: "is \(cases)",
+                requirement: " of \(count), but must be between 0 and the count")
         }
         // A shard's cases follow from the run's count and its place (`Shard.cases(of:)`): one that
         // ran fewer was cut short and must say so (issue 43: a shard claiming 21 of its 40 cases
@@ -146,49 +152,73 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         if let planned = shardNumbers?.cases(of: count), cases != planned, cases > planned || !interrupted {
             let requirement = cases > planned
                 ? ", but shard \(shard) of \(count) cases holds \(planned)"
-                : ", but shard \(shard) of \(count) cases holds \(planned), and a shard that ran fewer must be marked interrupted"
+                : ", but shard \(shard) of \(count) cases holds \(planned), and a shard that ran fewer must be marked "
+                    + "interrupted"
             return .init(path: [.key("cases")], what: "is \(cases)", requirement: requirement)
         }
         // Every count is of this shard's cases (issue 43: negative counts were printed, and two
         // shards' counts summed past Int.max trapped the merge).
         func tally(_ n: Int, at path: [JSONPathSegment]) -> InputError.FieldProblem? {
             guard (0...cases).contains(n) else {
-                return .init(path: path, what: "is \(n)", requirement: ", but must be a count of this shard's cases: 0 to \(cases)")
+                return .init(
+                    path: path, what: "is \(n)",
+                    requirement: ", but must be a count of this shard's cases: 0 to \(cases)")
             }
             return nil
         }
         for (i, s) in statistics.enumerated() {
-            for (key, n) in [("cases", s.cases), ("violations", s.violations), ("known", s.known), ("unconfirmed", s.unconfirmed)] {
+            for (key, n) in [
+                ("cases", s.cases), ("violations", s.violations), ("known", s.known), ("unconfirmed", s.unconfirmed)
+            ] {
                 if let problem = tally(n, at: [.key("statistics"), .index(i), .key(key)]) { return problem }
             }
-            if s.hits < 0 { return .init(path: [.key("statistics"), .index(i), .key("hits")], what: "is \(s.hits)", requirement: ", but must not be negative") }
+            if s.hits < 0 {
+                return .init(
+                    path: [.key("statistics"), .index(i), .key("hits")], what: "is \(s.hits)",
+                    requirement: ", but must not be negative")
+            }
         }
-        for (i, k) in known.enumerated() { if let p = tally(k.cases, at: [.key("known"), .index(i), .key("cases")]) { return p } }
-        for (i, u) in unconfirmed.enumerated() { if let p = tally(u.cases, at: [.key("unconfirmed"), .index(i), .key("cases")]) { return p } }
-        for (i, c) in otherCauses.enumerated() { if let p = tally(c.cases, at: [.key("otherCauses"), .index(i), .key("cases")]) { return p } }
-        for key in deathCases.keys.sorted() { if let p = tally(deathCases[key]!, at: [.key("deathCases"), .key(key)]) { return p } }
+        for (i, k) in known.enumerated() {
+            if let p = tally(k.cases, at: [.key("known"), .index(i), .key("cases")]) { return p }
+        }
+        for (i, u) in unconfirmed.enumerated() {
+            if let p = tally(u.cases, at: [.key("unconfirmed"), .index(i), .key("cases")]) { return p }
+        }
+        for (i, c) in otherCauses.enumerated() {
+            if let p = tally(c.cases, at: [.key("otherCauses"), .index(i), .key("cases")]) { return p }
+        }
+        for key in deathCases.keys.sorted() {
+            if let p = tally(deathCases[key]!, at: [.key("deathCases"), .key(key)]) { return p }
+        }
         let endingNames = ["breach", "complete", "crash", "hang", "truncated"]
         var ended = 0
         for key in endings.keys.sorted() {
             guard endingNames.contains(key) else {
-                return .init(path: [.key("endings"), .key(key)], what: "is named \"\(JSONDiagnosis.oneLine(key, limit: 40))\"",
-                             requirement: ", but an ending is one of: " + endingNames.joined(separator: ", "))
+                return .init(
+                    path: [.key("endings"), .key(key)], what: "is named \"\(JSONDiagnosis.oneLine(key, limit: 40))\"",
+                    requirement: ", but an ending is one of: " + endingNames.joined(separator: ", "))
             }
             if let p = tally(endings[key]!, at: [.key("endings"), .key(key)]) { return p }
             ended += endings[key]!
         }
         if ended > cases {
-            return .init(path: [.key("endings")], what: "counts \(ended) endings", requirement: ", but the shard ran \(cases) cases")
+            return .init(
+                path: [.key("endings")], what: "counts \(ended) endings",
+                requirement: ", but the shard ran \(cases) cases")
         }
         if !seconds.isFinite || seconds < 0 || !shrinkSeconds.isFinite || shrinkSeconds < 0 {
-            return .init(path: [.key("seconds")], what: "is \(seconds)", requirement: ", but must be a time: finite, not negative")
+            return .init(
+                path: [.key("seconds")], what: "is \(seconds)",
+                requirement: ", but must be a time: finite, not negative")
         }
         return nil
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case format, harness, impl, implArguments, driver, profile, faults, seed, count, shard, generatorVersion, generator
-        case strict, statistics, findings, otherCauses, known, unconfirmed, deathCases, endings, cases, seconds, shrinkSeconds
+        case format, harness, impl, implArguments, driver, profile, faults, seed, count, shard, generatorVersion,
+            generator
+        case strict, statistics, findings, otherCauses, known, unconfirmed, deathCases, endings, cases, seconds,
+            shrinkSeconds
         case cpu, interrupted, knownSource
     }
 }

@@ -45,7 +45,9 @@ public struct RunConfiguration: Sendable {
     /// at once on 2 cores starved its rendezvous windows (a false BLOCK-CONCURRENT in a gate of
     /// 100 cases). It gets one job per core, as before issue 16; `--jobs` raises it for a driver
     /// known to be light.
-    public static func defaultJobs(for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+    public static func defaultJobs(
+        for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) -> Int {
         impl is ChildProcessImplementation && impl.launch == nil ? min(64, 16 * max(1, cores)) : max(1, cores)
     }
     /// Run only the cases whose index is `shard.index` modulo `shard.count` (CI machines split a
@@ -70,8 +72,11 @@ public struct RunConfiguration: Sendable {
     /// the reference engine's findings stay the same bytes for the same seed.
     public var earlierMinima: [Shrinker.Hint] = []
 
-    public init(impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
-                generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true, attempts: Int? = nil) {
+    public init(
+        impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
+        generator: GeneratorOptions = GeneratorOptions(), rules: [RuleCheck] = RuleBook.all, shrink: Bool = true,
+        attempts: Int? = nil
+    ) {
         self.impl = impl
         self.profile = profile
         self.faults = faults
@@ -148,7 +153,8 @@ public struct RuleStatistics: Sendable, Codable, Equatable {
     /// `known`: broken only in ways a known divergence of the platform excuses. `unconfirmed`:
     /// broken only in ways that rest on absence or time, not seen again with patience.
     public enum Status: String, Sendable, Codable {
-        case pass, fail, warn, known, unconfirmed, notObservable = "not-observable", notApplicable = "not-applicable", notReached = "not-reached"
+        case pass, fail, warn, known, unconfirmed, notObservable = "not-observable", notApplicable = "not-applicable",
+            notReached = "not-reached"
     }
 
     /// Whether the rule was broken in some case, whatever its severity.
@@ -254,8 +260,13 @@ public struct RunResult: Sendable {
         if let breaches = endings[Trace.Ending.breach.rawValue], breaches > 0 {
             let first = findings.first { $0.rule == Finding.protocolRule }
             return "the driver broke the protocol in \(breaches) of \(cases) cases, which were not judged"
-                + (first.map { "; first in case \($0.caseIndex): " + ($0.message.components(separatedBy: "; required: ").first ?? $0.message) } ?? "")
-                + (configuration.impl.launch.map { "; 'opconform driver-check \(ShellWords.quote($0.executable))' checks the driver" } ?? "")
+                + (first.map {
+                    "; first in case \($0.caseIndex): "
+                        + ($0.message.components(separatedBy: "; required: ").first ?? $0.message)
+                } ?? "")
+                + (configuration.impl.launch.map {
+                    "; 'opconform driver-check \(ShellWords.quote($0.executable))' checks the driver"
+                } ?? "")
         }
         // A case cut short (the machine could not run it, or it asked more of the machine than a
         // case may) was not judged: a green over it would claim cases nobody checked (issue 43).
@@ -266,7 +277,8 @@ public struct RunResult: Sendable {
         }
         if findings.isEmpty && !statistics.contains(where: { $0.status == .pass || $0.broken }) {
             return "no rule was reached in \(cases) cases: nothing was checked"
-                + (statistics.count < RuleBook.all.count ? " (--rules chose \(statistics.count); try more cases or other rules)" : "")
+                + (statistics.count < RuleBook.all.count
+                    ? " (--rules chose \(statistics.count); try more cases or other rules)" : "")
         }
         return nil
     }
@@ -305,7 +317,8 @@ public struct Runner: Sendable {
         let shrunkBeside = early?.begunSoFar ?? 0
         var shrinks = Shrinks(earlier: earlier)
         shrinkFirstFailures(fold.firstFailures(), early: early, into: &shrinks, shrinking: shrinking)
-        let others = c.stopAtFirstFailure ? [] : shrinkOtherCauses(fold.causes, hints: shrinks.hints, shrinking: shrinking)
+        let others =
+            c.stopAtFirstFailure ? [] : shrinkOtherCauses(fold.causes, hints: shrinks.hints, shrinking: shrinking)
         let end = clock.now
         var result = fold.result(cases: cases, findings: shrinks.findings, others: others,
                                  seconds: (mid - start).seconds, shrinkSeconds: (end - mid).seconds)
@@ -356,10 +369,11 @@ public struct Runner: Sendable {
         let quiet = folded.broken.isEmpty && folded.known.isEmpty && outcome.unconfirmed.isEmpty
         let replay = quiet ? nil : Finding.replayLine(identity: outcome.identity, implArguments: c.impl.replayArguments,
                                                       profile: c.profile, faults: c.faults, program: c.replayProgram)
-        return CaseRecord(index: outcome.index, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
-                          ending: outcome.ending.rawValue, broken: folded.broken, message: folded.message,
-                          known: folded.known.isEmpty ? nil : folded.known,
-                          unconfirmed: outcome.unconfirmed.isEmpty ? nil : outcome.unconfirmed.map(\.rule), replay: replay)
+        return CaseRecord(
+            index: outcome.index, caseSeed: outcome.identity.caseSeed, operations: outcome.scenario.operations.count,
+            ending: outcome.ending.rawValue, broken: folded.broken, message: folded.message,
+            known: folded.known.isEmpty ? nil : folded.known,
+            unconfirmed: outcome.unconfirmed.isEmpty ? nil : outcome.unconfirmed.map(\.rule), replay: replay)
     }
 
     /// The findings shrunk so far, and the minima they give the shrinks after them: one case
@@ -469,15 +483,20 @@ public struct Runner: Sendable {
         let trace = c.impl.run(scenario, scheduleSeed: identity.scheduleSeed)
         var death = ShrinkTarget.death(of: trace).first
         // A driver that broke the protocol gave no account of the implementation to judge.
-        var verdicts = trace.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
+        var verdicts =
+            trace.ending == .breach
+            ? [] : RuleBook.verdicts(scenario: scenario, trace: trace, profile: c.profile, rules: c.rules)
         var unconfirmed: [Violation] = []
         let unheard = c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: trace, scenario) : .none
         setAsideIfUnproven(unheard, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         if !c.impl.isDeterministic && trace.ending != .breach && c.stop?.isRequested != true {
-            confirm(scenario, seed: identity.scheduleSeed, unheard: unheard, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+            confirm(
+                scenario, seed: identity.scheduleSeed, unheard: unheard, death: &death, verdicts: &verdicts,
+                unconfirmed: &unconfirmed)
         }
-        var outcome = CaseOutcome(index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts,
-                                  interrupted: c.stop?.isRequested == true)
+        var outcome = CaseOutcome(
+            index: k, identity: identity, scenario: scenario, ending: trace.ending, death: death, verdicts: verdicts,
+            interrupted: c.stop?.isRequested == true)
         outcome.unconfirmed = unconfirmed
         outcome.unheard = unheard
         if case .cut(let why)? = trace.events.last?.kind { outcome.cutShort = why }
@@ -515,11 +534,15 @@ public struct Runner: Sendable {
     func setAsideIfUnproven(_ unheard: Attribution.UnheardFinish, death: inout Violation?,
                             verdicts: inout [(rule: Rule, verdict: Verdict)], unconfirmed: inout [Violation]) {
         guard case .unproven(let why) = unheard, configuration.known != nil else { return }
-        Self.setAside(Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
+        Self.setAside(
+            Attribution.unheardFinishRules, because: why, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
     }
 
-    func confirm(_ scenario: Scenario, seed: UInt64, unheard: Attribution.UnheardFinish, death: inout Violation?, verdicts: inout [(rule: Rule, verdict: Verdict)],
-                 unconfirmed: inout [Violation]) {
+    func confirm(
+        _ scenario: Scenario, seed: UInt64, unheard: Attribution.UnheardFinish, death: inout Violation?,
+        verdicts: inout [(rule: Rule, verdict: Verdict)],
+        unconfirmed: inout [Violation]
+    ) {
         let c = configuration
         // What a known divergence excuses needs no confirming: it fails nothing either way, and
         // a platform that deadlocks in every tenth case would pay a patient run for each.
@@ -530,26 +553,34 @@ public struct Runner: Sendable {
         var doubtful: [String] = []
         if let d = death, d.rule == Finding.hangRule, !known(d) { doubtful.append(d.rule) }
         for v in verdicts {
-            guard case .checked(let r) = v.verdict, !r.violations.isEmpty, r.violations.allSatisfy(Confirmation.restsOnAbsence),
-                  !r.violations.allSatisfy(known) else { continue }
+            guard case .checked(let r) = v.verdict, !r.violations.isEmpty,
+                r.violations.allSatisfy(Confirmation.restsOnAbsence),
+                !r.violations.allSatisfy(known)
+            else { continue }
             doubtful.append(v.rule.id)
         }
         guard !doubtful.isEmpty else { return }
         let again = c.impl.patient(Confirmation.patience).run(scenario, scheduleSeed: seed)
-        let againVerdicts = again.ending == .breach ? [] : RuleBook.verdicts(scenario: scenario, trace: again, profile: c.profile, rules: c.rules)
-        let unheardAgain = c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: again, scenario) : .none
+        let againVerdicts =
+            again.ending == .breach
+            ? [] : RuleBook.verdicts(scenario: scenario, trace: again, profile: c.profile, rules: c.rules)
+        let unheardAgain =
+            c.impl.setting.owns.contains("subclass") ? Attribution.unheardFinish(in: again, scenario) : .none
         // The patient run shows what a loaded machine can keep the first from showing: every
         // started operation of the class saying isFinished YES (read by the driver's watchdog
         // within a window that may pass before a starved thread answers). Its evidence that the
         // finish went unheard, unprovably, sets the same rules aside as the first run's would.
         setAsideIfUnproven(unheardAgain, death: &death, verdicts: &verdicts, unconfirmed: &unconfirmed)
         let excusedAgain = { (v: Violation) in self.attribute(v, scenario, unheard: unheardAgain) != nil }
-        for rule in doubtful where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts, excused: excusedAgain) {
+        for rule in doubtful
+        where !Confirmation.confirms(rule, trace: again, verdicts: againVerdicts, excused: excusedAgain) {
             if rule == Finding.hangRule, let d = death {
                 unconfirmed.append(d)
                 death = nil
-            } else if let n = verdicts.firstIndex(where: { $0.rule.id == rule }), case .checked(var r) = verdicts[n].verdict,
-                      let first = r.violations.first {
+            } else if let n = verdicts.firstIndex(where: { $0.rule.id == rule }),
+                case .checked(var r) = verdicts[n].verdict,
+                let first = r.violations.first
+            {
                 unconfirmed.append(first)
                 r.violations = []
                 verdicts[n].verdict = .checked(r)
@@ -627,7 +658,8 @@ public struct Runner: Sendable {
         let signature = Shrinker.signature(f.violation)
         // The engine's interleaving under the case's schedule seed, or under one of a few others.
         let seeds = [f.identity.scheduleSeed] + (1..<8).map { SplitMix64.derive(f.identity.scheduleSeed, UInt64($0)) }
-        guard let seed = seeds.first(where: { model.run(f.scenario, scheduleSeed: $0, signature: signature).0 != nil }) else { return nil }
+        guard let seed = seeds.first(where: { model.run(f.scenario, scheduleSeed: $0, signature: signature).0 != nil })
+        else { return nil }
         let minimum = model.shrink(f.scenario, scheduleSeed: seed)
         guard minimum.accepted > 0, Shrinker.signature(minimum.violation) == signature else { return nil }
         return Shrinker.Hint(scenario: minimum.scenario, scheduleSeed: f.identity.scheduleSeed)
@@ -729,8 +761,9 @@ public struct Runner: Sendable {
         let c = configuration
         var shrinker = shrinker(for: target)
         if let budget { shrinker.budget = min(shrinker.budget, budget) }
-        var result = Shrinker.Result(scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
-                                     accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
+        var result = Shrinker.Result(
+            scenario: f.scenario, scheduleSeed: f.identity.scheduleSeed, violation: f.violation,
+            accepted: 0, runs: 0, reproduced: 1, attempts: 1, milliseconds: 0, exhausted: false)
         // A protocol breach is not shrunk: it is the driver's, and the case that showed it is
         // what its author needs (a smaller case may not breach at all).
         // Nor is anything shrunk once the run was stopped.
@@ -747,21 +780,27 @@ public struct Runner: Sendable {
             }
             if result.reproduced == 0 && !interrupted {
                 // The minimum did not hold up: report the original case, measured the same way.
-                result.scenario = f.scenario; result.scheduleSeed = f.identity.scheduleSeed; result.violation = f.violation
+                result.scenario = f.scenario; result.scheduleSeed = f.identity.scheduleSeed;
+                result.violation = f.violation
                 result.accepted = 0
-                result.reproduced = shrinker.reproductions(f.scenario, scheduleSeed: f.identity.scheduleSeed, signature: Shrinker.signature(f.violation))
+                result.reproduced = shrinker.reproductions(
+                    f.scenario, scheduleSeed: f.identity.scheduleSeed, signature: Shrinker.signature(f.violation))
                 result.attempts = shrinker.rateAttempts
                 if !c.impl.isDeterministic { result.originalReproduced = result.reproduced }
             }
         }
         var minimal = result.scenario
         minimal.name = "\(target.id) minimised from case \(f.index)"
-        var finding = Finding(format: c.impl.launch == nil ? Finding.formatVersion : Finding.newestFormat,
-                       rule: target.id, message: result.violation.observed + "; required: " + result.violation.expected,
-                       impl: c.impl.name, driver: c.impl.launch, profile: c.profile, faults: c.faults, runSeed: c.seed, caseIndex: f.index,
-                       identity: f.identity, originalHash: ScenarioHash.of(f.scenario), originalOperations: f.scenario.operations.count,
-                       scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced, attempts: result.attempts,
-                       shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
+        var finding = Finding(
+            format: c.impl.launch == nil ? Finding.formatVersion : Finding.newestFormat,
+            rule: target.id, message: result.violation.observed + "; required: " + result.violation.expected,
+            impl: c.impl.name, driver: c.impl.launch, profile: c.profile, faults: c.faults, runSeed: c.seed,
+            caseIndex: f.index,
+            identity: f.identity, originalHash: ScenarioHash.of(f.scenario),
+            originalOperations: f.scenario.operations.count,
+            scenario: minimal, scheduleSeed: result.scheduleSeed, reproduced: result.reproduced,
+            attempts: result.attempts,
+            shrinkSteps: result.accepted, shrinkExhausted: result.exhausted, shrinkMilliseconds: result.milliseconds)
         if interrupted && shrinks { finding.interrupted = true }
         finding.originalReproduced = result.originalReproduced
         if c.impl.noise > 0 { finding.noise = c.impl.noise }
@@ -860,7 +899,9 @@ final class CasePipeline: @unchecked Sendable {
     /// The case at `position`, with its focus when the run is guided (waiting, if need be,
     /// until the fold has published its round's foci).
     private func evaluate(_ position: Int) -> Runner.CaseOutcome {
-        let focus = board.flatMap { Guidance.focus(position: position, foci: $0.foci(round: position / Guidance.round)) }
+        let focus = board.flatMap {
+            Guidance.focus(position: position, foci: $0.foci(round: position / Guidance.round))
+        }
         return runner.evaluate(shard.caseIndex(position), focus: focus)
     }
 

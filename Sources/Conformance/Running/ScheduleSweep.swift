@@ -48,17 +48,23 @@ public struct ScheduleSweep: Sendable {
             progress(k + 1)
             // A trace whose driver broke the protocol is not judged (Specs/driver-protocol.md).
             if trace.ending == .breach { continue }
-            for (n, v) in RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: rules).enumerated() {
+            for (n, v) in RuleBook.verdicts(scenario: scenario, trace: trace, profile: profile, rules: rules)
+                .enumerated()
+            {
                 switch v.verdict {
                 case .notApplicable: tallies[n].notApplicable = true
                 case .notObservable(let reason): tallies[n].notObservable = reason
                 case .checked(let r):
                     tallies[n].hits += r.hits
-                    let own = r.violations.filter { Attribution.excuse($0, in: scenario, known: known, setting: impl.setting) == nil }
+                    let own = r.violations.filter {
+                        Attribution.excuse($0, in: scenario, known: known, setting: impl.setting) == nil
+                    }
                     if own.isEmpty && !r.violations.isEmpty { self.known[v.rule.id, default: 0] += 1 }
                     if let first = own.first {
                         tallies[n].violatingSeeds += 1
-                        if tallies[n].firstSeed == nil { tallies[n].firstSeed = seed; tallies[n].firstViolation = first }
+                        if tallies[n].firstSeed == nil {
+                            tallies[n].firstSeed = seed; tallies[n].firstViolation = first
+                        }
                     }
                 }
             }

@@ -27,30 +27,46 @@ public enum FindingFile {
         let diagnosis = JSONDiagnosis(data)
         guard let root = diagnosis.root else { throw InputError.unreadable(source: shown, diagnosis, retry: nil) }
         guard case .object(let members) = root.value else {
-            throw InputError("\(shown): the top level is \(JSONDiagnosis.describe(root)) at \(diagnosis.at(root.offset)), but must be an object: a finding")
+            throw InputError(
+                "\(shown): the top level is \(JSONDiagnosis.describe(root)) at \(diagnosis.at(root.offset)), but must "
+                    + "be an object: a finding"
+            )
         }
         // A key given twice (a second `rule`, say) is refused, not read one way or the other.
         if let twice = diagnosis.duplicateKey(source: source) { throw InputError(twice) }
         // The format first: it says how the rest is read.
         if let node = members.first(where: { $0.key == "format" })?.node {
-            guard case .number(let text) = node.value, let format = Int(text), (1...Finding.newestFormat).contains(format) else {
-                throw InputError(JSONDiagnosis.oneLine("\(shown): format is \(JSONDiagnosis.describe(node)) at \(diagnosis.at(node.offset)), but this build reads finding formats 1 to \(Finding.newestFormat)", limit: 1000))
+            guard case .number(let text) = node.value, let format = Int(text),
+                (1...Finding.newestFormat).contains(format)
+            else {
+                throw InputError(
+                    JSONDiagnosis.oneLine(
+                        "\(shown): format is \(JSONDiagnosis.describe(node)) at \(diagnosis.at(node.offset)), but this "
+                            + "build reads finding formats 1 to \(Finding.newestFormat)",
+                        limit: 1000))
             }
         }
         // Its own keys before Foundation's decoder reads it: a misspelt required key is named as
         // a misspelling, not only as a field that is missing.
         let keys = Finding.CodingKeys.allCases.map(\.stringValue).sorted()
         if let unknown = members.first(where: { !keys.contains($0.key) }) {
-            throw InputError.unknownKey(unknown.key, in: [], at: diagnosis.at(unknown.keyOffset), allowed: keys,
-                                        clause: "the keys of a finding are: " + keys.joined(separator: ", "), source: shown)
+            throw InputError.unknownKey(
+                unknown.key, in: [], at: diagnosis.at(unknown.keyOffset), allowed: keys,
+                clause: "the keys of a finding are: " + keys.joined(separator: ", "), source: shown)
         }
         var finding = try JSONCodec.decode(Fields.self, from: data, source: source).finding
         if finding.format >= 3 {
             guard let node = members.first(where: { $0.key == "scenario" })?.node else {
-                throw InputError("\(shown): the top-level object at \(diagnosis.at(root.offset)) has no field \"scenario\", which is required")
+                throw InputError(
+                    "\(shown): the top-level object at \(diagnosis.at(root.offset)) has no field \"scenario\", which "
+                        + "is required"
+                )
             }
             finding.scenario = try ScenarioDecoder(source: source, diagnosis: diagnosis)
-                .scenario(node, [.key("scenario")], formats: "a finding of format \(finding.format) holds its scenario in format \(ScenarioFormat.newest)")
+                .scenario(
+                    node, [.key("scenario")],
+                    formats:
+                        "a finding of format \(finding.format) holds its scenario in format \(ScenarioFormat.newest)")
         }
         return finding
     }
@@ -79,7 +95,8 @@ public enum FindingFile {
             let faults = try c.decode([Fault].self, forKey: .faults)
             // Seeds are strings from format 4 on, numbers before (`SeedText`).
             func seed(_ key: Key) throws -> UInt64 {
-                format >= 4 ? try c.decode(SeedText.self, forKey: key).wrappedValue : try c.decode(UInt64.self, forKey: key)
+                format >= 4
+                    ? try c.decode(SeedText.self, forKey: key).wrappedValue : try c.decode(UInt64.self, forKey: key)
             }
             let runSeed = try seed(.runSeed)
             let caseIndex = try c.decode(Int.self, forKey: .caseIndex)
@@ -97,11 +114,13 @@ public enum FindingFile {
             let shrinkExhausted = try c.decode(Bool.self, forKey: .shrinkExhausted)
             let interrupted = try c.decodeIfPresent(Bool.self, forKey: .interrupted)
             let noise = try c.decodeIfPresent(Int.self, forKey: .noise)
-            finding = Finding(format: format, rule: rule, message: message, impl: impl, driver: driver, profile: profile, faults: faults,
-                              runSeed: runSeed, caseIndex: caseIndex, identity: identity, originalHash: originalHash,
-                              originalOperations: originalOperations, scenario: scenario, scheduleSeed: scheduleSeed,
-                              reproduced: reproduced, attempts: attempts, shrinkSteps: shrinkSteps, shrinkExhausted: shrinkExhausted,
-                              interrupted: interrupted, originalReproduced: originalReproduced)
+            finding = Finding(
+                format: format, rule: rule, message: message, impl: impl, driver: driver, profile: profile,
+                faults: faults,
+                runSeed: runSeed, caseIndex: caseIndex, identity: identity, originalHash: originalHash,
+                originalOperations: originalOperations, scenario: scenario, scheduleSeed: scheduleSeed,
+                reproduced: reproduced, attempts: attempts, shrinkSteps: shrinkSteps, shrinkExhausted: shrinkExhausted,
+                interrupted: interrupted, originalReproduced: originalReproduced)
             finding.noise = noise
             finding.harness = try c.decodeIfPresent(String.self, forKey: .harness)
             finding.platform = try c.decodeIfPresent(DriverProtocol.Platform.self, forKey: .platform)
@@ -130,7 +149,9 @@ public enum FindingFile {
         func optionalKeys(at path: [JSONPathSegment]) -> [String] {
             switch path {
             // `originalReproduced` is written only for a nondeterministic implementation (issue 18).
-            case []: return ["driver", "interrupted", "noise", "originalReproduced"] + (finding.format < 3 ? [] : ["scenario"])
+            case []:
+                return ["driver", "interrupted", "noise", "originalReproduced"]
+                    + (finding.format < 3 ? [] : ["scenario"])
             // Written only when true (`GeneratorOptions.encode`), so `false` in a file is not re-written.
             case [.key("identity"), .key("options")]: return ["focus", "reach", "splitMisuse", "subclass", "surface2"]
             default:

@@ -26,7 +26,8 @@ enum JSONValue: Sendable, Equatable {
         case (.oneLine(let x), _): return x == b
         case (_, .oneLine(let y)): return a == y
         case (.object(let x), .object(let y)):
-            return x.count == y.count && zip(sorted(x), sorted(y)).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            return x.count == y.count
+                && zip(sorted(x), sorted(y)).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         case (.array(let x), .array(let y)): return x == y
         case (.string(let x), .string(let y)), (.number(let x), .number(let y)): return x == y
         case (.bool(let x), .bool(let y)): return x == y
@@ -164,7 +165,13 @@ extension JSONValue: Encodable {
             try c.encode(s)
         case .number(let text):
             var c = encoder.singleValueContainer()
-            if let n = Int64(text) { try c.encode(n) } else if let n = UInt64(text) { try c.encode(n) } else { try c.encode(Double(text) ?? 0) }
+            if let n = Int64(text) {
+                try c.encode(n)
+            } else if let n = UInt64(text) {
+                try c.encode(n)
+            } else {
+                try c.encode(Double(text) ?? 0)
+            }
         case .bool(let b):
             var c = encoder.singleValueContainer()
             try c.encode(b)

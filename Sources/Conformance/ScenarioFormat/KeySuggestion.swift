@@ -15,7 +15,9 @@ enum KeySuggestion {
             let d = distance(a, Array(candidate.lowercased()))
             if best == nil || d < best!.distance { best = (candidate, d) }
         }
-        guard let best, best.distance <= max(2, best.name.count / 3), best.distance < max(a.count, 1) else { return nil }
+        guard let best, best.distance <= max(2, best.name.count / 3), best.distance < max(a.count, 1) else {
+            return nil
+        }
         return best.name
     }
 

@@ -40,39 +40,56 @@ struct ScenarioDecoder {
         var casesClause: String { "\(plural) are: " + names.joined(separator: ", ") }
     }
 
-    static let scenarioShape = Shape(noun: "a scenario", keys: ["dependencies", "driver", "format", "generatorVersion", "name", "operations", "queues", "seed"],
-                                     required: ["format"], example: #"{"format": 2, "operations": [...], "driver": [...]}"#)
-    static let queueShape = Shape(noun: "a queue", keys: ["maxConcurrent", "name", "suspended"], example: #"{"maxConcurrent": 1}"#)
-    static let operationShape = Shape(noun: "an operation", keys: ["completion", "kind", "queuePriority", "readyAfterSignal", "threadPriority"],
-                                      required: ["kind"], example: #"{"kind": {"main": [{"work": 1}]}}"#)
-    static let edgeShape = Shape(noun: "a dependency", keys: ["on", "op"], required: ["on", "op"], example: #"{"op": 1, "on": 0}"#)
+    static let scenarioShape = Shape(
+        noun: "a scenario",
+        keys: ["dependencies", "driver", "format", "generatorVersion", "name", "operations", "queues", "seed"],
+        required: ["format"], example: #"{"format": 2, "operations": [...], "driver": [...]}"#)
+    static let queueShape = Shape(
+        noun: "a queue", keys: ["maxConcurrent", "name", "suspended"], example: #"{"maxConcurrent": 1}"#)
+    static let operationShape = Shape(
+        noun: "an operation", keys: ["completion", "kind", "queuePriority", "readyAfterSignal", "threadPriority"],
+        required: ["kind"], example: #"{"kind": {"main": [{"work": 1}]}}"#)
+    static let edgeShape = Shape(
+        noun: "a dependency", keys: ["on", "op"], required: ["on", "op"], example: #"{"op": 1, "on": 0}"#)
     static let driverStepShape = Shape(noun: "a driver step", keys: ["action", "after", "onDispatchQueue"],
                                        required: ["action"],
                                        example: #"{"action": {"add": {"op": 0, "queue": 0}}}"#)
-    static let programShape = Shape(noun: "a concurrent subclass", keys: ["main", "overridesIsConcurrent", "routines", "start"],
-                                    example: #"{"start": [...], "main": [...], "routines": [{"name": "completeOperation", "body": [...]}]}"#)
-    static let routineShape = Shape(noun: "a routine", keys: ["body", "name"], required: ["body", "name"], example: #"{"name": "completeOperation", "body": [...]}"#)
+    static let programShape = Shape(
+        noun: "a concurrent subclass", keys: ["main", "overridesIsConcurrent", "routines", "start"],
+        example: #"{"start": [...], "main": [...], "routines": [{"name": "completeOperation", "body": [...]}]}"#)
+    static let routineShape = Shape(
+        noun: "a routine", keys: ["body", "name"], required: ["body", "name"],
+        example: #"{"name": "completeOperation", "body": [...]}"#)
 
-    static let kindCases = Cases(noun: "a kind", plural: "the kinds", names: ["block", "concurrent", "invocation", "main", "subclass"],
-                             example: #"{"main": [{"work": 1}]}"#)
+    static let kindCases = Cases(
+        noun: "a kind", plural: "the kinds", names: ["block", "concurrent", "invocation", "main", "subclass"],
+        example: #"{"main": [{"work": 1}]}"#)
     static let stepCases = Cases(noun: "a step", plural: "the steps",
-                             names: ["await", "call", "callMain", "callSuperStart", "cancel", "cancelAll", "didChange", "if", "read", "readCurrentQueue", "repeat",
-                                     "readUnderlyingQueue", "return", "returnIfCancelled", "set", "signal", "spawn", "start",
-                                     "willChange", "work",
-                                     "willChangeUnprefixed", "didChangeUnprefixed"].sorted(),
+        names: [
+            "await", "call", "callMain", "callSuperStart", "cancel", "cancelAll", "didChange", "if", "read",
+            "readCurrentQueue", "repeat",
+            "readUnderlyingQueue", "return", "returnIfCancelled", "set", "signal", "spawn", "start",
+            "willChange", "work",
+            "willChangeUnprefixed", "didChangeUnprefixed"
+        ].sorted(),
                              example: #"{"work": 1}"#)
     static let conditionCases = Cases(noun: "a condition", plural: "the conditions",
-                                  names: ["and", "isCancelled", "isConcurrent", "isExecuting", "isFinished", "isReady", "not"],
+        names: ["and", "isCancelled", "isConcurrent", "isExecuting", "isFinished", "isReady", "not"],
                                   example: #"{"isCancelled": "self"}"#)
-    static let triggerCases = Cases(noun: "a trigger", plural: "the triggers", names: ["blockBegan", "finished", "mainBegan", "signaled", "started"],
-                                example: #"{"finished": 0}"#)
+    static let triggerCases = Cases(
+        noun: "a trigger", plural: "the triggers",
+        names: ["blockBegan", "finished", "mainBegan", "signaled", "started"],
+        example: #"{"finished": 0}"#)
     static let actionCases = Cases(noun: "an action", plural: "the actions",
-                               names: ["add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll", "perform", "read",
-                                       "readMainQueue", "readOperationCount", "readOperations", "readQueueDeallocated",
-                                       "readSuspended", "releaseQueue", "removeDependency", "result", "resume",
-                                       "setCompletionBlock", "setMaxConcurrent", "setQueuePriority",
-                                       "setThreadPriority", "setUnderlyingQueue", "sleep", "start", "suspend",
-                                       "waitUntilAllFinished", "waitUntilFinished"],
+        names: [
+            "add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll", "perform",
+            "read",
+            "readMainQueue", "readOperationCount", "readOperations", "readQueueDeallocated",
+            "readSuspended", "releaseQueue", "removeDependency", "result", "resume",
+            "setCompletionBlock", "setMaxConcurrent", "setQueuePriority",
+            "setThreadPriority", "setUnderlyingQueue", "sleep", "start", "suspend",
+            "waitUntilAllFinished", "waitUntilFinished"
+        ],
                                example: #"{"add": {"op": 0, "queue": 0}}"#)
 
     // MARK: the scenario
@@ -81,13 +98,23 @@ struct ScenarioDecoder {
     /// refuses another (what this reader, or the document around it, accepts).
     func scenario(_ node: Node, _ path: Path, formats: String) throws(InputError) -> Scenario {
         guard case .object(let members) = node.value else {
-            throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be an object, a scenario such as \(Self.scenarioShape.example)")
+            throw fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be an "
+                    + "object, a scenario such as \(Self.scenarioShape.example)"
+            )
         }
         guard let format = members.first(where: { $0.key == "format" })?.node else {
-            throw fail("\(objectName(path)) at \(at(node)) has no key \"format\": format 2 is current, so a scenario begins {\"format\": 2, ...} (Specs/scenario-format.md; a file of the older form says \"format\": 1, and 'opconform convert FILE' rewrites it)")
+            throw fail(
+                "\(objectName(path)) at \(at(node)) has no key \"format\": format 2 is current, so a scenario begins "
+                    + "{\"format\": 2, ...} (Specs/scenario-format.md; a file of the older form says \"format\": 1, "
+                    + "and 'opconform convert FILE' rewrites it)"
+            )
         }
         guard case .number("2") = format.value else {
-            throw fail("\(JSONPathSegment.render(path + [.key("format")])) is \(JSONDiagnosis.describe(format)) at \(at(format)), but \(formats)")
+            throw fail(
+                "\(JSONPathSegment.render(path + [.key("format")])) is \(JSONDiagnosis.describe(format)) at "
+                    + "\(at(format)), but \(formats)"
+            )
         }
         let f = try fields(node, path, Self.scenarioShape)
         var s = Scenario()
@@ -176,35 +203,58 @@ struct ScenarioDecoder {
         case "readCurrentQueue": try empty(n, p, name); return .readCurrentQueue
         case "readUnderlyingQueue": try empty(n, p, name); return .readUnderlyingQueue
         case "if":
-            let f = try fields(n, p, Shape(noun: "an if", keys: ["condition", "else", "then"], required: ["condition"],
-                                            example: #"{"condition": {"isCancelled": "self"}, "then": [{"return": {}}]}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "an if", keys: ["condition", "else", "then"], required: ["condition"],
+                    example: #"{"condition": {"isCancelled": "self"}, "then": [{"return": {}}]}"#))
             let c = try condition(f.required("condition"))
             let then = try f["then"].map { (v, at) throws(InputError) in try steps(v, at) } ?? []
             let otherwise = try f["else"].map { (v, at) throws(InputError) in try steps(v, at) } ?? []
             return .if(c, then: then, else: otherwise)
         case "repeat":
-            let f = try fields(n, p, Shape(noun: "a repeat", keys: ["body", "times"], required: ["body", "times"], example: #"{"times": 3, "body": [{"work": 1}]}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a repeat", keys: ["body", "times"], required: ["body", "times"],
+                    example: #"{"times": 3, "body": [{"work": 1}]}"#))
             return .repeat(try int(f.required("times"), Step.repeatRange), try steps(f.required("body")))
         case "willChange": return .willChange(try stateKey(n, p))
         case "didChange": return .didChange(try stateKey(n, p))
         case "willChangeUnprefixed": return .willChangeUnprefixed(try prefixedKey(n, p))
         case "didChangeUnprefixed": return .didChangeUnprefixed(try prefixedKey(n, p))
         case "set":
-            let f = try fields(n, p, Shape(noun: "a set", keys: ["key", "value"], required: ["key", "value"], example: #"{"key": "isFinished", "value": true}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a set", keys: ["key", "value"], required: ["key", "value"],
+                    example: #"{"key": "isFinished", "value": true}"#))
             return .set(try stateKey(f.required("key")), try bool(f.required("value")))
         case "call": return .call(try string(n, p))
         case "spawn":
-            let f = try fields(n, p, Shape(noun: "a spawn", keys: ["method", "op"], required: ["method", "op"], example: #"{"method": "main", "op": "self"}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a spawn", keys: ["method", "op"], required: ["method", "op"],
+                    example: #"{"method": "main", "op": "self"}"#))
             return .spawn(try method(f.required("method")), try opRef(f.required("op")))
         case "start": return .start(try opRef(n, p))
         case "cancel": return .cancel(try opRef(n, p))
         case "cancelAll": return .cancelAll(try int(n, p))
         case "read":
-            let f = try fields(n, p, Shape(noun: "a read", keys: ["key", "op"], required: ["key", "op"], example: #"{"key": "isReady", "op": "self"}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a read", keys: ["key", "op"], required: ["key", "op"],
+                    example: #"{"key": "isReady", "op": "self"}"#))
             return .read(try stateKey(f.required("key")), try opRef(f.required("op")))
         case "signal": return .signal(try int(n, p))
         default:
-            let f = try fields(n, p, Shape(noun: "an await", keys: ["timeout", "token"], required: ["timeout", "token"], example: #"{"token": 1, "timeout": 50}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "an await", keys: ["timeout", "token"], required: ["timeout", "token"],
+                    example: #"{"token": 1, "timeout": 50}"#))
             return .await(try int(f.required("token")), timeout: try int(f.required("timeout"), Step.awaitTimeoutRange))
         }
     }
@@ -221,7 +271,11 @@ struct ScenarioDecoder {
         default:
             let items = try list(n, p, of: "two conditions")
             guard items.count == 2 else {
-                throw fail("\(JSONPathSegment.render(p)) is \(JSONDiagnosis.describe(n)) at \(at(n)), but must be a list of exactly two conditions, such as [{\"isReady\": \"self\"}, {\"not\": {\"isCancelled\": \"self\"}}]")
+                throw fail(
+                    "\(JSONPathSegment.render(p)) is \(JSONDiagnosis.describe(n)) at \(at(n)), but must be a list of "
+                        + "exactly two conditions, such as [{\"isReady\": \"self\"}, {\"not\": {\"isCancelled\": "
+                        + "\"self\"}}]"
+                )
             }
             return .and(try condition(items[0].node, items[0].path), try condition(items[1].node, items[1].path))
         }
@@ -246,7 +300,11 @@ struct ScenarioDecoder {
         case "finished": return .finished(try int(n, p))
         case "signaled": return .signaled(try int(n, p))
         default:
-            let f = try fields(n, p, Shape(noun: "a blockBegan", keys: ["block", "op"], required: ["block", "op"], example: #"{"op": 0, "block": 1}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a blockBegan", keys: ["block", "op"], required: ["block", "op"],
+                    example: #"{"op": 0, "block": 1}"#))
             return .blockBegan(try int(f.required("op")), block: try int(f.required("block")))
         }
     }
@@ -255,16 +313,27 @@ struct ScenarioDecoder {
         let (name, n, p) = try oneKey(node, path, Self.actionCases)
         /// `{"op": n, "<second>": ...}`, the shape of most actions with two fields.
         func opAnd(_ second: String, _ example: String) throws(InputError) -> (op: Int, second: (Node, Path)) {
-            let f = try fields(n, p, Shape(noun: "a " + name, keys: ["op", second].sorted(), required: ["op", second].sorted(), example: example))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a " + name, keys: ["op", second].sorted(), required: ["op", second].sorted(),
+                    example: example))
             return (try int(f.required("op")), f.required(second))
         }
         switch name {
         case "add":
-            let f = try fields(n, p, Shape(noun: "an add", keys: ["op", "queue"], required: ["op", "queue"], example: #"{"op": 0, "queue": 0}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "an add", keys: ["op", "queue"], required: ["op", "queue"], example: #"{"op": 0, "queue": 0}"#
+                ))
             return .add(op: try int(f.required("op")), queue: try int(f.required("queue")))
         case "addBatch":
-            let f = try fields(n, p, Shape(noun: "an addBatch", keys: ["ops", "queue", "wait"], required: ["ops", "queue", "wait"],
-                                            example: #"{"ops": [0, 1], "queue": 0, "wait": false}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "an addBatch", keys: ["ops", "queue", "wait"], required: ["ops", "queue", "wait"],
+                    example: #"{"ops": [0, 1], "queue": 0, "wait": false}"#))
             let (opsNode, opsPath) = f.required("ops")
             var ops: [Int] = []
             for (item, at) in try list(opsNode, opsPath, of: "operation numbers") { ops.append(try int(item, at)) }
@@ -292,7 +361,11 @@ struct ScenarioDecoder {
             return .setUnderlyingQueue(queue: try int(f.required("queue")), dispatchQueue: d)
         case "sleep": return .sleep(try int(n, p, Step.workRange))
         case "addBlock":
-            let f = try fields(n, p, Shape(noun: "an addBlock", keys: ["op", "queue"], required: ["op", "queue"], example: #"{"op": 0, "queue": 0}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "an addBlock", keys: ["op", "queue"], required: ["op", "queue"],
+                    example: #"{"op": 0, "queue": 0}"#))
             return .addBlock(op: try int(f.required("op")), queue: try int(f.required("queue")))
         case "perform":
             let (op, body) = try opAnd("body", #"{"op": 0, "body": [{"start": "self"}]}"#)
@@ -316,10 +389,19 @@ struct ScenarioDecoder {
             let (op, priority) = try opAnd("priority", #"{"op": 0, "priority": 0.5}"#)
             return .setThreadPriority(op: op, try double(priority))
         case "setMaxConcurrent":
-            let f = try fields(n, p, Shape(noun: "a setMaxConcurrent", keys: ["count", "queue"], required: ["count", "queue"], example: #"{"queue": 0, "count": 1}"#))
-            return .setMaxConcurrent(queue: try int(f.required("queue")), try int(f.required("count"), QueueConfig.defaultMax...Int.max))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a setMaxConcurrent", keys: ["count", "queue"], required: ["count", "queue"],
+                    example: #"{"queue": 0, "count": 1}"#))
+            return .setMaxConcurrent(
+                queue: try int(f.required("queue")), try int(f.required("count"), QueueConfig.defaultMax...Int.max))
         default:
-            let f = try fields(n, p, Shape(noun: "a read", keys: ["key", "op"], required: ["key", "op"], example: #"{"key": "isFinished", "op": 0}"#))
+            let f = try fields(
+                n, p,
+                Shape(
+                    noun: "a read", keys: ["key", "op"], required: ["key", "op"],
+                    example: #"{"key": "isFinished", "op": 0}"#))
             return .read(try stateKey(f.required("key")), op: try int(f.required("op")))
         }
     }
@@ -343,33 +425,52 @@ struct ScenarioDecoder {
     /// required one is there.
     func fields(_ node: Node, _ path: Path, _ shape: Shape) throws(InputError) -> Fields {
         guard case .object(let members) = node.value else {
-            throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be an object, \(shape.noun) such as \(shape.example)")
+            throw fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be an "
+                    + "object, \(shape.noun) such as \(shape.example)"
+            )
         }
         // Looked up, never iterated: the order of the sentence is the document's.
         var seen: [String: Int] = [:]
         for m in members {
             if let first = seen[m.key] {
-                throw fail("\(JSONPathSegment.render(path)) has the key \(JSONDiagnosis.quoted(m.key)) twice, at \(diagnosis.at(first)) and at \(diagnosis.at(m.keyOffset)); a key may appear once")
+                throw fail(
+                    "\(JSONPathSegment.render(path)) has the key \(JSONDiagnosis.quoted(m.key)) twice, at "
+                        + "\(diagnosis.at(first)) and at \(diagnosis.at(m.keyOffset)); a key may appear once"
+                )
             }
             seen[m.key] = m.keyOffset
             guard shape.keys.contains(m.key) else {
-                throw InputError.unknownKey(m.key, in: path, at: diagnosis.at(m.keyOffset), allowed: shape.keys, clause: shape.keysClause, source: source)
+                throw InputError.unknownKey(
+                    m.key, in: path, at: diagnosis.at(m.keyOffset), allowed: shape.keys, clause: shape.keysClause,
+                    source: source)
             }
         }
         for key in shape.required where seen[key] == nil {
-            throw fail("\(objectName(path)) at \(at(node)) has no key \(JSONDiagnosis.quoted(key)), which is required (\(shape.keysClause))")
+            throw fail(
+                "\(objectName(path)) at \(at(node)) has no key \(JSONDiagnosis.quoted(key)), which is required "
+                    + "(\(shape.keysClause))"
+            )
         }
         return Fields(path: path, members: members)
     }
 
     /// The case of an enumeration value, its value and the value's path.
-    func oneKey(_ node: Node, _ path: Path, _ cases: Cases) throws(InputError) -> (name: String, node: Node, path: Path) {
+    func oneKey(_ node: Node, _ path: Path, _ cases: Cases) throws(InputError) -> (name: String, node: Node, path: Path)
+    {
         guard case .object(let members) = node.value, members.count == 1 else {
-            throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be \(cases.noun): an object with one key, its case, such as \(cases.example) (\(cases.casesClause))")
+            throw fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be "
+                    + "\(cases.noun): an object with one key, its case, such as \(cases.example) (\(cases.casesClause))"
+            )
         }
         let m = members[0]
         guard cases.names.contains(m.key) else {
-            throw fail("\(JSONPathSegment.render(path)) has the key \(JSONDiagnosis.quoted(m.key)) at \(diagnosis.at(m.keyOffset)), which is not \(cases.noun)\(KeySuggestion.clause(for: m.key, among: cases.names)) (\(cases.casesClause))")
+            throw fail(
+                "\(JSONPathSegment.render(path)) has the key \(JSONDiagnosis.quoted(m.key)) at "
+                    + "\(diagnosis.at(m.keyOffset)), which is not "
+                    + "\(cases.noun)\(KeySuggestion.clause(for: m.key, among: cases.names)) (\(cases.casesClause))"
+            )
         }
         return (m.key, m.node, path + [.key(m.key)])
     }
@@ -377,13 +478,19 @@ struct ScenarioDecoder {
     /// A case without fields holds `{}`.
     func empty(_ node: Node, _ path: Path, _ name: String) throws(InputError) {
         guard case .object(let members) = node.value, members.isEmpty else {
-            throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be {}: \(name) has no fields ({\"\(name)\": {}})")
+            throw fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be {}: "
+                    + "\(name) has no fields ({\"\(name)\": {}})"
+            )
         }
     }
 
     func list(_ node: Node, _ path: Path, of what: String) throws(InputError) -> [(node: Node, path: Path)] {
         guard case .array(let items) = node.value else {
-            throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be a list [...] of \(what)")
+            throw fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be a list "
+                    + "[...] of \(what)"
+            )
         }
         return items.enumerated().map { ($1, path + [.index($0)]) }
     }
@@ -400,7 +507,9 @@ struct ScenarioDecoder {
         if case .number(let text) = node.value, let n = Int(text), range.contains(n) { return n }
         throw mustBe(node, path, "a whole number from \(range.lowerBound) to \(range.upperBound)")
     }
-    func int(_ field: (Node, Path), _ range: ClosedRange<Int> = Int.min...Int.max) throws(InputError) -> Int { try int(field.0, field.1, range) }
+    func int(_ field: (Node, Path), _ range: ClosedRange<Int> = Int.min...Int.max) throws(InputError) -> Int {
+        try int(field.0, field.1, range)
+    }
 
     func seed(_ node: Node, _ path: Path) throws(InputError) -> UInt64 {
         if case .number(let text) = node.value, let n = UInt64(text) { return n }
@@ -442,20 +551,31 @@ struct ScenarioDecoder {
     /// A state key whose name begins with `is`: what `willChangeUnprefixed` and
     /// `didChangeUnprefixed` name (they send it without the prefix).
     func prefixedKey(_ node: Node, _ path: Path) throws(InputError) -> StateKey {
-        try named(node, path, "a state key with an `is` prefix", StateKey.allCases.filter { $0.unprefixedName != nil }.map(\.rawValue)) {
+        try named(
+            node, path, "a state key with an `is` prefix",
+            StateKey.allCases.filter { $0.unprefixedName != nil }.map(\.rawValue)
+        ) {
             StateKey(rawValue: $0).flatMap { $0.unprefixedName == nil ? nil : $0 }
         }
     }
 
     func method(_ field: (Node, Path)) throws(InputError) -> OperationSpec.Method {
-        try named(field.0, field.1, "a method", OperationSpec.Method.allCases.map(\.rawValue)) { OperationSpec.Method(rawValue: $0) }
+        try named(field.0, field.1, "a method", OperationSpec.Method.allCases.map(\.rawValue)) {
+            OperationSpec.Method(rawValue: $0)
+        }
     }
 
     /// A string that must be one of `names`.
-    func named<T>(_ node: Node, _ path: Path, _ noun: String, _ names: [String], _ make: (String) -> T?) throws(InputError) -> T {
+    func named<T>(
+        _ node: Node, _ path: Path, _ noun: String, _ names: [String], _ make: (String) -> T?
+    ) throws(InputError) -> T {
         if case .string(let s) = node.value {
             if let value = make(s) { return value }
-            throw fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), which is not \(noun)\(KeySuggestion.clause(for: s, among: names)) (it must be one of: \(names.joined(separator: ", ")))")
+            throw fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), which is not "
+                    + "\(noun)\(KeySuggestion.clause(for: s, among: names)) (it must be one of: "
+                    + "\(names.joined(separator: ", ")))"
+            )
         }
         throw mustBe(node, path, "\(noun), one of: " + names.joined(separator: ", "))
     }
@@ -466,11 +586,18 @@ struct ScenarioDecoder {
 
     func at(_ node: Node) -> String { diagnosis.at(node.offset) }
 
-    func objectName(_ path: Path) -> String { path.isEmpty ? "the top-level object" : "the object \(JSONPathSegment.render(path))" }
+    func objectName(_ path: Path) -> String {
+        path.isEmpty ? "the top-level object" : "the object \(JSONPathSegment.render(path))"
+    }
 
-    func fail(_ sentence: String) -> InputError { InputError(JSONDiagnosis.oneLine("\(source): \(sentence)", limit: 1000)) }
+    func fail(_ sentence: String) -> InputError {
+        InputError(JSONDiagnosis.oneLine("\(source): \(sentence)", limit: 1000))
+    }
 
     func mustBe(_ node: Node, _ path: Path, _ requirement: String) -> InputError {
-        fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be \(requirement)")
+        fail(
+            "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(at(node)), but must be "
+                + "\(requirement)"
+        )
     }
 }

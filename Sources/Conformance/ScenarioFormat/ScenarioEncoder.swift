@@ -56,7 +56,11 @@ enum ScenarioEncoder {
             if !p.start.isEmpty { out.append(("start", steps(p.start))) }
             if !p.main.isEmpty { out.append(("main", steps(p.main))) }
             if !p.routines.isEmpty {
-                out.append(("routines", .array(p.routines.map { .object([("name", .string($0.name)), ("body", steps($0.body))]) })))
+                out.append(
+                    (
+                        "routines",
+                        .array(p.routines.map { .object([("name", .string($0.name)), ("body", steps($0.body))]) })
+                    ))
             }
             return one("concurrent", .object(out))
         }
@@ -136,7 +140,8 @@ enum ScenarioEncoder {
         switch a {
         case .add(let o, let q): return one("add", .object([("op", .int(o)), ("queue", .int(q))]))
         case .addBatch(let ops, let q, let wait):
-            return one("addBatch", .object([("ops", .array(ops.map { .int($0) })), ("queue", .int(q)), ("wait", .bool(wait))]))
+            return one(
+                "addBatch", .object([("ops", .array(ops.map { .int($0) })), ("queue", .int(q)), ("wait", .bool(wait))]))
         case .start(let o): return one("start", .int(o))
         case .perform(let o, let body): return opAnd("perform", o, "body", steps(body))
         case .cancel(let o): return one("cancel", .int(o))
@@ -150,7 +155,8 @@ enum ScenarioEncoder {
         case .cancelAll(let q): return one("cancelAll", .int(q))
         case .suspend(let q): return one("suspend", .int(q))
         case .resume(let q): return one("resume", .int(q))
-        case .setMaxConcurrent(let q, let n): return one("setMaxConcurrent", .object([("queue", .int(q)), ("count", .int(n))]))
+        case .setMaxConcurrent(let q, let n):
+            return one("setMaxConcurrent", .object([("queue", .int(q)), ("count", .int(n))]))
         case .addDependency(let o, let on): return opAnd("addDependency", o, "on", .int(on))
         case .removeDependency(let o, let on): return opAnd("removeDependency", o, "on", .int(on))
         case .waitUntilFinished(let o): return one("waitUntilFinished", .int(o))

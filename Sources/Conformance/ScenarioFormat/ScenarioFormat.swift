@@ -47,8 +47,12 @@ public enum ScenarioFormat {
     /// The scenario `data` holds, in format 1 or 2, before the checks of `problems()`.
     static func read(_ data: Data, source: String) throws(InputError) -> Scenario {
         let diagnosis = JSONDiagnosis(data)
-        guard let root = diagnosis.root else { throw InputError.unreadable(source: JSONDiagnosis.oneLine(source), diagnosis, retry: nil) }
-        if case .object(let members) = root.value, case .number("1")? = members.first(where: { $0.key == "format" })?.node.value {
+        guard let root = diagnosis.root else {
+            throw InputError.unreadable(source: JSONDiagnosis.oneLine(source), diagnosis, retry: nil)
+        }
+        if case .object(let members) = root.value,
+            case .number("1")? = members.first(where: { $0.key == "format" })?.node.value
+        {
             // The old form: Foundation's decoder, with its sentences, then its keys (`StrictlyKeyed`).
             return try JSONCodec.decode(Scenario.self, from: data, source: source)
         }

@@ -32,7 +32,8 @@ public struct SeedText: Codable, Sendable, Equatable, Hashable {
     /// The seed a string spells: decimal digits only (no sign, no space, no leading zero but
     /// in "0"), and no more than `UInt64.max`.
     public static func parse(_ text: String) -> UInt64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), text == "0" || !text.hasPrefix("0") else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), text == "0" || !text.hasPrefix("0")
+        else { return nil }
         return UInt64(text)
     }
 }

@@ -22,14 +22,17 @@ extension StrictlyKeyed {
         encoder.outputFormatting = [.sortedKeys]
         guard let again = try? encoder.encode(self), let written = JSONDiagnosis(again).root else { return nil }
         guard let found = Self.firstUnknown(root, written, [], optionalKeys) else { return nil }
-        return InputError.unknownKey(found.member.key, in: found.path, at: input.at(found.member.keyOffset), allowed: found.allowed,
-                                     clause: "the keys there are: " + found.allowed.joined(separator: ", "), source: JSONDiagnosis.oneLine(source))
+        return InputError.unknownKey(
+            found.member.key, in: found.path, at: input.at(found.member.keyOffset), allowed: found.allowed,
+            clause: "the keys there are: " + found.allowed.joined(separator: ", "),
+            source: JSONDiagnosis.oneLine(source))
     }
 
     /// The first member of `input` that `written` (at the same place) lacks and `optional`
     /// does not allow, with the keys that are allowed there, sorted.
     static func firstUnknown(_ input: JSONDiagnosis.Node, _ written: JSONDiagnosis.Node, _ path: [JSONPathSegment],
-                             _ optional: ([JSONPathSegment]) -> [String]) -> (path: [JSONPathSegment], member: JSONDiagnosis.Node.Member, allowed: [String])? {
+        _ optional: ([JSONPathSegment]) -> [String]
+    ) -> (path: [JSONPathSegment], member: JSONDiagnosis.Node.Member, allowed: [String])? {
         switch (input.value, written.value) {
         case (.object(let members), .object(let known)):
             for m in members {

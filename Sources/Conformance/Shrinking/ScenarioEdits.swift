@@ -10,7 +10,9 @@ extension Scenario {
         func renumber(_ n: Int) -> Int { n > victim ? n - 1 : n }
         s.operations.remove(at: victim)
         s.operations = s.operations.map { $0.mappingSteps { Scenario.steps($0, without: victim, renumber) } }
-        s.dependencies = s.dependencies.filter { $0.op != victim && $0.on != victim }.map { Edge(renumber($0.op), on: renumber($0.on)) }
+        s.dependencies = s.dependencies.filter { $0.op != victim && $0.on != victim }.map {
+            Edge(renumber($0.op), on: renumber($0.on))
+        }
         s.driver = s.driver.compactMap { step -> DriverStep? in
             if let t = step.after, t.op == victim { return nil }
             guard let action = step.action.removing(op: victim, renumber) else { return nil }
@@ -72,7 +74,8 @@ extension Scenario {
             switch step {
             case .cancelAll(let q): return q == victim ? nil : .cancelAll(renumber(q))
             case .if(let c, let a, let b):
-                return .if(c, then: steps(a, withoutQueue: victim, renumber), else: steps(b, withoutQueue: victim, renumber))
+                return .if(
+                    c, then: steps(a, withoutQueue: victim, renumber), else: steps(b, withoutQueue: victim, renumber))
             case .repeat(let n, let a): return .repeat(n, steps(a, withoutQueue: victim, renumber))
             default: return step
             }
@@ -124,7 +127,9 @@ extension OpRef {
 
 extension Condition {
     func removing(_ victim: Int, _ f: (Int) -> Int) -> Condition? {
-        func ref(_ r: OpRef, _ make: (OpRef) -> Condition) -> Condition? { r.names(victim) ? nil : make(r.renumbered(f)) }
+        func ref(_ r: OpRef, _ make: (OpRef) -> Condition) -> Condition? {
+            r.names(victim) ? nil : make(r.renumbered(f))
+        }
         switch self {
         case .isCancelled(let r): return ref(r, Condition.isCancelled)
         case .isReady(let r): return ref(r, Condition.isReady)
@@ -159,20 +164,25 @@ extension DriverAction {
             let rest = list.filter { $0 != victim }.map(f)
             return rest.isEmpty ? nil : .addBatch(ops: rest, queue: q, wait: w)
         case .start(let o): return o == victim ? nil : .start(f(o))
-        case .perform(let o, let steps): return o == victim ? nil : .perform(op: f(o), Scenario.steps(steps, without: victim, f))
+        case .perform(let o, let steps):
+            return o == victim ? nil : .perform(op: f(o), Scenario.steps(steps, without: victim, f))
         case .cancel(let o): return o == victim ? nil : .cancel(f(o))
         case .addDependency(let a, let b): return a == victim || b == victim ? nil : .addDependency(op: f(a), on: f(b))
-        case .removeDependency(let a, let b): return a == victim || b == victim ? nil : .removeDependency(op: f(a), on: f(b))
+        case .removeDependency(let a, let b):
+            return a == victim || b == victim ? nil : .removeDependency(op: f(a), on: f(b))
         case .waitUntilFinished(let o): return o == victim ? nil : .waitUntilFinished(f(o))
-        case .setCompletionBlock(let o, let b): return o == victim ? nil : .setCompletionBlock(op: f(o), Scenario.steps(b, without: victim, f))
-        case .addExecutionBlock(let o, let b): return o == victim ? nil : .addExecutionBlock(op: f(o), Scenario.steps(b, without: victim, f))
+        case .setCompletionBlock(let o, let b):
+            return o == victim ? nil : .setCompletionBlock(op: f(o), Scenario.steps(b, without: victim, f))
+        case .addExecutionBlock(let o, let b):
+            return o == victim ? nil : .addExecutionBlock(op: f(o), Scenario.steps(b, without: victim, f))
         case .setQueuePriority(let o, let p): return o == victim ? nil : .setQueuePriority(op: f(o), p)
         case .setThreadPriority(let o, let p): return o == victim ? nil : .setThreadPriority(op: f(o), p)
         case .read(let k, let o): return o == victim ? nil : .read(k, op: f(o))
         case .result(let o): return o == victim ? nil : .result(f(o))
         // The block goes with its operation: nothing else may name it (`Scenario.problems()`).
         case .addBlock(let o, let q): return o == victim ? nil : .addBlock(op: f(o), queue: q)
-        case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount, .readSuspended, .sleep,
+        case .cancelAll, .suspend, .resume, .setMaxConcurrent, .waitUntilAllFinished, .readOperationCount,
+            .readSuspended, .sleep,
              .releaseQueue, .readOperations, .readMainQueue, .readQueueDeallocated, .setUnderlyingQueue:
             return self
         }

@@ -56,7 +56,8 @@ struct ShrinkSearch {
         self.runs = runs
         witness = first
         signature = first.map(Shrinker.signature)
-        seeds = [scheduleSeed] + (1..<shrinker.schedulesPerCandidate).map { SplitMix64.derive(scheduleSeed, UInt64($0)) }
+        seeds =
+            [scheduleSeed] + (1..<shrinker.schedulesPerCandidate).map { SplitMix64.derive(scheduleSeed, UInt64($0)) }
         best = original
         seed = scheduleSeed
     }
@@ -77,7 +78,9 @@ struct ShrinkSearch {
             let shown = Atomic<Int>(0)
             let (runner, signature) = (shrinker, signature)
             SideBySide.perform(attempts) { _ in
-                if runner.run(candidate, scheduleSeed: s, signature: signature).0 != nil { shown.add(1, ordering: .relaxed) }
+                if runner.run(candidate, scheduleSeed: s, signature: signature).0 != nil {
+                    shown.add(1, ordering: .relaxed)
+                }
             }
             rateRuns += attempts
             return stopped ? nil : shown.load(ordering: .relaxed)
@@ -168,7 +171,8 @@ struct ShrinkSearch {
             }
             let index = (position + k) % candidates.count
             let candidate = candidates[index]
-            guard candidate != best, candidate.problems().isEmpty, worthRunning(candidate), let (s, v) = fails(candidate),
+            guard candidate != best, candidate.problems().isEmpty, worthRunning(candidate),
+                let (s, v) = fails(candidate),
                   keptAfterRuns(candidate) else { continue }
             accept(candidate, s, v)
             position = index
@@ -248,11 +252,13 @@ struct ShrinkSearch {
         let interrupted = stopped
         let elapsed = clock.now - start
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        let violation = witness ?? Violation(rule: shrinker.target.id, observed: "did not reproduce", expected: "", witnesses: [])
-        var result = Shrinker.Result(scenario: best, scheduleSeed: seed, violation: violation, accepted: chain.count - walkedBack,
-                                     runs: runs, reproduced: interrupted ? (witness == nil ? 0 : 1) : reproduced,
-                                     attempts: interrupted ? 1 : shrinker.rateAttempts, milliseconds: ms,
-                                     exhausted: exhausted, interrupted: interrupted)
+        let violation =
+            witness ?? Violation(rule: shrinker.target.id, observed: "did not reproduce", expected: "", witnesses: [])
+        var result = Shrinker.Result(
+            scenario: best, scheduleSeed: seed, violation: violation, accepted: chain.count - walkedBack,
+            runs: runs, reproduced: interrupted ? (witness == nil ? 0 : 1) : reproduced,
+            attempts: interrupted ? 1 : shrinker.rateAttempts, milliseconds: ms,
+            exhausted: exhausted, interrupted: interrupted)
         result.originalReproduced = interrupted ? nil : originalRate
         result.walkedBack = walkedBack
         // A hint is the chain's first step: walking back to the original gives it up too.

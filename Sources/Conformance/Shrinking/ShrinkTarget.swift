@@ -49,12 +49,17 @@ public struct ShrinkTarget: Sendable {
             // sanitizer, run without --sanitize) does not make a later crash a race.
             switch signal == 0 && message.contains("exited with status 66") ? Sanitizer.report(in: message) : nil {
             case .thread?:
-                return [Violation(rule: Finding.dataRaceRule, observed: Sanitizer.sentence(message),
-                                  expected: "no data race: the state properties and everything the operations share are synchronised "
-                                    + "(004 2.5.3 Table 2-2: safe to call from other threads simultaneously)", witnesses: [last])]
+                return [
+                    Violation(
+                        rule: Finding.dataRaceRule, observed: Sanitizer.sentence(message),
+                        expected:
+                            "no data race: the state properties and everything the operations share are synchronised "
+                            + "(004 2.5.3 Table 2-2: safe to call from other threads simultaneously)", witnesses: [last]
+                    )
+                ]
             case .address?:
                 return [Violation(rule: Finding.memoryErrorRule, observed: Sanitizer.sentence(message),
-                                  expected: "no memory error: nothing is used after it was freed, or outside what was allocated",
+                        expected: "no memory error: nothing is used after it was freed, or outside what was allocated",
                                   witnesses: [last])]
             case nil:
                 // The calls open when it died are the crash's evidence: whose call it was (a start
@@ -70,10 +75,16 @@ public struct ShrinkTarget: Sendable {
                                   witnesses: open + [last])]
             }
         case .hang:
-            return [Violation(rule: Finding.hangRule, observed: last.kind.description, expected: "every call returns and the run ends", witnesses: [last])]
+            return [
+                Violation(
+                    rule: Finding.hangRule, observed: last.kind.description,
+                    expected: "every call returns and the run ends", witnesses: [last])
+            ]
         case .breach:
             return [Violation(rule: Finding.protocolRule, observed: last.kind.description,
-                              expected: "the driver keeps the protocol it said hello in (Specs/driver-protocol.md; opconform driver-check checks a driver)",
+                    expected:
+                        "the driver keeps the protocol it said hello in (Specs/driver-protocol.md; opconform "
+                            + "driver-check checks a driver)",
                               witnesses: [last])]
         default:
             return []
@@ -87,7 +98,9 @@ public struct ShrinkTarget: Sendable {
             switch event.kind {
             case .call: open.append(event)
             case .returned(let call), .threw(let call, _, _):
-                if let i = open.lastIndex(where: { $0.thread == event.thread && $0.kind == .call(call) }) { open.remove(at: i) }
+                if let i = open.lastIndex(where: { $0.thread == event.thread && $0.kind == .call(call) }) {
+                    open.remove(at: i)
+                }
             default: continue
             }
         }

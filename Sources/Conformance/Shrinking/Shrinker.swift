@@ -149,21 +149,28 @@ public struct Shrinker: Sendable {
     public static func signature(_ v: Violation) -> String {
         var out = "", inNumber = false
         for ch in v.observed {
-            if ch.isNumber || (inNumber && ch == ".") { if !inNumber { out += "#" }; inNumber = true } else { out.append(ch); inNumber = false }
+            if ch.isNumber || (inNumber && ch == ".") {
+                if !inNumber { out += "#" }; inNumber = true
+            } else {
+                out.append(ch); inNumber = false
+            }
         }
         return v.rule + ": " + out
     }
 
     /// The rule's violation on this scenario under this schedule seed with the wanted signature
     /// (any, if nil), and how the run ended.
-    public func run(_ scenario: Scenario, scheduleSeed: UInt64, signature: String? = nil) -> (Violation?, Trace.Ending) {
+    public func run(_ scenario: Scenario, scheduleSeed: UInt64, signature: String? = nil) -> (Violation?, Trace.Ending)
+    {
         let (violation, ending, _) = replay(scenario, scheduleSeed: scheduleSeed, signature: signature)
         return (violation, ending)
     }
 
     /// `run`, and whether the machine failed the run (`Trace.isMachineFailure`): such a run is
     /// no replay at all, neither a success nor a miss (issue 43).
-    func replay(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> (Violation?, Trace.Ending, machine: Bool) {
+    func replay(
+        _ scenario: Scenario, scheduleSeed: UInt64, signature: String?
+    ) -> (Violation?, Trace.Ending, machine: Bool) {
         let trace = impl.run(scenario, scheduleSeed: scheduleSeed)
         if trace.isMachineFailure { return (nil, trace.ending, true) }
         guard target.needs.allSatisfy(trace.capabilities.contains) else { return (nil, trace.ending, false) }
@@ -290,7 +297,9 @@ public struct Shrinker: Sendable {
         for (q, config) in s.queues.enumerated() {
             if config.name != nil { var c = s; c.queues[q].name = nil; out.append(c) }
             if config.suspended { var c = s; c.queues[q].suspended = false; out.append(c) }
-            if config.maxConcurrent != QueueConfig.defaultMax { var c = s; c.queues[q].maxConcurrent = QueueConfig.defaultMax; out.append(c) }
+            if config.maxConcurrent != QueueConfig.defaultMax {
+                var c = s; c.queues[q].maxConcurrent = QueueConfig.defaultMax; out.append(c)
+            }
         }
         for (i, step) in s.driver.enumerated() {
             if step.after != nil { var c = s; c.driver[i].after = nil; out.append(c) }
@@ -298,7 +307,8 @@ public struct Shrinker: Sendable {
             if case .addBatch(let list, let q, let wait) = step.action {
                 if wait { var c = s; c.driver[i].action = .addBatch(ops: list, queue: q, wait: false); out.append(c) }
                 var c = s
-                c.driver.replaceSubrange(i...i, with: list.map { DriverStep(after: step.after, .add(op: $0, queue: q)) })
+                c.driver.replaceSubrange(
+                    i...i, with: list.map { DriverStep(after: step.after, .add(op: $0, queue: q)) })
                 out.append(c)
             }
         }
@@ -331,7 +341,8 @@ public struct Shrinker: Sendable {
             switch body[i] {
             case .work(let n) where n > 1: b = body; b[i] = .work(1); out.append(b)
             case .repeat(let n, let inner) where n > 1: b = body; b[i] = .repeat(1, inner); out.append(b)
-            case .repeat(let n, let inner): for v in simpler(inner, keepProtocol: keepProtocol) { b = body; b[i] = .repeat(n, v); out.append(b) }
+            case .repeat(let n, let inner):
+                for v in simpler(inner, keepProtocol: keepProtocol) { b = body; b[i] = .repeat(n, v); out.append(b) }
             case .if(let c, let t, let e) where keepProtocol:
                 for v in simpler(t, keepProtocol: true) { b = body; b[i] = .if(c, then: v, else: e); out.append(b) }
             default: break

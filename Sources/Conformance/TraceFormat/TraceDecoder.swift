@@ -18,24 +18,35 @@ struct TraceDecoder {
         r = ScenarioDecoder(source: source, diagnosis: diagnosis)
     }
 
-    static let fileShape = Shape(noun: "a trace file", keys: ["capabilities", "events", "format", "impl", "scenario", "scheduleSeed"],
-                                 required: ["capabilities", "events", "format", "impl", "scenario", "scheduleSeed"],
-                                 example: #"{"format": 2, "impl": "reference", "scheduleSeed": 1, "capabilities": [...], "scenario": {...}, "events": [...]}"#)
-    static let eventShape = Shape(noun: "an event", keys: ["kind", "seq", "thread"], required: ["kind", "seq", "thread"],
-                                  example: #"{"seq": 0, "thread": 0, "kind": {"threadStarted": {"name": "main"}}}"#)
+    static let fileShape = Shape(
+        noun: "a trace file", keys: ["capabilities", "events", "format", "impl", "scenario", "scheduleSeed"],
+        required: ["capabilities", "events", "format", "impl", "scenario", "scheduleSeed"],
+        example:
+            #"{"format": 2, "impl": "reference", "scheduleSeed": 1, "capabilities": [...], "#
+                + #""scenario": {...}, "events": [...]}"#
+    )
+    static let eventShape = Shape(
+        noun: "an event", keys: ["kind", "seq", "thread"], required: ["kind", "seq", "thread"],
+        example: #"{"seq": 0, "thread": 0, "kind": {"threadStarted": {"name": "main"}}}"#)
     static let kindCases = Cases(noun: "an event kind", plural: "the event kinds",
-                                 names: ["announced", "awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded", "crash",
-                                         "currentQueue", "cut", "didChange", "end", "hang", "invocationResult", "mainBegan", "mainEnded",
-                                         "mainQueue", "operationCount", "operations", "queueDeallocated", "read",
-                                         "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
-                                         "threadStarted", "threw", "triggerMissed", "underlyingQueue", "unsupported",
-                                         "willChange", "work"],
+        names: [
+            "announced", "awaited", "blockBegan", "blockEnded", "breach", "call", "completionBegan", "completionEnded",
+            "crash",
+            "currentQueue", "cut", "didChange", "end", "hang", "invocationResult", "mainBegan", "mainEnded",
+            "mainQueue", "operationCount", "operations", "queueDeallocated", "read",
+            "returned", "set", "signal", "stepDone", "stepIssued", "suspended",
+            "threadStarted", "threw", "triggerMissed", "underlyingQueue", "unsupported",
+            "willChange", "work"
+        ],
                                  example: #"{"end": {}}"#)
     static let callCases = Cases(noun: "a call", plural: "the calls",
-                                 names: ["addBlock", "addDependency", "addExecutionBlock", "addOperation", "addOperations", "cancel", "cancelAll",
-                                         "releaseQueue", "removeDependency", "result", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority", "setSuspended",
-                                         "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
-                                         "waitUntilAllFinished", "waitUntilFinished"],
+        names: [
+            "addBlock", "addDependency", "addExecutionBlock", "addOperation", "addOperations", "cancel", "cancelAll",
+            "releaseQueue", "removeDependency", "result", "setCompletionBlock", "setMaxConcurrent", "setQueuePriority",
+            "setSuspended",
+            "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
+            "waitUntilAllFinished", "waitUntilFinished"
+        ],
                                  example: #"{"addOperation": {"op": 0, "queue": 0}}"#)
 
     /// The names and keys of a format-2 trace file, for the schema's test to compare with.
@@ -48,9 +59,13 @@ struct TraceDecoder {
     static let reportShape = Shape(noun: "a replay report", keys: ["format", "profile", "trace", "violations"],
                                    required: ["format", "profile", "trace", "violations"],
                                    example: #"{"format": 2, "profile": "guide", "trace": {...}, "violations": [...]}"#)
-    static let violationShape = Shape(noun: "a violation", keys: ["expected", "observed", "rule", "severity", "strength", "witnesses"],
-                                      required: ["expected", "observed", "rule", "severity", "strength", "witnesses"],
-                                      example: #"{"rule": "DEP-ORDER", "observed": "...", "expected": "...", "severity": "failure", "strength": "documented must", "witnesses": [3, 9]}"#)
+    static let violationShape = Shape(
+        noun: "a violation", keys: ["expected", "observed", "rule", "severity", "strength", "witnesses"],
+        required: ["expected", "observed", "rule", "severity", "strength", "witnesses"],
+        example:
+            #"{"rule": "DEP-ORDER", "observed": "...", "expected": "...", "severity": "failure", "#
+                + #""strength": "documented must", "witnesses": [3, 9]}"#
+    )
 
     // MARK: the file
 
@@ -75,7 +90,8 @@ struct TraceDecoder {
     /// rest is read. Returns it.
     @discardableResult
     private func format(_ node: Node, _ path: Path) throws(InputError) -> Int? {
-        guard case .object(let members) = node.value, let format = members.first(where: { $0.key == "format" })?.node else { return nil }
+        guard case .object(let members) = node.value, let format = members.first(where: { $0.key == "format" })?.node
+        else { return nil }
         switch format.value {
         case .number("2"): return 2
         case .number("3"): return 3
@@ -90,19 +106,30 @@ struct TraceDecoder {
 
     func file(_ node: Node, _ path: Path) throws(InputError) -> TraceFile {
         guard case .object = node.value else {
-            throw r.fail("\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(r.at(node)), but must be an object, \(Self.fileShape.noun) such as \(Self.fileShape.example)")
+            throw r.fail(
+                "\(JSONPathSegment.render(path)) is \(JSONDiagnosis.describe(node)) at \(r.at(node)), but must be an "
+                    + "object, \(Self.fileShape.noun) such as \(Self.fileShape.example)"
+            )
         }
         let declared = try format(node, path)
         let f = try r.fields(node, path, Self.fileShape)
-        let scenario = try r.scenario(f.required("scenario").0, f.required("scenario").1,
-                                      formats: "a trace file of format 2 holds its scenario in format \(ScenarioFormat.newest)")
+        let scenario = try r.scenario(
+            f.required("scenario").0, f.required("scenario").1,
+            formats: "a trace file of format 2 holds its scenario in format \(ScenarioFormat.newest)")
         var capabilities: [Observation] = []
         let (cn, cp) = f.required("capabilities")
         // Each at most once, in the order written: the order reaches the trace, which is compared
         // byte for byte when written again.
         for (item, at) in try r.list(cn, cp, of: "capabilities") {
-            let c = try r.named(item, at, "a capability", Self.vocabulary["capabilities"]!) { Observation(rawValue: $0) }
-            guard !capabilities.contains(c) else { throw r.fail("\(JSONPathSegment.render(at)) names the capability \(c.rawValue) a second time; each is listed once") }
+            let c = try r.named(item, at, "a capability", Self.vocabulary["capabilities"]!) {
+                Observation(rawValue: $0)
+            }
+            guard !capabilities.contains(c) else {
+                throw r.fail(
+                    "\(JSONPathSegment.render(at)) names the capability \(c.rawValue) a second time; each is listed "
+                        + "once"
+                )
+            }
             capabilities.append(c)
         }
         var events: [TraceEvent] = []
@@ -110,57 +137,75 @@ struct TraceDecoder {
         let items = try r.list(en, ep, of: "events")
         events.reserveCapacity(items.count)
         for (item, at) in items { events.append(try event(item, at)) }
-        let trace = Trace(impl: try r.string(f.required("impl")), scheduleSeed: try r.seed(f.required("scheduleSeed").0, f.required("scheduleSeed").1),
-                          capabilities: capabilities, events: events)
+        let trace = Trace(
+            impl: try r.string(f.required("impl")),
+            scheduleSeed: try r.seed(f.required("scheduleSeed").0, f.required("scheduleSeed").1),
+            capabilities: capabilities, events: events)
         if let declared, declared < 5 && TraceFormat.format(of: trace) == 5 {
             throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
                 + "the 'apiSurface4' or 'dispatchQueues' capability, a 'setUnderlyingQueue' call or a 'mainQueue', "
                 + "'queueDeallocated' or 'underlyingQueue' event, which trace format 5 added: write \"format\": 5")
         }
         if let declared, declared < 4 && TraceFormat.format(of: trace) == 4 {
-            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
-                + "the 'apiSurface3' capability, a 'releaseQueue' call or an 'operations' event, which trace format 4 added: write \"format\": 4")
+            throw r.fail(
+                "\(JSONPathSegment.render(path + [.key("format")])) is \(declared), but the trace has "
+                    + "the 'apiSurface3' capability, a 'releaseQueue' call or an 'operations' event, which trace "
+                    + "format 4 added: write \"format\": 4"
+            )
         }
         if declared == 2 && TraceFormat.format(of: trace) == 3 {
-            throw r.fail("\(JSONPathSegment.render(path + [.key("format")])) is 2, but the trace has an 'announced' event or "
-                + "the 'announcements' capability, which trace format 3 added: write \"format\": 3")
+            throw r.fail(
+                "\(JSONPathSegment.render(path + [.key("format")])) is 2, but the trace has an 'announced' event or "
+                    + "the 'announcements' capability, which trace format 3 added: write \"format\": 3")
         }
         return TraceFile(scenario: scenario, trace: trace)
     }
 
     func event(_ node: Node, _ path: Path) throws(InputError) -> TraceEvent {
         let f = try r.fields(node, path, Self.eventShape)
-        return TraceEvent(seq: try r.int(f.required("seq"), 0...Int.max), thread: try r.int(f.required("thread"), 0...Int.max),
-                          try kind(f.required("kind").0, f.required("kind").1))
+        return TraceEvent(
+            seq: try r.int(f.required("seq"), 0...Int.max), thread: try r.int(f.required("thread"), 0...Int.max),
+            try kind(f.required("kind").0, f.required("kind").1))
     }
 
     // MARK: kinds
 
     func kind(_ node: Node, _ path: Path) throws(InputError) -> EventKind {
         let (name, n, p) = try r.oneKey(node, path, Self.kindCases)
-        func shape(_ keys: [String], required: [String]? = nil, _ example: String) throws(InputError) -> ScenarioDecoder.Fields {
-            try r.fields(n, p, Shape(noun: "a " + name, keys: keys.sorted(), required: (required ?? keys).sorted(), example: example))
+        func shape(
+            _ keys: [String], required: [String]? = nil, _ example: String
+        ) throws(InputError) -> ScenarioDecoder.Fields {
+            try r.fields(
+                n, p,
+                Shape(noun: "a " + name, keys: keys.sorted(), required: (required ?? keys).sorted(), example: example))
         }
         func index(_ field: (Node, Path)) throws(InputError) -> Int { try r.int(field, 0...Int.max) }
         switch name {
         case "threadStarted":
             let f = try shape(["name", "queue"], required: ["name"], #"{"name": "main", "queue": 0}"#)
-            return .threadStarted(name: try r.string(f.required("name")), queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
+            return .threadStarted(
+                name: try r.string(f.required("name")),
+                queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
         case "stepIssued": return .stepIssued(try r.int(n, p, 0...Int.max))
         case "stepDone": return .stepDone(try r.int(n, p, 0...Int.max))
         case "triggerMissed": return .triggerMissed(try r.int(n, p, 0...Int.max))
         case "call": return .call(try call(n, p))
         case "returned": return .returned(try call(n, p))
         case "threw":
-            let f = try shape(["call", "message", "misuse"], #"{"call": {"start": {"op": 0, "by": "driver"}}, "misuse": "notReady", "message": "..."}"#)
+            let f = try shape(
+                ["call", "message", "misuse"],
+                #"{"call": {"start": {"op": 0, "by": "driver"}}, "misuse": "notReady", "message": "..."}"#)
             let (cn, cp) = f.required("call")
             let (mn, mp) = f.required("misuse")
-            return .threw(try call(cn, cp), try r.named(mn, mp, "a misuse kind", Self.vocabulary["misuse"]!) { MisuseKind(rawValue: $0) },
-                          try r.string(f.required("message")))
+            return .threw(
+                try call(cn, cp),
+                try r.named(mn, mp, "a misuse kind", Self.vocabulary["misuse"]!) { MisuseKind(rawValue: $0) },
+                try r.string(f.required("message")))
         case "mainBegan", "completionBegan":
             let f = try shape(["op", "threadPriority"], #"{"op": 0, "threadPriority": 0.5}"#)
             let op = try index(f.required("op")), priority = try double(f.required("threadPriority"))
-            return name == "mainBegan" ? .mainBegan(op: op, threadPriority: priority) : .completionBegan(op: op, threadPriority: priority)
+            return name == "mainBegan"
+                ? .mainBegan(op: op, threadPriority: priority) : .completionBegan(op: op, threadPriority: priority)
         case "mainEnded": return .mainEnded(op: try r.int(n, p, 0...Int.max))
         case "completionEnded": return .completionEnded(op: try r.int(n, p, 0...Int.max))
         case "invocationResult": return .invocationResult(op: try r.int(n, p, 0...Int.max))
@@ -189,7 +234,9 @@ struct TraceDecoder {
             let f = try shape(["ops", "queue"], #"{"queue": 0, "ops": [0, 2]}"#)
             let (ln, lp) = f.required("ops")
             var list: [Int] = []
-            for (item, at) in try r.list(ln, lp, of: "operation numbers") { list.append(try r.int(item, at, -1...Int.max)) }
+            for (item, at) in try r.list(ln, lp, of: "operation numbers") {
+                list.append(try r.int(item, at, -1...Int.max))
+            }
             return .operations(queue: try index(f.required("queue")), ops: list)
         case "suspended":
             let f = try shape(["queue", "value"], #"{"queue": 0, "value": true}"#)
@@ -208,9 +255,13 @@ struct TraceDecoder {
             return .underlyingQueue(op: try index(f.required("op")), dispatchQueue: d)
         case "currentQueue":
             let f = try shape(["op", "queue"], required: ["op"], #"{"op": 1, "queue": 0}"#)
-            return .currentQueue(op: try index(f.required("op")), queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
+            return .currentQueue(
+                op: try index(f.required("op")),
+                queue: try f["queue"].map { (v, at) throws(InputError) in try r.int(v, at, 0...Int.max) })
         case "announced":
-            let f = try shape(["affects", "key", "op"], required: ["key", "op"], #"{"op": 1, "key": "state", "affects": ["isFinished"]}"#)
+            let f = try shape(
+                ["affects", "key", "op"], required: ["key", "op"],
+                #"{"op": 1, "key": "state", "affects": ["isFinished"]}"#)
             let affects = try f["affects"].map { (v, at) throws(InputError) -> [StateKey] in
                 var keys: [StateKey] = []
                 for (item, itemAt) in try r.list(v, at, of: "state keys") { keys.append(try r.stateKey(item, itemAt)) }
@@ -242,7 +293,9 @@ struct TraceDecoder {
     func call(_ node: Node, _ path: Path) throws(InputError) -> Call {
         let (name, n, p) = try r.oneKey(node, path, Self.callCases)
         func shape(_ keys: [String], _ example: String) throws(InputError) -> ScenarioDecoder.Fields {
-            try r.fields(n, p, Shape(noun: "a " + name + " call", keys: keys.sorted(), required: keys.sorted(), example: example))
+            try r.fields(
+                n, p, Shape(noun: "a " + name + " call", keys: keys.sorted(), required: keys.sorted(), example: example)
+            )
         }
         func index(_ field: (Node, Path)) throws(InputError) -> Int { try r.int(field, 0...Int.max) }
         func bare() throws(InputError) -> Int { try r.int(n, p, 0...Int.max) }
@@ -250,7 +303,9 @@ struct TraceDecoder {
         case "start":
             let f = try shape(["by", "op"], #"{"op": 0, "by": "driver"}"#)
             let (bn, bp) = f.required("by")
-            return .start(try index(f.required("op")), by: try r.named(bn, bp, "a caller", Self.vocabulary["caller"]!) { Caller(rawValue: $0) })
+            return .start(
+                try index(f.required("op")),
+                by: try r.named(bn, bp, "a caller", Self.vocabulary["caller"]!) { Caller(rawValue: $0) })
         case "superStart": return .superStart(try bare())
         case "cancel": return .cancel(try bare())
         case "setCompletionBlock": return .setCompletionBlock(try bare())
@@ -268,7 +323,9 @@ struct TraceDecoder {
             let f = try shape(["ops", "queue", "wait"], #"{"ops": [0, 1], "queue": 0, "wait": false}"#)
             let (on, op) = f.required("ops")
             var ops: [Int] = []
-            for (item, at) in try r.list(on, op, of: "operation numbers") { ops.append(try r.int(item, at, 0...Int.max)) }
+            for (item, at) in try r.list(on, op, of: "operation numbers") {
+                ops.append(try r.int(item, at, 0...Int.max))
+            }
             return .addOperations(ops, queue: try index(f.required("queue")), wait: try r.bool(f.required("wait")))
         case "addDependency", "removeDependency":
             let f = try shape(["on", "op"], #"{"op": 1, "on": 0}"#)
@@ -315,9 +372,13 @@ struct TraceDecoder {
             if case .bool(let b) = node.value { return .bool(b) }
             throw r.mustBe(node, path, "true or false: the value of \(key.rawValue)")
         case .dependencies:
-            guard case .array = node.value else { throw r.mustBe(node, path, "a list of operation numbers: the value of dependencies") }
+            guard case .array = node.value else {
+                throw r.mustBe(node, path, "a list of operation numbers: the value of dependencies")
+            }
             var ops: [Int] = []
-            for (item, at) in try r.list(node, path, of: "operation numbers") { ops.append(try r.int(item, at, 0...Int.max)) }
+            for (item, at) in try r.list(node, path, of: "operation numbers") {
+                ops.append(try r.int(item, at, 0...Int.max))
+            }
             return .ops(ops)
         case .queuePriority, .executionBlocks:
             return .int(try r.int(node, path))

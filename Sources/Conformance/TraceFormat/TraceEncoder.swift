@@ -22,7 +22,9 @@ enum TraceEncoder {
     }
 
     private static func one(_ name: String, _ value: JSONValue) -> JSONValue { .object([(name, value)]) }
-    private static func fields(_ name: String, _ members: [(key: String, value: JSONValue)]) -> JSONValue { one(name, .object(members)) }
+    private static func fields(_ name: String, _ members: [(key: String, value: JSONValue)]) -> JSONValue {
+        one(name, .object(members))
+    }
 
     static func kind(_ k: EventKind) -> JSONValue {
         switch k {
@@ -34,21 +36,25 @@ enum TraceEncoder {
         case .call(let c): return one("call", call(c))
         case .returned(let c): return one("returned", call(c))
         case .threw(let c, let misuse, let message):
-            return fields("threw", [("call", call(c)), ("misuse", .string(misuse.rawValue)), ("message", .string(message))])
+            return fields(
+                "threw", [("call", call(c)), ("misuse", .string(misuse.rawValue)), ("message", .string(message))])
         case .mainBegan(let op, let p): return fields("mainBegan", [("op", .int(op)), ("threadPriority", .double(p))])
         case .mainEnded(let op): return one("mainEnded", .int(op))
         case .blockBegan(let op, let b): return fields("blockBegan", [("op", .int(op)), ("block", .int(b))])
         case .blockEnded(let op, let b): return fields("blockEnded", [("op", .int(op)), ("block", .int(b))])
-        case .completionBegan(let op, let p): return fields("completionBegan", [("op", .int(op)), ("threadPriority", .double(p))])
+        case .completionBegan(let op, let p):
+            return fields("completionBegan", [("op", .int(op)), ("threadPriority", .double(p))])
         case .completionEnded(let op): return one("completionEnded", .int(op))
         case .willChange(let op, let key, let v): return fields("willChange", keyed(op, key, value(v)))
         case .didChange(let op, let key, let v): return fields("didChange", keyed(op, key, value(v)))
         case .read(let op, let key, let v): return fields("read", keyed(op, key, value(v)))
         case .set(let op, let key, let b): return fields("set", keyed(op, key, .bool(b)))
         case .operationCount(let q, let n): return fields("operationCount", [("queue", .int(q)), ("count", .int(n))])
-        case .operations(let q, let list): return fields("operations", [("ops", .array(list.map { .int($0) })), ("queue", .int(q))])
+        case .operations(let q, let list):
+            return fields("operations", [("ops", .array(list.map { .int($0) })), ("queue", .int(q))])
         case .suspended(let q, let b): return fields("suspended", [("queue", .int(q)), ("value", .bool(b))])
-        case .currentQueue(let op, let q): return fields("currentQueue", [("op", .int(op))] + (q.map { [("queue", .int($0))] } ?? []))
+        case .currentQueue(let op, let q):
+            return fields("currentQueue", [("op", .int(op))] + (q.map { [("queue", .int($0))] } ?? []))
         case .mainQueue(let same, let suspended, let current):
             return fields("mainQueue", [("current", .bool(current)), ("same", .bool(same)),
                                         ("suspended", .bool(suspended))])
@@ -61,9 +67,11 @@ enum TraceEncoder {
             return fields("announced", [("op", .int(op)), ("key", .string(key))]
                 + (affects.map { [("affects", .array($0.map { .string($0.rawValue) }))] } ?? []))
         case .signal(let token): return one("signal", .int(token))
-        case .awaited(let token, let satisfied): return fields("awaited", [("token", .int(token)), ("satisfied", .bool(satisfied))])
+        case .awaited(let token, let satisfied):
+            return fields("awaited", [("token", .int(token)), ("satisfied", .bool(satisfied))])
         case .invocationResult(let op): return one("invocationResult", .int(op))
-        case .crash(let signal, let message): return fields("crash", [("signal", .int(signal)), ("message", .string(message))])
+        case .crash(let signal, let message):
+            return fields("crash", [("signal", .int(signal)), ("message", .string(message))])
         case .hang(let what): return one("hang", .string(what))
         case .unsupported(let why): return one("unsupported", .string(why))
         case .cut(let why): return one("cut", .string(why))
@@ -93,14 +101,17 @@ enum TraceEncoder {
     static func double(_ x: Double) -> JSONValue { x.isFinite ? .double(x) : .string(x.description) }
 
     static func call(_ c: Call) -> JSONValue {
-        func opAnd(_ name: String, _ op: Int, _ key: String, _ v: JSONValue) -> JSONValue { fields(name, [("op", .int(op)), (key, v)]) }
+        func opAnd(_ name: String, _ op: Int, _ key: String, _ v: JSONValue) -> JSONValue {
+            fields(name, [("op", .int(op)), (key, v)])
+        }
         switch c {
         case .start(let op, let by): return fields("start", [("op", .int(op)), ("by", .string(by.rawValue))])
         case .superStart(let op): return one("superStart", .int(op))
         case .cancel(let op): return one("cancel", .int(op))
         case .addOperation(let op, let q): return opAnd("addOperation", op, "queue", .int(q))
         case .addOperations(let ops, let q, let wait):
-            return fields("addOperations", [("ops", .array(ops.map { .int($0) })), ("queue", .int(q)), ("wait", .bool(wait))])
+            return fields(
+                "addOperations", [("ops", .array(ops.map { .int($0) })), ("queue", .int(q)), ("wait", .bool(wait))])
         case .addDependency(let op, let on): return opAnd("addDependency", op, "on", .int(on))
         case .removeDependency(let op, let on): return opAnd("removeDependency", op, "on", .int(on))
         case .setCompletionBlock(let op): return one("setCompletionBlock", .int(op))
@@ -109,7 +120,8 @@ enum TraceEncoder {
         case .setThreadPriority(let op, let p): return opAnd("setThreadPriority", op, "priority", double(p))
         case .cancelAll(let q): return one("cancelAll", .int(q))
         case .setSuspended(let q, let b): return fields("setSuspended", [("queue", .int(q)), ("suspended", .bool(b))])
-        case .setMaxConcurrent(let q, let n): return fields("setMaxConcurrent", [("queue", .int(q)), ("count", .int(n))])
+        case .setMaxConcurrent(let q, let n):
+            return fields("setMaxConcurrent", [("queue", .int(q)), ("count", .int(n))])
         case .waitUntilFinished(let op): return one("waitUntilFinished", .int(op))
         case .waitUntilAllFinished(let q): return one("waitUntilAllFinished", .int(q))
         case .result(let op): return one("result", .int(op))

@@ -27,26 +27,47 @@ extension TraceFile {
         // Negative numbers too: format 2's reader refuses them itself, but the format-1 document
         // is read by Swift's synthesized decoding, which takes any whole number, and a checker
         // indexes by these.
-        func op(_ n: Int, _ i: Int) { if n < 0 || n >= operations { out.append("events[\(i)] names operation \(n), but the scenario has \(operations) (numbered from 0)") } }
+        func op(_ n: Int, _ i: Int) {
+            if n < 0 || n >= operations {
+                out.append("events[\(i)] names operation \(n), but the scenario has \(operations) (numbered from 0)")
+            }
+        }
         for (i, e) in trace.events.enumerated() {
-            if e.seq != i { out.append("events[\(i)] has seq \(e.seq), but seq counts from 0 without gaps: it must be \(i)") }
+            if e.seq != i {
+                out.append("events[\(i)] has seq \(e.seq), but seq counts from 0 without gaps: it must be \(i)")
+            }
             if e.thread < 0 { out.append("events[\(i)] is on thread \(e.thread), but threads are numbered from 0") }
             if i > 0, trace.events[i - 1].kind.endsTrace {
-                out.append("events[\(i)] follows the trace's last event (\(trace.events[i - 1].kind)): nothing follows end, hang, crash, cut or breach")
+                out.append(
+                    "events[\(i)] follows the trace's last event (\(trace.events[i - 1].kind)): nothing follows end, "
+                        + "hang, crash, cut or breach"
+                )
             }
             let named = DriverCheck.references(e.kind)
             for n in named.ops { op(n, i) }
-            for q in named.queues where q < 0 || q >= queues { out.append("events[\(i)] names queue \(q), but the scenario has \(queues) (numbered from 0)") }
-            for s in named.steps where s < 0 || s >= steps { out.append("events[\(i)] names driver step \(s), but the scenario has \(steps) (numbered from 0)") }
+            for q in named.queues where q < 0 || q >= queues {
+                out.append("events[\(i)] names queue \(q), but the scenario has \(queues) (numbered from 0)")
+            }
+            for s in named.steps where s < 0 || s >= steps {
+                out.append("events[\(i)] names driver step \(s), but the scenario has \(steps) (numbered from 0)")
+            }
             switch e.kind {
             case .operations(_, let list):
-                for n in list where n < -1 { out.append("events[\(i)] lists operation \(n), but an operations event lists the scenario's operations, or -1 for one the driver does not hold") }
-            case .willChange(_, .dependencies, .ops(let deps)), .didChange(_, .dependencies, .ops(let deps)), .read(_, .dependencies, .ops(let deps)):
+                for n in list where n < -1 {
+                    out.append(
+                        "events[\(i)] lists operation \(n), but an operations event lists the scenario's operations, "
+                            + "or -1 for one the driver does not hold"
+                    )
+                }
+            case .willChange(_, .dependencies, .ops(let deps)), .didChange(_, .dependencies, .ops(let deps)),
+                .read(_, .dependencies, .ops(let deps)):
                 for n in deps { op(n, i) }
             case .blockBegan(let o, let b), .blockEnded(let o, let b):
                 // Blocks added while running (addExecutionBlock) come after the scenario's own,
                 // so only a negative number is surely none.
-                if b < 0 { out.append("events[\(i)] names block \(b) of operation \(o), but blocks are numbered from 0") }
+                if b < 0 {
+                    out.append("events[\(i)] names block \(b) of operation \(o), but blocks are numbered from 0")
+                }
             default: break
             }
             if out.count >= 5 { break }

@@ -67,7 +67,9 @@ public enum TraceFormat {
     /// of a document is what this reads (the schema's test holds the two together).
     static func read(_ data: Data, source: String) throws(InputError) -> TraceFile {
         let diagnosis = JSONDiagnosis(data)
-        guard let root = diagnosis.root else { throw InputError.unreadable(source: JSONDiagnosis.oneLine(source), diagnosis, retry: nil) }
+        guard let root = diagnosis.root else {
+            throw InputError.unreadable(source: JSONDiagnosis.oneLine(source), diagnosis, retry: nil)
+        }
         let keys: [String] = if case .object(let members) = root.value { members.map(\.key) } else { [] }
         if keys.contains("trace") && !keys.contains("format") {
             return try JSONCodec.decode(LegacyReplay.self, from: data, source: source).file

@@ -80,7 +80,11 @@ struct TimelineView {
             case .didChange(let o, let key, let v):
                 if let k = openWills.lastIndex(where: { $0.thread == e.thread && $0.op == o && $0.key == key }) {
                     let will = openWills.remove(at: k)
-                    brackets.append(Interval(lane: lane, from: will.seq, to: e.seq, label: "op \(o) \(key.rawValue) \(will.value)→\(v)", depth: will.depth))
+                    brackets.append(
+                        Interval(
+                            lane: lane, from: will.seq, to: e.seq,
+                            label: "op \(o) \(key.rawValue) \(will.value)→\(v)",
+                            depth: will.depth))
                 }
             default: break
             }
@@ -88,7 +92,10 @@ struct TimelineView {
         // Calls that never returned (a hang) run to the end of the trace.
         let last = trace.events.last?.seq ?? 0
         for (thread, open) in openCalls.sorted(by: { $0.key < $1.key }) {
-            for o in open { spans.append(Interval(lane: laneOf[thread] ?? 0, from: o.seq, to: last, label: "\(o.call) (never returned)")) }
+            for o in open {
+                spans.append(
+                    Interval(lane: laneOf[thread] ?? 0, from: o.seq, to: last, label: "\(o.call) (never returned)"))
+            }
         }
         let ops = scenario.operations.indices.map { i in
             Op(kind: scenario.operations[i].kind.label, queue: Self.queue(of: i, in: scenario),
@@ -159,14 +166,23 @@ struct TimelineView {
         let witnesses = witnessSeqs
         var rows = ""
         for e in trace.events {
-            rows += "<tr id=\"e\(e.seq)\"\(witnesses.contains(e.seq) ? " class=\"witness\"" : "")><td class=\"n\">#\(e.seq)</td><td>t\(e.thread)</td><td><code>\(HTMLPage.escape("\(e.kind)"))</code></td></tr>\n"
+            rows +=
+                "<tr id=\"e\(e.seq)\"\(witnesses.contains(e.seq) ? " class=\"witness\"" : "")><td "
+                    + "class=\"n\">#\(e.seq)</td><td>t\(e.thread)</td>"
+                    + "<td><code>\(HTMLPage.escape("\(e.kind)"))</code></td></tr>\n"
         }
         return """
         <div class="timeline-box">
         <script type="application/json">\(HTMLPage.embed(json))</script>
-        <div class="tools"><button type="button" class="zoom-in">zoom in</button><button type="button" class="zoom-out">zoom out</button>
-        <span class="meta">\(threads.count) threads, \(trace.events.count) events, ended \(trace.ending.rawValue). Click a lane's name to collapse it; hover a mark for its operation; click it to find it below.</span></div>
-        <div class="meta legend">marks: <b style="color:#2f6fdb">call / return</b> (spans: call to return), <b style="color:#d33">threw</b>, <b style="color:#4b9b5b">read</b>, <b style="color:#8a6cc8">will / did change</b> (brackets: will to did, with the values), <b style="color:#e08a1e">ivar store</b>, <b style="color:#8a90a0">work</b>, black: threads, driver steps, task begin and end; <b style="color:#d00">ringed</b>: the violation's witnesses</div>
+        <div class="tools"><button type="button" class="zoom-in">zoom in</button><button type="button" \
+        class="zoom-out">zoom out</button>
+        <span class="meta">\(threads.count) threads, \(trace.events.count) events, ended \(trace.ending.rawValue). \
+        Click a lane's name to collapse it; hover a mark for its operation; click it to find it below.</span></div>
+        <div class="meta legend">marks: <b style="color:#2f6fdb">call / return</b> (spans: call to return), <b \
+        style="color:#d33">threw</b>, <b style="color:#4b9b5b">read</b>, <b style="color:#8a6cc8">will / did \
+        change</b> (brackets: will to did, with the values), <b style="color:#e08a1e">ivar store</b>, <b \
+        style="color:#8a90a0">work</b>, black: threads, driver steps, task begin and end; <b \
+        style="color:#d00">ringed</b>: the violation's witnesses</div>
         <div id="info"></div>
         <div class="timeline"><div class="lanes"></div><div class="scroller"></div></div>
         </div>

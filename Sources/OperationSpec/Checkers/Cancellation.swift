@@ -2,9 +2,12 @@
 
 extension RuleBook {
     static let cancellation: [RuleCheck] = [
-        RuleCheck(Rule(RuleID.cancelSetsFlag, .CANCEL,
-                       "After cancel returns on an operation that had not finished, isCancelled reports YES.",
-                       cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
+        RuleCheck(
+            Rule(
+                RuleID.cancelSetsFlag, .CANCEL,
+                "After cancel returns on an operation that had not finished, isCancelled reports YES.",
+                cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)
+        ) { c in
             var r = CheckResult()
             for op in c.allOps {
                 // Every observation that began after the return counts: a read, or the value a
@@ -34,16 +37,23 @@ extension RuleBook {
                     var bad = nextNo[k]
                     while bad < seen.count && !c.facts.began(seen[bad].i, after: done) { bad = nextNo[bad + 1] }
                     if bad < seen.count {
-                        r.violations.append(c.violation(RuleID.cancelSetsFlag,
-                            "op \(op) reported isCancelled NO after cancel returned", "isCancelled YES", [call, done, seen[bad].i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.cancelSetsFlag,
+                                "op \(op) reported isCancelled NO after cancel returned", "isCancelled YES",
+                                [call, done, seen[bad].i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.cancelNotStop, .CANCEL,
-                       "Cancelling an operation whose task is running does not stop it: its main (and each begun block) still runs to its end.",
-                       cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)) { c in
+        RuleCheck(
+            Rule(
+                RuleID.cancelNotStop, .CANCEL,
+                "Cancelling an operation whose task is running does not stop it: its main (and each begun block) still "
+                    + "runs to its end.",
+                cites: [Citation(.gnustep, "cancel"), Citation(.guide, "2.5.2")], strength: .documentedMust)
+        ) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             for op in c.allOps {
@@ -52,14 +62,20 @@ extension RuleBook {
                     let ended: Int?
                     switch c.event(began).kind {
                     case .mainBegan: ended = c.firstIndex(op, after: began, .kind(.mainEnded))
-                    case .blockBegan(_, let b): ended = c.firstIndex(op, after: began) { if case .blockEnded(_, b) = $0 { return true }; return false }
+                    case .blockBegan(_, let b):
+                        ended = c.firstIndex(op, after: began) {
+                            if case .blockEnded(_, b) = $0 { return true }; return false
+                        }
                     default: ended = nil
                     }
                     if let e = ended, e < call { continue }
                     r.hits += 1
                     if ended == nil {
-                        r.violations.append(c.violation(RuleID.cancelNotStop,
-                            "op \(op)'s task, running when cancel was called, never reached its end", "cancel does not stop a running task", [began, call]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.cancelNotStop,
+                                "op \(op)'s task, running when cancel was called, never reached its end",
+                                "cancel does not stop a running task", [began, call]))
                     }
                 }
             }
@@ -67,7 +83,10 @@ extension RuleBook {
         },
         RuleCheck(Rule(RuleID.cancelBeforeStartSkipsMain, .CANCEL,
                        "An operation cancelled before it is started never runs its main or its blocks.",
-                       cites: [Citation(.guide, "2.9.2"), Citation(.guide, "2.9.3"), Citation(.guide, "Listing 2-6"), Citation(.ru, "start"), Citation(.zh, "start")],
+                cites: [
+                    Citation(.guide, "2.9.2"), Citation(.guide, "2.9.3"), Citation(.guide, "Listing 2-6"),
+                    Citation(.ru, "start"), Citation(.zh, "start")
+                ],
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -76,15 +95,22 @@ extension RuleBook {
                       c.facts.firstStart[op] == start.i else { continue }
                 r.hits += 1
                 if let ran = c.taskBegan(op, after: start.i) {
-                    r.violations.append(c.violation(RuleID.cancelBeforeStartSkipsMain,
-                        "op \(op) was cancelled before it started, yet its task began", "a cancelled operation never runs", [call, start.i, ran]))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.cancelBeforeStartSkipsMain,
+                            "op \(op) was cancelled before it started, yet its task began",
+                            "a cancelled operation never runs", [call, start.i, ran]))
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.cancelBeforeStartFinishes, .CANCEL,
-                       "A queued operation cancelled before it starts still becomes finished, so its dependents are released.",
-                       cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")], strength: .documentedMust, needs: [.finishing])) { c in
+        RuleCheck(
+            Rule(
+                RuleID.cancelBeforeStartFinishes, .CANCEL,
+                "A queued operation cancelled before it starts still becomes finished, so its dependents are released.",
+                cites: [Citation(.guide, "2.9.3"), Citation(.guide, "2.5.3"), Citation(.gnustep, "cancel")],
+                strength: .documentedMust, needs: [.finishing])
+        ) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             let end = c.events.count
@@ -96,8 +122,10 @@ extension RuleBook {
                 if let h = holders { return h }
                 var h: [[Int]] = Array(repeating: [], count: c.scenario.queues.count)
                 for o in c.allOps {
-                    guard let q = c.facts.addedAt[o]?.queue, q < h.count, h[q].count < 2, !c.facts.finishing(o, before: end),
-                          c.startCalls(o).contains(where: { $0.by == .queue }) else { continue }
+                    guard let q = c.facts.addedAt[o]?.queue, q < h.count, h[q].count < 2,
+                        !c.facts.finishing(o, before: end),
+                        c.startCalls(o).contains(where: { $0.by == .queue })
+                    else { continue }
                     h[q].append(o)
                 }
                 holders = h
@@ -113,14 +141,18 @@ extension RuleBook {
                 if slotHolders()[q].contains(where: { $0 != op }) { continue }
                 r.hits += 1
                 if c.facts.finishedAt[op] == nil {
-                    r.violations.append(c.violation(RuleID.cancelBeforeStartFinishes,
-                        "op \(op), cancelled in queue \(q) before it started, never became finished", "a cancelled operation still finishes", [add, call]))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.cancelBeforeStartFinishes,
+                            "op \(op), cancelled in queue \(q) before it started, never became finished",
+                            "a cancelled operation still finishes", [add, call]))
                 }
             }
             return r
         },
         RuleCheck(Rule(RuleID.cancelFinishedNoop, .CANCEL,
-                       "Cancelling an operation that has already finished has no effect: isCancelled keeps its value and no change is notified.",
+                "Cancelling an operation that has already finished has no effect: isCancelled keeps its value and no "
+                    + "change is notified.",
                        cites: [Citation(.gnustep, "cancel")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -131,13 +163,23 @@ extension RuleBook {
                     // Any observation of YES shows the flip, a will-change's value included (a
                     // will-change carrying YES was sent after the flag was already set).
                     let flips = after.filter { switch $0.kind {
-                        case .didChange(_, .isCancelled, .bool(true)), .read(_, .isCancelled, .bool(true)), .willChange(_, .isCancelled, .bool(true)): return true
+                        case .didChange(_, .isCancelled, .bool(true)), .read(_, .isCancelled, .bool(true)),
+                            .willChange(_, .isCancelled, .bool(true)):
+                            return true
                         default: return false } }
-                    guard c.can(.kvo) || after.contains(where: { if case .read(_, .isCancelled, _) = $0.kind { return true }; return false }) else { continue }
+                    guard
+                        c.can(.kvo)
+                            || after.contains(where: {
+                                if case .read(_, .isCancelled, _) = $0.kind { return true }; return false
+                            })
+                    else { continue }
                     r.hits += 1
                     if let bad = flips.first {
-                        r.violations.append(c.violation(RuleID.cancelFinishedNoop,
-                            "op \(op) became cancelled by a cancel sent after it finished", "cancel on a finished operation has no effect", [finished, call, bad.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.cancelFinishedNoop,
+                                "op \(op) became cancelled by a cancel sent after it finished",
+                                "cancel on a finished operation has no effect", [finished, call, bad.i]))
                     }
                 }
             }
@@ -163,23 +205,37 @@ extension RuleBook {
                     // Observations that began after the return: reads, and the values notifications
                     // carried (a will-change of NO then shows the operation not yet cancelled).
                     let seen = c.observations(op, .isCancelled).filter { c.facts.began($0.i, after: done) }
-                    let notified = c.reports(op, .isCancelled).contains { !$0.isRead && $0.i > i && $0.i < done && $0.value == .bool(true) }
+                    let notified = c.reports(op, .isCancelled).contains {
+                        !$0.isRead && $0.i > i && $0.i < done && $0.value == .bool(true)
+                    }
                     guard !seen.isEmpty || c.can(.kvo) else { continue }
                     r.hits += 1
                     if let bad = seen.first(where: { $0.value == .bool(false) }) {
-                        r.violations.append(c.violation(RuleID.cancelAll,
-                            "op \(op), \(state) in queue \(q), reported isCancelled NO after cancelAllOperations returned", "every operation in the queue is cancelled", [i, done, bad.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.cancelAll,
+                                "op \(op), \(state) in queue \(q), reported isCancelled NO after cancelAllOperations "
+                                    + "returned",
+                                "every operation in the queue is cancelled", [i, done, bad.i]))
                     } else if c.can(.kvo) && !notified && c.facts.cancelled(op, before: i) == false {
-                        r.violations.append(c.violation(RuleID.cancelAll,
-                            "op \(op), \(state) in queue \(q), was not cancelled (no isCancelled notification) by cancelAllOperations", "every operation in the queue is cancelled", [i, done]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.cancelAll,
+                                "op \(op), \(state) in queue \(q), was not cancelled (no isCancelled notification) by "
+                                    + "cancelAllOperations",
+                                "every operation in the queue is cancelled", [i, done]))
                     }
                 }
             }
             return r
         },
         RuleCheck(Rule(RuleID.cancelCheckedInMain, .CANCEL,
-                       "After an operation is cancelled while its main runs, main does not begin a second unit of work without first checking isCancelled.",
-                       cites: [Citation(.guide, "2.5.2"), Citation(.guide, "Listing 2-4"), Citation(.en, "main"), Citation(.zh, "main")],
+                "After an operation is cancelled while its main runs, main does not begin a second unit of work "
+                    + "without first checking isCancelled.",
+                cites: [
+                    Citation(.guide, "2.5.2"), Citation(.guide, "Listing 2-4"), Citation(.en, "main"),
+                    Citation(.zh, "main")
+                ],
                        strength: .documentedAdvice, subject: .subclass)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -197,9 +253,13 @@ extension RuleBook {
                     if case .work = c.event(j).kind { units.append(j) }
                 }
                 if units.count > 1 {
-                    r.violations.append(c.violation(RuleID.cancelCheckedInMain,
-                        "op \(op) was cancelled during main and main went on to \(units.count) more units of work without reading isCancelled",
-                        "main checks isCancelled before each unit of work", [call, done] + units.prefix(2).map(Optional.some)))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.cancelCheckedInMain,
+                            "op \(op) was cancelled during main and main went on to \(units.count) more units of work "
+                                + "without reading isCancelled",
+                            "main checks isCancelled before each unit of work",
+                            [call, done] + units.prefix(2).map(Optional.some)))
                 }
             }
             return r

@@ -11,11 +11,15 @@ extension CheckContext {
     /// Reports of a state key's value about `op`: reads and did-change notifications, each read
     /// from the trace as it is walked (an array per operation per rule was measurable at
     /// 100,000 operations).
-    func reports(_ op: Int, _ key: StateKey) -> Reports { Reports(events: trace.events, positions: facts.reports(op, key)) }
+    func reports(_ op: Int, _ key: StateKey) -> Reports {
+        Reports(events: trace.events, positions: facts.reports(op, key))
+    }
 
     /// Every observation of a state key's value about `op`: reads, and the values will- and
     /// did-changes carried (a will-change's is the value before the change it announces).
-    func observations(_ op: Int, _ key: StateKey) -> ValueObservations { ValueObservations(facts.events(about: op, .keys(key, nil))) }
+    func observations(_ op: Int, _ key: StateKey) -> ValueObservations {
+        ValueObservations(facts.events(about: op, .keys(key, nil)))
+    }
 
     /// The first time the task of `op`, an operation with the default start, began after a
     /// start call: from then on it is executing or finished (the default start sets executing
@@ -132,7 +136,9 @@ extension CheckContext {
     func blockAdds(_ q: Int) -> [(op: Int, call: Int)] {
         guard q >= 0 && q < facts.queueEvents.count else { return [] }
         return facts.queueEvents[q].compactMap { i in
-            guard case .call(.addBlock(let op, _)) = event(i).kind, op >= 0, op < operationCount, facts.returned(i) != nil else { return nil }
+            guard case .call(.addBlock(let op, _)) = event(i).kind, op >= 0, op < operationCount,
+                facts.returned(i) != nil
+            else { return nil }
             return (op, i)
         }
     }
@@ -143,10 +149,14 @@ extension CheckContext {
     /// trace (a driver without `kvo`): then nothing after it can be trusted to have seen the token.
     func overrideLifted(_ op: Int) -> Int? {
         guard let t = scenario.operations[op].readyAfterSignal,
-              let s = facts.indices(.kind(.signal)).first(where: { if case .signal(t) = event($0).kind { return true }; return false })
+            let s = facts.indices(.kind(.signal)).first(where: {
+                if case .signal(t) = event($0).kind { return true }; return false
+            })
         else { return nil }
         let thread = event(s).thread
-        return indices(op, .kind(.didChange)).first { $0 > s && event($0).thread == thread && event($0).kind.isDid(.isReady) }
+        return indices(op, .kind(.didChange)).first {
+            $0 > s && event($0).thread == thread && event($0).kind.isDid(.isReady)
+        }
     }
 
     /// The will-change the signalling code sent for `op`'s isReady when it lifted the override:
@@ -156,10 +166,14 @@ extension CheckContext {
     /// within the same driver step.
     func overrideLiftNotice(_ op: Int) -> Int? {
         if let did = overrideLifted(op) {
-            return indices(op, .kind(.willChange)).last { $0 < did && event($0).thread == event(did).thread && facts.isWill($0, .isReady) }
+            return indices(op, .kind(.willChange)).last {
+                $0 < did && event($0).thread == event(did).thread && facts.isWill($0, .isReady)
+            }
         }
         guard let t = scenario.operations[op].readyAfterSignal,
-              let s = facts.indices(.kind(.signal)).first(where: { if case .signal(t) = event($0).kind { return true }; return false })
+            let s = facts.indices(.kind(.signal)).first(where: {
+                if case .signal(t) = event($0).kind { return true }; return false
+            })
         else { return nil }
         var j = facts.nextOnThread[s]
         while j < events.count {
@@ -221,8 +235,10 @@ extension RuleBook {
                       let started = c.busySince(op, at: i) else { continue }
                 r.hits += 1
                 if c.facts.returned(i) != nil {
-                    r.violations.append(c.violation(rule.id, "\(call) on op \(op), which had already started, returned normally",
-                                                    "the call is refused with an error", [started, i, end]))
+                    r.violations.append(
+                        c.violation(
+                            rule.id, "\(call) on op \(op), which had already started, returned normally",
+                            "the call is refused with an error", [started, i, end]))
                 }
             }
             return r

@@ -4,7 +4,8 @@
 extension RuleBook {
     static let priority: [RuleCheck] = [
         RuleCheck(Rule(RuleID.priorityOrder, .PRIORITY,
-                       "When a serial queue picks its next operation, a ready operation of higher priority goes before a ready one of lower priority.",
+                "When a serial queue picks its next operation, a ready operation of higher priority goes before a "
+                    + "ready one of lower priority.",
                        cites: [Citation(.guide, "2.6.2"), Citation(.guide, "2.9.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
             // The queues each operation was offered to, accepted or not. A start by a queue names
@@ -51,8 +52,12 @@ extension RuleBook {
                             add.call < r && held(before: add.call) && stayedHeld(from: add.call, to: r)
                         } == true
                     }
-                    let previousFinish = previous.flatMap { p in [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min() }
-                    let choice = ([previousFinish] + resumePoints.map(Optional.some)).compactMap { $0 }.filter { $0 < s }.max()
+                    let previousFinish = previous.flatMap { p in
+                        [c.facts.finishingAt[p], c.facts.finishedAt[p]].compactMap { $0 }.min()
+                    }
+                    let choice = ([previousFinish] + resumePoints.map(Optional.some)).compactMap { $0 }.filter {
+                        $0 < s
+                    }.max()
                     guard let cp = choice, !c.facts.width[q].changed(between: cp, and: s) else { continue }
                     // x is judged at the highest priority it had between the choice point and its
                     // start: the queue may have chosen it at any moment in between (GNUstep takes
@@ -62,15 +67,19 @@ extension RuleBook {
                     let px = ([timeline.value(before: s)] + timeline.changes.filter { $0.at > cp && $0.at < s }
                         .map { timeline.value(before: $0.at) }).max()!
                     let rivals = c.allOps.filter { y in
-                        y != x && offered[y] == [q] && c.facts.addedAt[y].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < cp } == true
+                        y != x && offered[y] == [q]
+                            && c.facts.addedAt[y].map { $0.queue == q && (c.facts.endOf[$0.call] ?? Int.max) < cp }
+                                == true
                             // (queued for sure: its add had returned; a batch may be handed to the
                             // queue one operation at a time while the call runs, as GNUstep does)
                             && (c.facts.firstStart[y] ?? Int.max) > s && !c.facts.finishing(y, before: s)
                             && !c.facts.priority[y].changed(between: cp, and: s)
                             // A rival was surely ready when its dependencies' finish notifications,
                             // and everything their observers did, were over before the choice.
-                            && (c.facts.cancelled(y, before: cp) || c.facts.dependencies(of: y, at: cp).allSatisfy { d in
-                                c.facts.notifiedFinishedAt[d].map { c.facts.burstOver($0, before: cp) } ?? false })
+                            && (c.facts.cancelled(y, before: cp)
+                                || c.facts.dependencies(of: y, at: cp).allSatisfy { d in
+                                    c.facts.notifiedFinishedAt[d].map { c.facts.burstOver($0, before: cp) } ?? false
+                                })
                             // An isReady override (readyAfterSignal) holds even a cancelled one
                             // back until its lifting notification was over.
                             && (c.scenario.operations[y].readyAfterSignal == nil
@@ -80,35 +89,50 @@ extension RuleBook {
                     r.hits += 1
                     if let y = rivals.first(where: { c.facts.priority[$0].value(before: s) > px }) {
                         r.violations.append(c.violation(RuleID.priorityOrder,
-                            "serial queue \(q) started op \(x) (priority \(px)) while op \(y) (priority \(c.facts.priority[y].value(before: s))) was ready too",
+                                "serial queue \(q) started op \(x) (priority \(px)) while op \(y) (priority "
+                                    + "\(c.facts.priority[y].value(before: s))) was ready too",
                             "the higher priority ready operation starts first", [cp, s]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.priorityNormalize, .PRIORITY,
-                       "A queue priority that is not one of the defined values reads back as the next defined value towards Normal.",
-                       cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust, needs: [.undefinedQueuePriorities])) { c in
+        RuleCheck(
+            Rule(
+                RuleID.priorityNormalize, .PRIORITY,
+                "A queue priority that is not one of the defined values reads back as the next defined value towards "
+                    + "Normal.",
+                cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust,
+                needs: [.undefinedQueuePriorities])
+        ) { c in
             var r = CheckResult()
             for op in c.allOps {
                 var expected: Int?, raw = 0, setAt = 0
                 for (i, k) in c.opEvents(op, .tags(.returned(.setQueuePriority), .kind(.read))) {
-                    if case .returned(.setQueuePriority(_, let v)) = k { expected = QueuePriority.normalized(v); raw = v; setAt = i }
-                    guard let want = expected, case .read(_, .queuePriority, .int(let got)) = k, c.facts.began(i, after: setAt) else { continue }
+                    if case .returned(.setQueuePriority(_, let v)) = k {
+                        expected = QueuePriority.normalized(v); raw = v; setAt = i
+                    }
+                    guard let want = expected, case .read(_, .queuePriority, .int(let got)) = k,
+                        c.facts.began(i, after: setAt)
+                    else { continue }
                     if QueuePriority.defined.contains(raw) { continue }
                     r.hits += 1
                     if got != want {
-                        r.violations.append(c.violation(RuleID.priorityNormalize, "op \(op)'s priority, set to \(raw), read back as \(got)",
-                                                        "\(want), the next defined value towards Normal", [i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.priorityNormalize, "op \(op)'s priority, set to \(raw), read back as \(got)",
+                                "\(want), the next defined value towards Normal", [i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.priorityReadback, .PRIORITY,
-                       "A queue priority set to one of the defined values reads back unchanged.",
-                       cites: [Citation(.gnustep, "setQueuePriority:"), Citation(.guide, "2.6.2")], strength: .documentedMust)) { c in
+        RuleCheck(
+            Rule(
+                RuleID.priorityReadback, .PRIORITY,
+                "A queue priority set to one of the defined values reads back unchanged.",
+                cites: [Citation(.gnustep, "setQueuePriority:"), Citation(.guide, "2.6.2")], strength: .documentedMust)
+        ) { c in
             var r = CheckResult()
             for op in c.allOps {
                 let sets = c.indices(op, .call(.setQueuePriority))
@@ -116,13 +140,17 @@ extension RuleBook {
                     // Judged only with no set in flight: the read surely began after the last set
                     // ended (on its thread, or its thread did something since).
                     guard let last = sets.last(where: { $0 < report.i }), let end = c.facts.endOf[last],
-                          c.facts.began(report.i, after: end),
-                          c.facts.returned(last) != nil, case .call(.setQueuePriority(_, let v)) = c.event(last).kind,
-                          QueuePriority.defined.contains(v) else { continue }
+                        c.facts.began(report.i, after: end),
+                        c.facts.returned(last) != nil, case .call(.setQueuePriority(_, let v)) = c.event(last).kind,
+                        QueuePriority.defined.contains(v)
+                    else { continue }
                     r.hits += 1
                     if report.value != .int(v) {
-                        r.violations.append(c.violation(RuleID.priorityReadback,
-                            "op \(op)'s priority, set to \(v), read back as \(report.value)", "\(v), as set", [last, report.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.priorityReadback,
+                                "op \(op)'s priority, set to \(v), read back as \(report.value)", "\(v), as set",
+                                [last, report.i]))
                     }
                 }
             }
@@ -137,7 +165,11 @@ extension RuleBook {
                 for report in c.reports(op, .queuePriority) where report.isRead && report.i < firstSet {
                     r.hits += 1
                     if report.value != .int(QueuePriority.normal) {
-                        r.violations.append(c.violation(RuleID.priorityDefaultNormal, "op \(op) reported priority \(report.value) before any was set", "Normal (0)", [report.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.priorityDefaultNormal,
+                                "op \(op) reported priority \(report.value) before any was set", "Normal (0)",
+                                [report.i]))
                     }
                 }
             }
@@ -146,13 +178,19 @@ extension RuleBook {
     ]
 
     static let threadPriority: [RuleCheck] = [
-        RuleCheck(Rule(RuleID.threadPriorityMain, .THREAD,
-                       "The default start runs main at the operation's thread priority: the value set before it started, or 0.5.",
-                       cites: [Citation(.guide, "2.6.3"), Citation(.gnustep, "setThreadPriority:")], strength: .documentedMust, needs: [.threadPriority])) { c in
+        RuleCheck(
+            Rule(
+                RuleID.threadPriorityMain, .THREAD,
+                "The default start runs main at the operation's thread priority: the value set before it started, or "
+                    + "0.5.",
+                cites: [Citation(.guide, "2.6.3"), Citation(.gnustep, "setThreadPriority:")], strength: .documentedMust,
+                needs: [.threadPriority])
+        ) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).overridesStart {
                 guard let s = c.facts.firstStart[op], let began = c.firstIndex(op, after: s, .kind(.mainBegan)),
-                      case .mainBegan(_, let p) = c.event(began).kind else { continue }
+                    case .mainBegan(_, let p) = c.event(began).kind
+                else { continue }
                 var want = 0.5
                 for (i, k) in c.opEvents(op, .tags(.returned(.setThreadPriority), nil)) where i < s {
                     if case .returned(.setThreadPriority(_, let v)) = k { want = v }
@@ -160,7 +198,10 @@ extension RuleBook {
                 guard (0...1).contains(want) else { continue }
                 r.hits += 1
                 if abs(p - want) > 1e-9 {
-                    r.violations.append(c.violation(RuleID.threadPriorityMain, "op \(op)'s main ran at thread priority \(p)", "\(want)", [s, began]))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.threadPriorityMain, "op \(op)'s main ran at thread priority \(p)", "\(want)",
+                            [s, began]))
                 }
             }
             return r

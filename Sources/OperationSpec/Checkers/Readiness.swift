@@ -3,8 +3,11 @@
 extension RuleBook {
     static let readiness: [RuleCheck] = [
         RuleCheck(Rule(RuleID.readyDepsUnfinished, .READY,
-                       "An operation with an unfinished dependency reports isReady NO, unless it is cancelled, executing or finished.",
-                       cites: [Citation(.gnustep, "addDependency:, isReady"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2")],
+                "An operation with an unfinished dependency reports isReady NO, unless it is cancelled, executing or "
+                    + "finished.",
+                cites: [
+                    Citation(.gnustep, "addDependency:, isReady"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2")
+                ],
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -14,9 +17,14 @@ extension RuleBook {
                 // A will-change's value is isReady's when it was sent: a report like a read.
                 for report in c.observations(op, .isReady) {
                     let i = report.i
-                    if c.facts.cancelCalledAt[op].map({ $0 < i }) == true || c.facts.executingAt[op].map({ $0 < i }) == true
+                    if c.facts.cancelCalledAt[op].map({ $0 < i }) == true
+                        || c.facts.executingAt[op].map({ $0 < i }) == true
                         || started.map({ $0 < i }) == true || c.facts.finishing(op, before: i) { continue }
-                    guard let pending = c.facts.dependencies(of: op, at: i).first(where: { !c.facts.finishing($0, before: i) }) else { continue }
+                    guard
+                        let pending = c.facts.dependencies(of: op, at: i).first(where: {
+                            !c.facts.finishing($0, before: i)
+                        })
+                    else { continue }
                     r.hits += 1
                     if report.value == .bool(true) {
                         r.violations.append(c.violation(RuleID.readyDepsUnfinished,
@@ -28,7 +36,7 @@ extension RuleBook {
             return r
         },
         RuleCheck(Rule(RuleID.readyAfterDeps, .READY,
-                       "Once every dependency of an operation has finished and said so, the operation reports isReady YES.",
+                "Once every dependency of an operation has finished and said so, the operation reports isReady YES.",
                        cites: [Citation(.gnustep, "isReady"), Citation(.guide, "2.6.1")],
                        strength: .documentedMust, needs: [.kvo])) { c in
             var r = CheckResult()
@@ -38,14 +46,23 @@ extension RuleBook {
                     let deps = c.facts.dependencies(of: op, at: i)
                     // Every dependency must have delivered its finish, its observers must be done
                     // (the notifying thread moved past the burst), and the read began after that.
-                    let known = deps.allSatisfy { d in c.facts.notifiedFinishedAt[d].map { c.facts.burstOver($0, before: i) && c.facts.began(i, after: c.facts.nextOnThread[$0]) } ?? false }
+                    let known = deps.allSatisfy { d in
+                        c.facts.notifiedFinishedAt[d].map {
+                            c.facts.burstOver($0, before: i) && c.facts.began(i, after: c.facts.nextOnThread[$0])
+                        } ?? false
+                    }
                     guard known else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
-                        r.violations.append(c.violation(RuleID.readyAfterDeps,
-                            deps.isEmpty ? "op \(op) reported isReady NO with no dependency in force"
-                                         : "op \(op) reported isReady NO after its dependencies \(deps.map { "op \($0)" }.joined(separator: ", ")) had all finished",
-                            "isReady YES once every dependency has finished", [i] + deps.map { c.facts.notifiedFinishedAt[$0] }))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.readyAfterDeps,
+                                deps.isEmpty
+                                    ? "op \(op) reported isReady NO with no dependency in force"
+                                    : "op \(op) reported isReady NO after its dependencies "
+                                        + "\(deps.map { "op \($0)" }.joined(separator: ", ")) had all finished",
+                                "isReady YES once every dependency has finished",
+                                [i] + deps.map { c.facts.notifiedFinishedAt[$0] }))
                     }
                 }
             }
@@ -61,12 +78,20 @@ extension RuleBook {
                       let done = c.facts.returned(cancelCall),
                       !c.facts.finishing(op, before: cancelCall) else { continue }
                 // A will-change that began after cancel returned carries isReady as it was then.
-                for report in c.observations(op, .isReady) where c.facts.began(report.i, after: done) && !c.overrideHolds(op, at: report.i) {
-                    guard c.facts.dependencies(of: op, at: report.i).contains(where: { !c.facts.finishing($0, before: report.i) }) else { continue }
+                for report in c.observations(op, .isReady)
+                where c.facts.began(report.i, after: done) && !c.overrideHolds(op, at: report.i) {
+                    guard
+                        c.facts.dependencies(of: op, at: report.i).contains(where: {
+                            !c.facts.finishing($0, before: report.i)
+                        })
+                    else { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
-                        r.violations.append(c.violation(RuleID.readyCancelled,
-                            "op \(op) reported isReady NO after cancel returned", "a cancelled operation is ready", [cancelCall, done, report.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.readyCancelled,
+                                "op \(op) reported isReady NO after cancel returned", "a cancelled operation is ready",
+                                [cancelCall, done, report.i]))
                     }
                 }
             }
@@ -80,7 +105,8 @@ extension RuleBook {
                 // Executing is shown by a report, or by the task beginning inside the default start.
                 let marks = [c.facts.executingAt[op], c.facts.finishedAt[op], c.startedTask(op)].compactMap { $0 }
                 guard let mark = marks.min() else { continue }
-                for report in c.observations(op, .isReady) where c.facts.began(report.i, after: mark) && !c.overrideHolds(op, at: report.i) {
+                for report in c.observations(op, .isReady)
+                where c.facts.began(report.i, after: mark) && !c.overrideHolds(op, at: report.i) {
                     // isReady follows from the state: a will-change of it sent in the same burst as
                     // the change to executing or finished announces the readiness change that
                     // change causes, and carries the value from before (the reference engine
@@ -89,16 +115,23 @@ extension RuleBook {
                     if report.source == .willChange && c.inBurstOfStateChange(op, report.i) { continue }
                     r.hits += 1
                     if report.value == .bool(false) {
-                        r.violations.append(c.violation(RuleID.readyExecutingFinished,
-                            "op \(op) reported isReady NO after it had been executing or finished", "isReady YES", [mark, report.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.readyExecutingFinished,
+                                "op \(op) reported isReady NO after it had been executing or finished", "isReady YES",
+                                [mark, report.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.readyKVO, .READY,
-                       "A change of an operation's isReady is announced: a will-change for isReady comes before any report of the new value.",
-                       cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])) { c in
+        RuleCheck(
+            Rule(
+                RuleID.readyKVO, .READY,
+                "A change of an operation's isReady is announced: a will-change for isReady comes before any report of "
+                    + "the new value.",
+                cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])
+        ) { c in
             var r = CheckResult()
             for op in c.allOps {
                 var last: Value?, lastAt = 0
@@ -117,7 +150,8 @@ extension RuleBook {
                             r.hits += 1
                             if !announced {
                                 r.violations.append(c.violation(RuleID.readyKVO,
-                                    "op \(op)'s isReady went from \(prev) to \(v) with no will-change notification (the next will-change carried \(v))",
+                                        "op \(op)'s isReady went from \(prev) to \(v) with no will-change notification "
+                                            + "(the next will-change carried \(v))",
                                     "every change of isReady is notified", [lastAt, i]))
                             }
                         }
@@ -143,18 +177,22 @@ extension RuleBook {
             return r
         },
         RuleCheck(Rule(RuleID.readyOverride, .READY,
-                       "A queue does not start an operation whose overridden isReady still says NO: an operation with custom readiness runs only once its own isReady allows it.",
+                "A queue does not start an operation whose overridden isReady still says NO: an operation with custom "
+                    + "readiness runs only once its own isReady allows it.",
                        cites: [Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2"), Citation(.guide, "2.5.4")],
                        strength: .documentedMust, needs: [.apiSurface2])) { c in
             var r = CheckResult()
             for op in c.allOps {
                 guard let t = c.scenario.operations[op].readyAfterSignal else { continue }
-                let signal = c.facts.indices(.kind(.signal)).first { if case .signal(t) = c.event($0).kind { return true }; return false }
+                let signal = c.facts.indices(.kind(.signal)).first {
+                    if case .signal(t) = c.event($0).kind { return true }; return false
+                }
                 for s in c.startCalls(op) where s.by == .queue {
                     r.hits += 1
                     if signal.map({ $0 > s.i }) ?? true {
                         r.violations.append(c.violation(RuleID.readyOverride,
-                            "queue started op \(op) while its isReady override still said NO (token \(t) " + (signal == nil ? "was never signalled)" : "was signalled only later)"),
+                                "queue started op \(op) while its isReady override still said NO (token \(t) "
+                                    + (signal == nil ? "was never signalled)" : "was signalled only later)"),
                             "started only once isReady says YES", [c.facts.addedAt[op]?.call, s.i, signal]))
                     }
                 }

@@ -4,7 +4,10 @@ extension RuleBook {
     static let state: [RuleCheck] = [
         RuleCheck(Rule(RuleID.stateExclusive, .STATE,
                        "An operation never reports isExecuting and isFinished both YES.",
-                       cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "start"), Citation(.guide, "Listing 2-7"), Citation(.guide, "2.5.3 Table 2-2")],
+                cites: [
+                    Citation(.gnustep, "isFinished"), Citation(.gnustep, "start"), Citation(.guide, "Listing 2-7"),
+                    Citation(.guide, "2.5.3 Table 2-2")
+                ],
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -24,42 +27,56 @@ extension RuleBook {
                         r.hits += 1
                         ivars[key] = v ? i : nil
                         if let e = ivars[.isExecuting], let f = ivars[.isFinished] { both = [e, f] }
-                    case .didChange(_, .isExecuting, let v), .read(_, .isExecuting, let v), .willChange(_, .isExecuting, let v):
+                    case .didChange(_, .isExecuting, let v), .read(_, .isExecuting, let v),
+                        .willChange(_, .isExecuting, let v):
                         guard let f = finished, f < i else { continue }
                         r.hits += 1
                         if v == .bool(true) && c.facts.began(i, after: f) { both = [f, i] }
                     default: continue
                     }
                     if let w = both {
-                        r.violations.append(c.violation(RuleID.stateExclusive, "op \(op) was executing and finished at once",
-                                                        "isExecuting and isFinished are never both YES", w))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.stateExclusive, "op \(op) was executing and finished at once",
+                                "isExecuting and isFinished are never both YES", w))
                         break  // one report per operation: later overlaps follow from the first
                     }
                 }
             }
             return r
         },
-        monotonic(RuleID.stateFinishedMonotonic, .isFinished, "Once an operation reports isFinished YES it never reports NO again.",
-                  cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3")]),
-        monotonic(RuleID.stateCancelledMonotonic, .isCancelled, "Once an operation reports isCancelled YES it never reports NO again.",
-                  cites: [Citation(.gnustep, "cancel")]),
-        RuleCheck(Rule(RuleID.stateFinishedRegardless, .STATE,
-                       "An operation that was started becomes finished, whether it completed, was cancelled or failed.",
-                       cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "main"), Citation(.guide, "2.5.3")], strength: .documentedMust, needs: [.finishing])) { c in
+        monotonic(
+            RuleID.stateFinishedMonotonic, .isFinished,
+            "Once an operation reports isFinished YES it never reports NO again.",
+            cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3")]),
+        monotonic(
+            RuleID.stateCancelledMonotonic, .isCancelled,
+            "Once an operation reports isCancelled YES it never reports NO again.",
+            cites: [Citation(.gnustep, "cancel")]),
+        RuleCheck(
+            Rule(
+                RuleID.stateFinishedRegardless, .STATE,
+                "An operation that was started becomes finished, whether it completed, was cancelled or failed.",
+                cites: [Citation(.gnustep, "isFinished"), Citation(.gnustep, "main"), Citation(.guide, "2.5.3")],
+                strength: .documentedMust, needs: [.finishing])
+        ) { c in
             var r = CheckResult()
             guard c.settled else { return r }
             for op in c.allOps {
                 guard let s = c.startCalls(op).first(where: { !$0.threw && $0.end != nil }) else { continue }
                 r.hits += 1
                 if c.facts.finishedAt[op] == nil {
-                    r.violations.append(c.violation(RuleID.stateFinishedRegardless, "op \(op) was started and never became finished",
-                                                    "every started operation reaches isFinished", [s.i, s.end]))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.stateFinishedRegardless, "op \(op) was started and never became finished",
+                            "every started operation reaches isFinished", [s.i, s.end]))
                 }
             }
             return r
         },
         RuleCheck(Rule(RuleID.stateFinishedAfterTask, .STATE,
-                       "An operation reports isFinished YES only once its task is done: not before its main or task has begun, nor while it still runs.",
+                "An operation reports isFinished YES only once its task is done: not before its main or task has "
+                    + "begun, nor while it still runs.",
                        cites: [Citation(.gnustep, "isFinished"), Citation(.guide, "2.5.3 Table 2-2")],
                        strength: .documentedMust)) { c in
             var r = CheckResult()
@@ -124,33 +141,45 @@ extension RuleBook {
                     guard case .read(_, .isExecuting, let v) = k, c.facts.began(i, after: began) else { continue }
                     r.hits += 1
                     guard v == .bool(false), i < finishing, !twoStepFinish(c, op, readAt: i) else { continue }
-                    r.violations.append(c.violation(RuleID.stateExecutingDuringTask,
-                        "op \(op) reported isExecuting NO while its task ran",
-                        "isExecuting YES from the task's start until the operation begins to finish", [began, i, ended]))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.stateExecutingDuringTask,
+                            "op \(op) reported isExecuting NO while its task ran",
+                            "isExecuting YES from the task's start until the operation begins to finish",
+                            [began, i, ended]))
                     break  // one report per operation
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.stateNotConcurrentDefault, .STATE,
-                       "An operation that does not override isConcurrent reports NO.",
-                       cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)) { c in
+        RuleCheck(
+            Rule(
+                RuleID.stateNotConcurrentDefault, .STATE,
+                "An operation that does not override isConcurrent reports NO.",
+                cites: [Citation(.gnustep, "isConcurrent"), Citation(.guide, "2.2")], strength: .documentedMust)
+        ) { c in
             var r = CheckResult()
             for op in c.allOps where !c.kind(op).reportsConcurrent {
                 // Notifications of isConcurrent carry its value too (GNUstep's driver observes it).
                 for seen in c.observations(op, .isConcurrent) {
                     r.hits += 1
                     if seen.value == .bool(true) {
-                        r.violations.append(c.violation(RuleID.stateNotConcurrentDefault, "op \(op) reported isConcurrent YES without overriding it",
-                                                        "the default isConcurrent is NO", [seen.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.stateNotConcurrentDefault,
+                                "op \(op) reported isConcurrent YES without overriding it",
+                                "the default isConcurrent is NO", [seen.i]))
                     }
                 }
             }
             return r
         },
-        RuleCheck(Rule(RuleID.stateNotExecutingBeforeStart, .STATE,
-                       "An operation does not report isExecuting YES before its start has been called.",
-                       cites: [Citation(.guide, "2.9.2"), Citation(.gnustep, "start")], strength: .documentedMust)) { c in
+        RuleCheck(
+            Rule(
+                RuleID.stateNotExecutingBeforeStart, .STATE,
+                "An operation does not report isExecuting YES before its start has been called.",
+                cites: [Citation(.guide, "2.9.2"), Citation(.gnustep, "start")], strength: .documentedMust)
+        ) { c in
             var r = CheckResult()
             for op in c.allOps {
                 let first = c.facts.firstStart[op] ?? Int.max
@@ -159,8 +188,11 @@ extension RuleBook {
                 for seen in c.observations(op, .isExecuting) where seen.i < first {
                     r.hits += 1
                     if seen.value == .bool(true) {
-                        r.violations.append(c.violation(RuleID.stateNotExecutingBeforeStart, "op \(op) reported isExecuting YES before start was called",
-                                                        "an operation executes only once started", [seen.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.stateNotExecutingBeforeStart,
+                                "op \(op) reported isExecuting YES before start was called",
+                                "an operation executes only once started", [seen.i]))
                     }
                 }
             }
@@ -175,7 +207,10 @@ extension RuleBook {
                 guard !mains.isEmpty else { continue }
                 r.hits += 1
                 if mains.count > 1 {
-                    r.violations.append(c.violation(RuleID.stateMainOnce, "op \(op)'s main ran \(mains.count) times", "main runs at most once", Array(mains)))
+                    r.violations.append(
+                        c.violation(
+                            RuleID.stateMainOnce, "op \(op)'s main ran \(mains.count) times", "main runs at most once",
+                            Array(mains)))
                 }
             }
             return r
@@ -254,7 +289,9 @@ extension RuleBook {
                     // change it announces: `will isFinished (NO)` after a YES is a going back
                     // as surely as a read of NO is (and before the YES, the normal finish).
                     switch k {
-                    case .didChange(_, key, .bool(let b)), .read(_, key, .bool(let b)), .willChange(_, key, .bool(let b)): v = b
+                    case .didChange(_, key, .bool(let b)), .read(_, key, .bool(let b)),
+                        .willChange(_, key, .bool(let b)):
+                        v = b
                     case .set(_, key, let b): v = b
                     default: continue
                     }
@@ -263,7 +300,10 @@ extension RuleBook {
                         // A NO logged after the YES may have been taken before it: only a NO
                         // that surely began after the YES is a going back.
                         if !v && c.facts.began(i, after: first) {
-                            r.violations.append(c.violation(id, "op \(op) reported \(key.rawValue) NO after YES", "\(key.rawValue) never goes back to NO", [first, i]))
+                            r.violations.append(
+                                c.violation(
+                                    id, "op \(op) reported \(key.rawValue) NO after YES",
+                                    "\(key.rawValue) never goes back to NO", [first, i]))
                             yes = nil
                         }
                     } else if v { yes = i }

@@ -4,12 +4,17 @@ extension RuleBook {
     static let subclasses: [RuleCheck] = [
         RuleCheck(Rule(RuleID.subclassConcurrentFlag, .SUBCLASS,
                        "An operation whose start returns before its task has finished reports isConcurrent YES.",
-                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.en, "isconcurrent"), Citation(.zh, "2 (isAsynchronous)")],
+                cites: [
+                    Citation(.guide, "2.5.3 Table 2-2"), Citation(.en, "isconcurrent"),
+                    Citation(.zh, "2 (isAsynchronous)")
+                ],
                        strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps where c.kind(op).overridesStart {
-                guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end, !c.facts.finishing(op, before: end),
-                      c.facts.finishedAt[op] != nil || c.indices(op, .kind(.mainBegan)).contains(where: { $0 > end }) else { continue }
+                guard let s = c.startCalls(op).first(where: { !$0.threw }), let end = s.end,
+                    !c.facts.finishing(op, before: end),
+                    c.facts.finishedAt[op] != nil || c.indices(op, .kind(.mainBegan)).contains(where: { $0 > end })
+                else { continue }
                 for report in c.observations(op, .isConcurrent) {
                     r.hits += 1
                     if report.value == .bool(false) {
@@ -26,7 +31,7 @@ extension RuleBook {
         },
         RuleCheck(Rule(RuleID.subclassFinishAfterStart, .SUBCLASS,
                        "A concurrent subclass in a queue reports isFinished YES only after its start was called.",
-                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "Listing 2-6"), Citation(.en, "Start")],
+                cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "Listing 2-6"), Citation(.en, "Start")],
                        strength: .documentedExample, subject: .subclass)) { c in
             var r = CheckResult()
             // A subclass owns its finished state, and start is "the starting point for your
@@ -48,8 +53,11 @@ extension RuleBook {
                 for seen in c.observations(op, .isFinished) where seen.i > added && seen.i < first {
                     judged = true
                     if seen.value == .bool(true) {
-                        r.violations.append(c.violation(RuleID.subclassFinishAfterStart, "op \(op) reported isFinished YES before its start was called",
-                                                        "a subclass finishes in or after start, cancelled or not (Listing 2-6)", [seen.i]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.subclassFinishAfterStart,
+                                "op \(op) reported isFinished YES before its start was called",
+                                "a subclass finishes in or after start, cancelled or not (Listing 2-6)", [seen.i]))
                         break
                     }
                 }
@@ -59,7 +67,7 @@ extension RuleBook {
         RuleCheck(Rule(RuleID.subclassFinishAnnounced, .SUBCLASS,
                        "An operation of the implementation's own subclass that turns isFinished YES announces it: a "
                         + "did-change of isFinished, or of a key the class declares as affecting isFinished.",
-                       cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.5.4"), Citation(.gnustep, "start")],
+                cites: [Citation(.guide, "2.5.3 Table 2-2"), Citation(.guide, "2.5.4"), Citation(.gnustep, "start")],
                        strength: .documentedMust, needs: [.announcements], subject: .subclass)) { c in
             var r = CheckResult()
             for op in c.allOps where c.kind(op).isSubclass {
@@ -82,7 +90,8 @@ extension RuleBook {
         // 003 start: "must execute the -main method"; 004 Table 2-2 makes main optional for a
         // concurrent operation (Specs/not-rules.md, "Where the documents disagree"): GNUstep's.
         RuleCheck(Rule(RuleID.subclassStartRunsMain, .SUBCLASS,
-                       "A concurrent subclass whose start is accepted, never cancelled, runs its main before it reports isFinished YES.",
+                "A concurrent subclass whose start is accepted, never cancelled, runs its main before it reports "
+                    + "isFinished YES.",
                        cites: [Citation(.gnustep, "start"), Citation(.ru, "start"), Citation(.zh, "2 (main)")],
                        strength: .documentedMust, profiles: [.gnustep], subject: .subclass)) { c in
             var r = CheckResult()
@@ -103,7 +112,8 @@ extension RuleBook {
 
     static let invocation: [RuleCheck] = [
         RuleCheck(Rule(RuleID.invocationInvokes, .INVOCATION,
-                       "An invocation operation whose start is accepted and that finishes, never cancelled, invokes its method exactly once.",
+                "An invocation operation whose start is accepted and that finishes, never cancelled, invokes its "
+                    + "method exactly once.",
                        cites: [Citation(.guide, "2.3")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {
@@ -127,11 +137,16 @@ extension RuleBook {
                        cites: [Citation(.guide, "2.7.2")], strength: .documentedMust, needs: [.thrownErrors])) { c in
             var r = CheckResult()
             for op in c.allOps {
-                guard let cancel = c.facts.cancelCalledAt[op], let cancelled = c.facts.endOf[cancel], !c.facts.finishing(op, before: cancel) else { continue }
+                guard let cancel = c.facts.cancelCalledAt[op], let cancelled = c.facts.endOf[cancel],
+                    !c.facts.finishing(op, before: cancel)
+                else { continue }
                 for call in c.indices(op, .call(.result)) where call > cancelled {
                     r.hits += 1
                     if let done = c.facts.returned(call) {
-                        r.violations.append(c.violation(RuleID.invocationCancelledResult, "the result of cancelled op \(op) was returned", "it throws", [cancel, call, done]))
+                        r.violations.append(
+                            c.violation(
+                                RuleID.invocationCancelledResult, "the result of cancelled op \(op) was returned",
+                                "it throws", [cancel, call, done]))
                     }
                 }
             }
@@ -210,7 +225,9 @@ extension CheckContext {
     /// `"state"`, or `"state" (declared as affecting isExecuting)`: an `announced` event's key.
     public func announcedKeyText(_ i: Int) -> String {
         guard case .announced(_, let key, let affects) = event(i).kind else { return "?" }
-        let declared = affects.map { $0.isEmpty ? "" : " (declared as affecting " + $0.map(\.rawValue).joined(separator: ", ") + ")" }
+        let declared = affects.map {
+            $0.isEmpty ? "" : " (declared as affecting " + $0.map(\.rawValue).joined(separator: ", ") + ")"
+        }
         return "\"\(key)\"" + (declared ?? "")
     }
 }

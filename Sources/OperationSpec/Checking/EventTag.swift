@@ -65,7 +65,8 @@ extension EventKind {
     public enum Tag: Int, Sendable, CaseIterable {
         case threadStarted, stepIssued, stepDone, triggerMissed, call, returned, threw
         case mainBegan, mainEnded, blockBegan, blockEnded, completionBegan, completionEnded
-        case willChange, didChange, read, set, operationCount, operations, suspended, currentQueue, work, signal, awaited
+        case willChange, didChange, read, set, operationCount, operations, suspended, currentQueue, work, signal,
+            awaited
         case invocationResult, crash, hang, unsupported, cut, breach, announced, end
         case mainQueue, queueDeallocated, underlyingQueue
     }

@@ -120,10 +120,13 @@ struct FactsScan {
         case .call(let c):
             open[t].append(i)
             switch c {
-            case .start(let op, let by): if valid(op) { Self.first(&firstStart, op, i); startKey[i] = Int32(op); startBy[i] = by }
+            case .start(let op, let by):
+                if valid(op) { Self.first(&firstStart, op, i); startKey[i] = Int32(op); startBy[i] = by }
             case .cancel(let op): if valid(op) { Self.first(&cancelCalledAt, op, i) }
             case .cancelAll(let q):
-                for op in 0..<operations where addedAt[op]?.queue == q && finishedAt[op] == nil { Self.first(&cancelCalledAt, op, i) }
+                for op in 0..<operations where addedAt[op]?.queue == q && finishedAt[op] == nil {
+                    Self.first(&cancelCalledAt, op, i)
+                }
             // A resume takes effect from its call: the queue may start operations inside the
             // call, and the call may never return (GNUstep can deadlock in it) while those
             // starts are in the trace. A suspension counts only once its call has returned.
@@ -153,7 +156,9 @@ struct FactsScan {
                 if key == .isFinished { Self.first(&finishedAt, op, i) }
                 if key == .isCancelled { Self.first(&cancelledAt, op, i) }
                 if key == .isExecuting { Self.first(&executingAt, op, i) }
-                if key == .isFinished, codes[i] == UInt8(EventTag.kind(.didChange).code) { Self.first(&notifiedFinishedAt, op, i) }
+                if key == .isFinished, codes[i] == UInt8(EventTag.kind(.didChange).code) {
+                    Self.first(&notifiedFinishedAt, op, i)
+                }
             }
         case .set(let op, let key, let v):
             keys[i] = Int8(key.index)
@@ -206,7 +211,8 @@ struct FactsScan {
         case .removeDependency(let op, let on):
             if valid(op) { removals.append((op, on, start, i)) }
         case .setSuspended(let q, true): if q < suspension.count { suspension[q].record(true, at: i) }
-        case .setQueuePriority(let op, let raw): if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
+        case .setQueuePriority(let op, let raw):
+            if valid(op) { priority[op].record(QueuePriority.normalized(raw), at: i) }
         default: break
         }
     }

@@ -107,7 +107,8 @@ public struct TraceFacts: Sendable {
         dependentEdgesOf = IndexGroups(keys: n, first: edges.map { valid($0.on) ? Int32($0.on) : -1 })
         // A removal ends the latest edge to that dependency still in force when it returned.
         for r in scan.removals {
-            for k in edgesOf[r.op].reversed() where edges[k].added < r.end && edges[k].on == r.on && edges[k].removed == nil {
+            for k in edgesOf[r.op].reversed()
+            where edges[k].added < r.end && edges[k].on == r.on && edges[k].removed == nil {
                 edges[k].removed = r.call
                 break
             }
@@ -148,9 +149,13 @@ public struct TraceFacts: Sendable {
 
     /// Whether event `i` is a will-change / did-change / read / ivar store of `key`, without
     /// copying the event.
-    public func isWill(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.willCode }
+    public func isWill(_ i: Int, _ key: StateKey) -> Bool {
+        keys[i] == Int8(key.index) && Int(codes[i]) == Self.willCode
+    }
     public func isDid(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.didCode }
-    public func isRead(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.readCode }
+    public func isRead(_ i: Int, _ key: StateKey) -> Bool {
+        keys[i] == Int8(key.index) && Int(codes[i]) == Self.readCode
+    }
     public func isSet(_ i: Int, _ key: StateKey) -> Bool { keys[i] == Int8(key.index) && Int(codes[i]) == Self.setCode }
     private static let willCode = EventTag.kind(.willChange).code, didCode = EventTag.kind(.didChange).code
     private static let readCode = EventTag.kind(.read).code, setCode = EventTag.kind(.set).code

@@ -23,7 +23,8 @@ public struct NormativeStatement: Sendable {
     public let words: String
     public let coverage: Coverage
 
-    public init(_ id: String, _ document: Document, _ section: String, line: Int, _ words: String, _ coverage: Coverage) {
+    public init(_ id: String, _ document: Document, _ section: String, line: Int, _ words: String, _ coverage: Coverage)
+    {
         self.id = id
         self.document = document
         self.section = section

@@ -42,7 +42,8 @@ public enum RuleBook {
         let capabilities = context.trace.capabilities + (kvo ? [.announcements] : [])
         guard check.rule.needs.allSatisfy(capabilities.contains) else {
             let missing = check.rule.needs.filter { !capabilities.contains($0) }
-            return .notObservable(reason: "\(context.trace.impl) cannot observe " + missing.map(\.rawValue).joined(separator: ", "))
+            return .notObservable(
+                reason: "\(context.trace.impl) cannot observe " + missing.map(\.rawValue).joined(separator: ", "))
         }
         return .checked(check.check(context))
     }

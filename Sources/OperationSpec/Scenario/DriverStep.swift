@@ -97,7 +97,8 @@ public enum DriverAction: Codable, Sendable, Equatable {
     /// only names its block, nor what the code of a `perform` names.
     public var namedOperations: [Int] {
         switch self {
-        case .add(let a, _), .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a), .perform(let a, _),
+        case .add(let a, _), .start(let a), .cancel(let a), .waitUntilFinished(let a), .read(_, let a),
+            .perform(let a, _),
              .setCompletionBlock(let a, _), .addExecutionBlock(let a, _), .setQueuePriority(let a, _),
              .setThreadPriority(let a, _), .result(let a):
             return [a]

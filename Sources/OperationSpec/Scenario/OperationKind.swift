@@ -71,15 +71,22 @@ public struct ConcurrentProgram: Codable, Sendable, Equatable {
     public static func correct(work: [Step]) -> ConcurrentProgram {
         ConcurrentProgram(
             overridesIsConcurrent: true,
-            start: [.if(.isCancelled(.this), then: [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished), .return], else: []),
-                    .willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)],
+            start: [
+                .if(
+                    .isCancelled(.this),
+                    then: [.willChange(.isFinished), .set(.isFinished, true), .didChange(.isFinished), .return],
+                    else: []),
+                .willChange(.isExecuting), .set(.isExecuting, true), .didChange(.isExecuting), .spawn(.main, .this)
+            ],
             main: [.call("work"), .call("completeOperation")],
             routines: [Routine("work", work), Routine("completeOperation", completeOperation)])
     }
 
     /// Listing 2-7's `completeOperation`.
-    public static let completeOperation: [Step] = [.willChange(.isFinished), .willChange(.isExecuting), .set(.isExecuting, false),
-                                                   .set(.isFinished, true), .didChange(.isExecuting), .didChange(.isFinished)]
+    public static let completeOperation: [Step] = [
+        .willChange(.isFinished), .willChange(.isExecuting), .set(.isExecuting, false),
+        .set(.isFinished, true), .didChange(.isExecuting), .didChange(.isFinished)
+    ]
 }
 
 public struct Routine: Codable, Sendable, Equatable {

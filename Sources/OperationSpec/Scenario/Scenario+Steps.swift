@@ -14,7 +14,8 @@ extension Scenario {
         }
         for step in driver {
             switch step.action {
-            case .perform(_, let body), .setCompletionBlock(_, let body), .addExecutionBlock(_, let body): out.append(body)
+            case .perform(_, let body), .setCompletionBlock(_, let body), .addExecutionBlock(_, let body):
+                out.append(body)
             default: break
             }
         }
@@ -30,7 +31,12 @@ extension Scenario {
         // the generator's programs; a hand-written one that does is bounded by the 5 s floor
         // the drivers add).
         let routines = operations.flatMap { $0.kind.program?.routines ?? [] }
-        let costliestRoutine = routines.map { r in r.body.reduce(0) { if case .work(let n) = $1 { return $0 + max(0, n) }; return $0 } }.max() ?? 0
+        let costliestRoutine =
+            routines.map { r in
+                r.body.reduce(0) {
+                    if case .work(let n) = $1 { return $0 + max(0, n) }; return $0
+                }
+            }.max() ?? 0
         func total(_ steps: [Step]) -> Int {
             steps.reduce(0) { sum, step in
                 switch step {

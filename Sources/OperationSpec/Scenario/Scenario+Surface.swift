@@ -38,8 +38,16 @@ extension Scenario {
     /// `apiSurface3` is not sent a scenario for which this is not empty.
     public var surface3Constructs: [String] {
         var used = stepLists.contains { !Self.cancelledQueues($0).isEmpty } ? ["cancelAll step"] : []
-        if driver.contains(where: { if case .releaseQueue = $0.action { return true }; return false }) { used.append("releaseQueue") }
-        if driver.contains(where: { if case .readOperations = $0.action { return true }; return false }) { used.append("readOperations") }
+        if driver.contains(where: {
+            if case .releaseQueue = $0.action { return true }; return false
+        }) {
+            used.append("releaseQueue")
+        }
+        if driver.contains(where: {
+            if case .readOperations = $0.action { return true }; return false
+        }) {
+            used.append("readOperations")
+        }
         return used
     }
 

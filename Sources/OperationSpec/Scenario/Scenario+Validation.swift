@@ -4,9 +4,19 @@ extension Scenario {
     public func problems() -> [String] {
         var out: [String] = []
         let nOps = operations.count, nQueues = queues.count
-        if format != Scenario.formatVersion { out.append("the scenario's format is \(format), but this build reads format \(Scenario.formatVersion)") }
-        func op(_ i: Int, _ place: String) { if i < 0 || i >= nOps { out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))") } }
-        func queue(_ i: Int, _ place: String) { if i < 0 || i >= nQueues { out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))") } }
+        if format != Scenario.formatVersion {
+            out.append("the scenario's format is \(format), but this build reads format \(Scenario.formatVersion)")
+        }
+        func op(_ i: Int, _ place: String) {
+            if i < 0 || i >= nOps {
+                out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))")
+            }
+        }
+        func queue(_ i: Int, _ place: String) {
+            if i < 0 || i >= nQueues {
+                out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))")
+            }
+        }
         func dispatchQueue(_ i: Int, _ place: String) {
             if !Self.dispatchQueueRange.contains(i) {
                 out.append("\(place) names dispatch queue \(i); the driver makes dispatch queues "
@@ -18,7 +28,9 @@ extension Scenario {
             if config.maxConcurrent < QueueConfig.defaultMax {
                 out.append("queue \(q) has maxConcurrent \(config.maxConcurrent); use -1 for the default, or 0 or more")
             }
-            if let name = config.name, let why = Self.nameProblem(name) { out.append("queue \(q)'s name \(Self.shown(name)) \(why)") }
+            if let name = config.name, let why = Self.nameProblem(name) {
+                out.append("queue \(q)'s name \(Self.shown(name)) \(why)")
+            }
         }
         // Operations added with addOperationWithBlock: have no object the scenario can reach.
         let blockAdds = blockAddedOperations()
@@ -28,37 +40,58 @@ extension Scenario {
         for o in blockAdds.map(\.op) where o >= 0 && o < nOps {
             let config = operations[o]
             if config.kind.blockCount != 1 {
-                out.append("addBlock adds operation \(o), which must be a block operation with exactly one block (it is \(config.kind.label))")
+                out.append(
+                    "addBlock adds operation \(o), which must be a block operation with exactly one block (it is "
+                        + "\(config.kind.label))"
+                )
             }
-            if config.queuePriority != nil || config.threadPriority != nil || config.completion != nil || config.readyAfterSignal != nil {
-                out.append("operation \(o) is added with addBlock, so it cannot be configured (queuePriority, threadPriority, completion, readyAfterSignal): the queue makes its operation object")
+            if config.queuePriority != nil || config.threadPriority != nil || config.completion != nil
+                || config.readyAfterSignal != nil
+            {
+                out.append(
+                    "operation \(o) is added with addBlock, so it cannot be configured (queuePriority, threadPriority, "
+                        + "completion, readyAfterSignal): the queue makes its operation object"
+                )
             }
             for place in references(to: o) {
-                out.append("\(place) names operation \(o), which is added with addBlock: the queue makes its operation object, so nothing else can reach it (only a blockBegan trigger may name its block)")
+                out.append(
+                    "\(place) names operation \(o), which is added with addBlock: the queue makes its operation "
+                        + "object, so nothing else can reach it (only a blockBegan trigger may name its block)"
+                )
             }
             if case .block(let blocks) = config.kind, let body = blocks.first, let step = Self.firstSelfUse(body) {
-                out.append("operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, "
-                    + "await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)")
+                out.append(
+                    "operation \(o)'s block is added with addBlock, so it has no self for \(step) (work, signal, "
+                        + "await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)")
             }
         }
         for (i, o) in operations.enumerated() {
             let place = "operation \(i)"
             // 004 2.6.3: thread priorities run from 0.0 to 1.0.
-            if let p = o.threadPriority, !(0...1).contains(p) { out.append("\(place) has thread priority \(p); allowed is 0.0...1.0") }
+            if let p = o.threadPriority, !(0...1).contains(p) {
+                out.append("\(place) has thread priority \(p); allowed is 0.0...1.0")
+            }
             switch o.kind {
             case .main(let body), .invocation(let body): check(body, in: place, this: i, program: nil, &out)
             case .block(let blocks):
                 if blocks.isEmpty { out.append("\(place) is a block operation with no block") }
-                for (b, body) in blocks.enumerated() { check(body, in: "\(place) block \(b)", this: i, program: nil, &out) }
+                for (b, body) in blocks.enumerated() {
+                    check(body, in: "\(place) block \(b)", this: i, program: nil, &out)
+                }
             case .subclass(let work): check(work, in: "\(place) work", this: i, program: nil, &out)
             case .concurrent(let p):
                 check(p.start, in: "\(place) start", this: i, program: p, &out)
                 check(p.main, in: "\(place) main", this: i, program: p, &out)
-                for r in p.routines { check(r.body, in: "\(place) routine \(Self.shown(r.name))", this: i, program: p, &out) }
+                for r in p.routines {
+                    check(r.body, in: "\(place) routine \(Self.shown(r.name))", this: i, program: p, &out)
+                }
             }
             if let c = o.completion { check(c, in: "\(place) completion block", this: i, program: nil, &out) }
             if o.readyAfterSignal != nil, o.kind.isSubclass {
-                out.append("\(place) is an instance of the implementation's own subclass, which cannot be given an isReady override (readyAfterSignal)")
+                out.append(
+                    "\(place) is an instance of the implementation's own subclass, which cannot be given an isReady "
+                        + "override (readyAfterSignal)"
+                )
             }
         }
         for (k, e) in dependencies.enumerated() { op(e.op, "dependency \(k)"); op(e.on, "dependency \(k)") }
@@ -67,7 +100,10 @@ extension Scenario {
             if let t = step.after {
                 if let o = t.op { op(o, "\(place)'s trigger") }
                 if case .blockBegan(let o, let b) = t, o >= 0, o < nOps, b >= operations[o].kind.blockCount || b < 0 {
-                    out.append("\(place)'s trigger names block \(b) of operation \(o), which has \(operations[o].kind.blockCount) blocks")
+                    out.append(
+                        "\(place)'s trigger names block \(b) of operation \(o), which has "
+                            + "\(operations[o].kind.blockCount) blocks"
+                    )
                 }
             }
             if let d = step.onDispatchQueue { dispatchQueue(d, place) }
@@ -85,7 +121,8 @@ extension Scenario {
             case .perform(let o, let steps):
                 op(o, place)
                 if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
-            case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q), .readOperationCount(let q),
+            case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q),
+                .readOperationCount(let q),
                  .readSuspended(let q), .releaseQueue(let q), .readOperations(let q), .readQueueDeallocated(let q):
                 queue(q, place)
             case .readMainQueue: break
@@ -94,17 +131,26 @@ extension Scenario {
                 if let d { dispatchQueue(d, place) }
             case .addBlock(let o, let q): op(o, place); queue(q, place)
             case .sleep(let n):
-                if !Step.workRange.contains(n) { out.append("\(place) sleeps \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)") }
+                if !Step.workRange.contains(n) {
+                    out.append(
+                        "\(place) sleeps \(n) units; allowed is "
+                            + "\(Step.workRange.lowerBound)...\(Step.workRange.upperBound)"
+                    )
+                }
             case .setMaxConcurrent(let q, let n):
                 queue(q, place)
-                if n < QueueConfig.defaultMax { out.append("\(place) sets maxConcurrent \(n); use -1 for the default, or 0 or more") }
+                if n < QueueConfig.defaultMax {
+                    out.append("\(place) sets maxConcurrent \(n); use -1 for the default, or 0 or more")
+                }
             case .addDependency(let a, let b), .removeDependency(let a, let b): op(a, place); op(b, place)
             case .setCompletionBlock(let o, let body):
                 op(o, place)
                 check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
             case .addExecutionBlock(let o, let body):
                 op(o, place)
-                if o >= 0 && o < nOps && !operations[o].kind.isBlock { out.append("\(place) adds an execution block to operation \(o), which is not a block operation") }
+                if o >= 0 && o < nOps && !operations[o].kind.isBlock {
+                    out.append("\(place) adds an execution block to operation \(o), which is not a block operation")
+                }
                 check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
             case .setQueuePriority(let o, _): op(o, place)
             case .setThreadPriority(let o, let p):
@@ -161,7 +207,8 @@ extension Scenario {
                         + "releases the queue (releaseQueue); the driver holds it")
                 }
             } else if let r = releasedBy[q] {
-                out.append("driver step \(s) names queue \(q), which driver step \(r) released; the driver no longer holds it")
+                out.append(
+                    "driver step \(s) names queue \(q), which driver step \(r) released; the driver no longer holds it")
             } else if case .releaseQueue = step.action {
                 releasedBy[q] = s
             }
@@ -174,7 +221,8 @@ extension Scenario {
         return out
     }
 
-    private func check(_ body: [Step], in place: String, this: Int, program: ConcurrentProgram?, _ out: inout [String]) {
+    private func check(_ body: [Step], in place: String, this: Int, program: ConcurrentProgram?, _ out: inout [String])
+    {
         let nOps = operations.count
         // `this` can name no operation (a driver step about an operation the scenario lacks,
         // already reported): then nothing is known of its kind, and nothing may be read of it.
@@ -184,51 +232,85 @@ extension Scenario {
         for step in body {
             if own {
                 switch step {
-                case .set, .willChange, .didChange, .willChangeUnprefixed, .didChangeUnprefixed, .callSuperStart, .call, .callMain:
-                    out.append("\(place) runs \(step) with self = operation \(this), an instance of the implementation's own subclass: only the subclass's code changes its state or calls its methods")
+                case .set, .willChange, .didChange, .willChangeUnprefixed, .didChangeUnprefixed, .callSuperStart, .call,
+                    .callMain:
+                    out.append(
+                        "\(place) runs \(step) with self = operation \(this), an instance of the implementation's own "
+                            + "subclass: only the subclass's code changes its state or calls its methods"
+                    )
                     continue
                 default: break
                 }
             }
             switch step {
             case .work(let n) where !Step.workRange.contains(n):
-                out.append("\(place) works \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)")
+                out.append(
+                    "\(place) works \(n) units; allowed is \(Step.workRange.lowerBound)...\(Step.workRange.upperBound)")
             case .if(let cond, let a, let b):
                 checkRefs(cond, place, &out)
                 check(a, in: place, this: this, program: program, &out)
                 check(b, in: place, this: this, program: program, &out)
             case .repeat(let n, let a):
-                if !Step.repeatRange.contains(n) { out.append("\(place) repeats \(n) times; allowed is \(Step.repeatRange.lowerBound)...\(Step.repeatRange.upperBound)") }
+                if !Step.repeatRange.contains(n) {
+                    out.append(
+                        "\(place) repeats \(n) times; allowed is "
+                            + "\(Step.repeatRange.lowerBound)...\(Step.repeatRange.upperBound)"
+                    )
+                }
                 check(a, in: place, this: this, program: program, &out)
             case .willChange(.executionBlocks), .didChange(.executionBlocks):
-                out.append("\(place) notifies executionBlocks, which is read only (it is not one of the observable key paths)")
+                out.append(
+                    "\(place) notifies executionBlocks, which is read only (it is not one of the observable key paths)")
             case .read(.executionBlocks, let r):
                 let o = r.resolve(this)
-                if o >= 0 && o < nOps && !operations[o].kind.isBlock { out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation") }
-                else if o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+                if o >= 0 && o < nOps && !operations[o].kind.isBlock {
+                    out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation")
+                }
+                else if o < 0 || o >= nOps {
+                    out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))")
+                }
             case .willChangeUnprefixed(let key), .didChangeUnprefixed(let key):
-                if key.unprefixedName == nil { out.append("\(place) notifies \(key.rawValue) without its `is` prefix, but that key has none") }
+                if key.unprefixedName == nil {
+                    out.append("\(place) notifies \(key.rawValue) without its `is` prefix, but that key has none")
+                }
                 // Foundation on Linux hears `finished` as isFinished: the same rule as the prefixed steps.
                 if (key == .isExecuting || key == .isFinished) && program == nil && !(kind?.overridesStart ?? false) {
-                    out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")
+                    out.append(
+                        "\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one "
+                            + "overriding start) may do"
+                    )
                 }
-            case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting), .didChange(.isFinished):
+            case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting),
+                .didChange(.isFinished):
                 if program == nil && !(kind?.overridesStart ?? false) {
-                    out.append("\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one overriding start) may do")
+                    out.append(
+                        "\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one "
+                            + "overriding start) may do"
+                    )
                 }
                 if case .set(let key, _) = step, key != .isExecuting && key != .isFinished {
-                    out.append("\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
+                    out.append(
+                        "\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
                 }
             case .call(let name):
-                if kind?.program?.routine(named: name) == nil { out.append("\(place) calls routine \(Self.shown(name)), which operation \(this) does not define") }
+                if kind?.program?.routine(named: name) == nil {
+                    out.append("\(place) calls routine \(Self.shown(name)), which operation \(this) does not define")
+                }
             case .callSuperStart where !(kind?.overridesStart ?? false):
                 out.append("\(place) calls [super start], but operation \(this) does not override start")
             case .spawn(_, let r), .start(let r), .cancel(let r), .read(_, let r):
-                if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+                if case .op(let o) = r, o < 0 || o >= nOps {
+                    out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))")
+                }
             case .cancelAll(let q) where q < 0 || q >= queues.count:
-                out.append("\(place) names queue \(q) in cancelAll, but the scenario has \(queues.count) (0..<\(queues.count))")
+                out.append(
+                    "\(place) names queue \(q) in cancelAll, but the scenario has \(queues.count) (0..<\(queues.count))"
+                )
             case .await(_, let t) where !Step.awaitTimeoutRange.contains(t):
-                out.append("\(place) awaits with timeout \(t); allowed is \(Step.awaitTimeoutRange.lowerBound)...\(Step.awaitTimeoutRange.upperBound)")
+                out.append(
+                    "\(place) awaits with timeout \(t); allowed is "
+                        + "\(Step.awaitTimeoutRange.lowerBound)...\(Step.awaitTimeoutRange.upperBound)"
+                )
             default: break
             }
         }
@@ -238,7 +320,9 @@ extension Scenario {
         let nOps = operations.count
         switch c {
         case .isCancelled(let r), .isReady(let r), .isConcurrent(let r), .isExecuting(let r), .isFinished(let r):
-            if case .op(let o) = r, o < 0 || o >= nOps { out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))") }
+            if case .op(let o) = r, o < 0 || o >= nOps {
+                out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))")
+            }
         case .not(let a): checkRefs(a, place, &out)
         case .and(let a, let b): checkRefs(a, place, &out); checkRefs(b, place, &out)
         }
@@ -249,7 +333,9 @@ extension Scenario {
     static func nameProblem(_ name: String) -> String? {
         if name.isEmpty { return "is empty; leave name out for the implementation's default" }
         if name.count > 64 { return "has \(name.count) characters; allowed is 1 to 64" }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "holds a control character" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "holds a control character"
+        }
         return nil
     }
 
@@ -284,7 +370,8 @@ extension Scenario {
         func refers(_ r: OpRef) -> Bool { if case .op(let n) = r { return n == o }; return false }
         func inCondition(_ c: Condition) -> Bool {
             switch c {
-            case .isCancelled(let r), .isReady(let r), .isConcurrent(let r), .isExecuting(let r), .isFinished(let r): return refers(r)
+            case .isCancelled(let r), .isReady(let r), .isConcurrent(let r), .isExecuting(let r), .isFinished(let r):
+                return refers(r)
             case .not(let a): return inCondition(a)
             case .and(let a, let b): return inCondition(a) || inCondition(b)
             }

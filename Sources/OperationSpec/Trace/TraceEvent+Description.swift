@@ -30,9 +30,11 @@ extension EventKind: CustomStringConvertible {
             let declared = affects.map { $0.isEmpty ? " (declared as affecting nothing)"
                 : " (declared as affecting " + $0.map(\.rawValue).joined(separator: ", ") + ")" } ?? ""
             return "op \(op) announced a change of \"\(key)\"" + declared
-        case .currentQueue(let op, let q): return "op \(op) read currentQueue: " + (q.map { "queue \($0)" } ?? "none of the scenario's queues")
+        case .currentQueue(let op, let q):
+            return "op \(op) read currentQueue: " + (q.map { "queue \($0)" } ?? "none of the scenario's queues")
         case .mainQueue(let same, let suspended, let current):
-            return "mainQueue read: " + (same ? "the same object as the first read" : "another object than the first read")
+            return "mainQueue read: "
+                + (same ? "the same object as the first read" : "another object than the first read")
                 + (suspended ? ", suspended" : ", not suspended")
                 + (current ? ", and currentQueue here" : ", not currentQueue here")
         case .queueDeallocated(let q, let gone):

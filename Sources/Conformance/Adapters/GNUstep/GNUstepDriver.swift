@@ -10,9 +10,11 @@ public enum GNUstepDriver {
     /// to 4 (`apiSurface2`, `apiSurface3`, `apiSurface4`; not `dispatchQueues`: GNUstep Base
     /// has no Dispatch queues). The driver's `hello` is what counts; this list is
     /// what it is expected to say.
-    public static let capabilities: [Observation] = [.kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority,
-                                                     .superStart, .finishing, .apiSurface2, .apiSurface3, .apiSurface4,
-                                                     .undefinedQueuePriorities]
+    public static let capabilities: [Observation] = [
+        .kvo, .thrownErrors, .threadIdentity, .threadNames, .threadPriority,
+        .superStart, .finishing, .apiSurface2, .apiSurface3, .apiSurface4,
+        .undefinedQueuePriorities
+    ]
 
     /// Held while looking for and building the driver, so that two callers in one process do
     /// not build it at once (tests run in parallel). `build.sh` itself moves the finished
@@ -36,7 +38,9 @@ public enum GNUstepDriver {
         building.lock()
         defer { building.unlock() }
         if let path = ProcessInfo.processInfo.environment["OPCONFORM_GNUSTEP_DRIVER"] {
-            guard FileManager.default.isExecutableFile(atPath: path) else { throw InputError("OPCONFORM_GNUSTEP_DRIVER names \(path), which is not an executable") }
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw InputError("OPCONFORM_GNUSTEP_DRIVER names \(path), which is not an executable")
+            }
             return path
         }
         let beside = PathText.join(OwnExecutable.folder, installedName)
@@ -58,7 +62,10 @@ public enum GNUstepDriver {
         }
         guard ending == .exited(0) else {
             let last = text.split(separator: "\n").suffix(3).joined(separator: " | ")
-            throw InputError("gnustep: building the driver failed (\(last)); it needs gcc and GNUstep Base: apt-get install -y --no-install-recommends gobjc libgnustep-base-dev")
+            throw InputError(
+                "gnustep: building the driver failed (\(last)); it needs gcc and GNUstep Base: apt-get install -y "
+                    + "--no-install-recommends gobjc libgnustep-base-dev"
+            )
         }
         return output
     }
