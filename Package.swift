@@ -2,6 +2,11 @@
 // OperationConformance: checks implementations of the NSOperation / NSOperationQueue model
 // against the rules of their documents. No package dependencies, by a user's requirement:
 // the harness must be easy to vendor into any CI.
+//
+// The targets follow the data path, each depending only on those before it:
+//   OperationSpec -> ReferenceEngine -> OperationDriverKit (what a driver links)
+//   -> ConformanceFormats -> ConformanceGeneration -> Conformance (running and shrinking)
+//   -> ConformanceReports, ConformanceExport -> ConformanceBench, ConformanceTesting -> OpconformCLI.
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -19,7 +24,7 @@ let package = Package(
         // recorder and the protocol's messages. Foundation and the rules' data types only.
         .library(name: "OperationDriverKit", targets: ["OperationDriverKit"]),
         // The harness: formats, generation, running, shrinking. What `expectConformance`, the CLI
-        // and a user's tooling call.
+        // and a user's tooling call; `import Conformance` sees the formats and the generator too.
         .library(name: "Conformance", targets: ["Conformance"]),
         // Opt-in: the reports a run's result becomes, and reproducers exported from findings.
         .library(name: "ConformanceReports", targets: ["ConformanceReports"]),
@@ -35,14 +40,24 @@ let package = Package(
         // The driver kit: a driver's host (`OperationDriver`), what it drives (`SubclassProbe`,
         // `QueueUnderTest`), the recorder, and the driver protocol's messages. A user's driver
         // links this and the rules' data types (OperationSpec), nothing else.
-        .target(name: "OperationDriverKit", dependencies: ["OperationSpec", "DidChangeHook"], swiftSettings: strict),
+        .target(
+            name: "OperationDriverKit", dependencies: ["OperationSpec", "DidChangeHook"], swiftSettings: strict),
         // The kit's ear on Linux: stands in for Foundation's `Operation.didChangeValue` so that
         // the kit hears what a tested subclass announces (Sources/DidChangeHook/DidChangeHook.c).
         // C, built by the toolchain's own clang: no dependency.
         .target(name: "DidChangeHook"),
-        // The harness along its data path: the formats, generation, running (adapters, child
-        // processes, the runner, attribution, confirmation) and shrinking.
-        .target(name: "Conformance", dependencies: ["OperationSpec", "ReferenceEngine", "OperationDriverKit"], swiftSettings: strict),
+        // The files a user or a driver author touches, read strictly and written in sorted keys:
+        // scenario, trace, finding, expectations, run record, and the values they hold (a case's
+        // identity, the generator's options, a driver's launch). No running, no generating.
+        .target(
+            name: "ConformanceFormats", dependencies: ["OperationSpec", "ReferenceEngine", "OperationDriverKit"],
+            swiftSettings: strict),
+        // The seeded generator: a case's scenario from its identity, with the decorators that
+        // reach the paths a first run misses (issue 44) and API surface 2.
+        .target(name: "ConformanceGeneration", dependencies: ["ConformanceFormats"], swiftSettings: strict),
+        // Running and shrinking: the adapters and child processes, the runner in its phases,
+        // attribution, confirmation, the shrinker, the reach table and the style corpus.
+        .target(name: "Conformance", dependencies: ["ConformanceGeneration"], swiftSettings: strict),
         // What a run's result becomes: the console, JSON, JUnit, HTML and case-log reports, the
         // run folder, the coverage, matrix, sweep and rule-catalog pages. After the run: nothing
         // in `Conformance` depends on it.
@@ -54,19 +69,34 @@ let package = Package(
         // One-call conformance checks for a user's Swift Testing suite.
         .target(name: "ConformanceTesting", dependencies: ["Conformance", "ConformanceReports"], swiftSettings: strict),
         // The commands, as a library so tests can run them in process and read what they print.
-        .target(name: "OpconformCLI", dependencies: ["Conformance", "ConformanceReports", "ConformanceExport", "ConformanceBench"],
-                swiftSettings: strict),
+        .target(
+            name: "OpconformCLI",
+            dependencies: ["Conformance", "ConformanceReports", "ConformanceExport", "ConformanceBench"],
+            swiftSettings: strict),
         .executableTarget(name: "opconform", dependencies: ["OpconformCLI"], swiftSettings: strict),
         // A test fixture, not a product: a driver for a sample asynchronous subclass, run by the
         // tests in a child process as the harness runs every driver (`swift build` builds it).
-        .executableTarget(name: "sample-subclass-driver", dependencies: ["OperationDriverKit"], path: "Tests/SampleSubclassDriver", swiftSettings: strict),
+        .executableTarget(
+            name: "sample-subclass-driver", dependencies: ["OperationDriverKit"], path: "Tests/SampleSubclassDriver",
+            swiftSettings: strict),
         // A test fixture too: the corpus of real-world asynchronous Operation base classes
         // (`opconform flaws --corpus`, CorpusTests), one class chosen by `--class NAME`.
-        .executableTarget(name: "corpus-driver", dependencies: ["Conformance"], path: "Tests/CorpusDriver", swiftSettings: strict),
-        .testTarget(name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
-        .testTarget(name: "ReferenceEngineTests", dependencies: ["ReferenceEngine", "Conformance", "ConformanceBench"], swiftSettings: strict),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "ConformanceReports", "ConformanceExport", "ConformanceBench",
-                                                      "ConformanceTesting", "OpconformCLI", "OperationDriverKit"],
-                    swiftSettings: strict),
+        .executableTarget(
+            name: "corpus-driver", dependencies: ["Conformance"], path: "Tests/CorpusDriver", swiftSettings: strict),
+        .testTarget(
+            name: "OperationSpecTests", dependencies: ["OperationSpec", "ReferenceEngine"], swiftSettings: strict),
+        .testTarget(
+            name: "ReferenceEngineTests",
+            dependencies: [
+                "ReferenceEngine", "ConformanceFormats", "ConformanceGeneration", "Conformance", "ConformanceBench"
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: [
+                "ConformanceFormats", "ConformanceGeneration", "Conformance", "ConformanceReports", "ConformanceExport",
+                "ConformanceBench", "ConformanceTesting", "OpconformCLI", "OperationDriverKit",
+            ],
+            swiftSettings: strict),
     ]
 )

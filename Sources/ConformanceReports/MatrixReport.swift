@@ -174,7 +174,8 @@ public struct MatrixReport {
             out +=
                 "\nF\(f.number) \(f.rule) [\(f.finding.strengthLabel)] on \(columns[f.column].name): "
                     + "\(f.finding.message)\n\(f.finding.replayRate.map { "  " + $0 + "\n" } ?? "")  replay: "
-                    + f.finding.replayLine(file: column.files[f.rule], program: column.result.configuration.replayProgram)
+                    + f.finding.replayLine(
+                        file: column.files[f.rule], program: column.result.configuration.replayProgram)
                     + "\n"
         }
         return out

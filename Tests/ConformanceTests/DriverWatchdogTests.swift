@@ -1,4 +1,6 @@
 @testable import Conformance
+@testable import ConformanceFormats
+@testable import ConformanceGeneration
 @testable import OperationDriverKit
 import Foundation
 import OperationSpec

@@ -1,4 +1,6 @@
 @testable import Conformance
+@testable import ConformanceFormats
+@testable import ConformanceGeneration
 import Foundation
 import OperationSpec
 import ReferenceEngine

@@ -75,15 +75,8 @@ public enum Attribution: Sendable, Equatable {
         return true
     }
 
-    /// The names `during` may use: a call by its scenario-file action name, `start` for a start
-    /// by hand (the driver's or an operation's own code) and `queueStart` for a queue's.
-    public static let callNames = [
-        "add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
-        "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock", "setMaxConcurrent",
-        "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
-        "suspend", "waitUntilAllFinished",
-        "waitUntilFinished"
-    ]
+    /// The names `during` may use (`Expectations.Cause.callNames`).
+    public static let callNames = Expectations.Cause.callNames
 
     /// The calls a crash's violation shows open when the implementation died (its witnesses:
     /// `ShrinkTarget.death(of:)` names every call made and not returned), by `callNames`.

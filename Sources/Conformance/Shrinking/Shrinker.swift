@@ -27,16 +27,7 @@ import ReferenceEngine
 /// Findings of one run often share a cause: `hints` (earlier findings' minima) are tried before
 /// the greedy search, and the search starts from the first that still shows this failure.
 public struct Shrinker: Sendable {
-    /// A scenario to try before the greedy search: a minimum already found for another rule of
-    /// the same run, with the schedule seed it broke under.
-    public struct Hint: Sendable, Equatable {
-        public var scenario: Scenario
-        public var scheduleSeed: UInt64
-        public init(scenario: Scenario, scheduleSeed: UInt64) {
-            self.scenario = scenario
-            self.scheduleSeed = scheduleSeed
-        }
-    }
+    public typealias Hint = ShrinkHint
 
     public struct Result: Sendable {
         public var scenario: Scenario

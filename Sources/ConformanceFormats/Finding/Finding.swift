@@ -1,4 +1,5 @@
 import Foundation
+import OperationDriverKit
 import OperationSpec
 import ReferenceEngine
 
@@ -78,11 +79,11 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// The minimum of another finding of the same run that this finding's shrink started from
     /// (`Shrinker.Hint`): that minimum, replayed, broke this rule too, so this finding may
     /// follow from the other's bug (`Story`). Not part of the file, and not compared.
-    public var startedFrom: Shrinker.Hint? {
+    public var startedFrom: ShrinkHint? {
         get { startedFromAside.value }
         set { startedFromAside.value = newValue }
     }
-    var startedFromAside = Aside<Shrinker.Hint?>(value: nil)
+    var startedFromAside = Aside<ShrinkHint?>(value: nil)
     /// True when the run was interrupted (SIGINT, SIGTERM) before this finding was fully
     /// shrunk: `scenario` is the smallest case confirmed so far (the failing case itself if
     /// shrinking had not begun), and `reproduced` is 1 of 1, the run that showed it. Absent
@@ -244,9 +245,46 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// must stay within its 2 s.
     public static let witnessMaxEvents = 20_000
     /// `trace`, when it is small enough to keep as a witness (`witnessMaxEvents`).
-    static func keepsWitness(_ trace: Trace?) -> Trace? {
+    package static func keepsWitness(_ trace: Trace?) -> Trace? {
         guard let trace, trace.events.count <= witnessMaxEvents else { return nil }
         return trace
+    }
+
+    /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+    package init(
+        format: Int = Finding.formatVersion, rule: String, message: String, impl: String, driver: DriverLaunch? = nil,
+        profile: Profile, faults: [Fault], runSeed: UInt64, caseIndex: Int, identity: CaseIdentity,
+        originalHash: String, originalOperations: Int, scenario: Scenario, scheduleSeed: UInt64, reproduced: Int,
+        attempts: Int,
+        shrinkSteps: Int, shrinkExhausted: Bool, shrinkMilliseconds: Int = 0, interrupted: Bool? = nil,
+        originalReproduced: Int? = nil, noise: Int? = nil, harness: String? = nil,
+        platform: DriverProtocol.Platform? = nil, shrinkWalkedBack: Int = 0
+    ) {
+        self.format = format
+        self.rule = rule
+        self.message = message
+        self.impl = impl
+        self.driver = driver
+        self.profile = profile
+        self.faults = faults
+        self.runSeed = runSeed
+        self.caseIndex = caseIndex
+        self.identity = identity
+        self.originalHash = originalHash
+        self.originalOperations = originalOperations
+        self.scenario = scenario
+        self.scheduleSeed = scheduleSeed
+        self.reproduced = reproduced
+        self.attempts = attempts
+        self.shrinkSteps = shrinkSteps
+        self.shrinkExhausted = shrinkExhausted
+        self.shrinkMilliseconds = shrinkMilliseconds
+        self.interrupted = interrupted
+        self.originalReproduced = originalReproduced
+        self.noise = noise
+        self.harness = harness
+        self.platform = platform
+        self.shrinkWalkedBack = shrinkWalkedBack
     }
 }
 

@@ -22,6 +22,13 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         public var index: Int
         public var identity: CaseIdentity
         public var violation: Violation
+
+        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        package init(index: Int, identity: CaseIdentity, violation: Violation) {
+            self.index = index
+            self.identity = identity
+            self.violation = violation
+        }
     }
     public struct Known: Codable, Sendable, Equatable {
         public var rule: String
@@ -29,16 +36,38 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         public var cases: Int
         public var owner: String
         public var first: FirstCase
+
+        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        package init(rule: String, entry: Expectations.Entry, cases: Int, owner: String, first: FirstCase) {
+            self.rule = rule
+            self.entry = entry
+            self.cases = cases
+            self.owner = owner
+            self.first = first
+        }
     }
     public struct Unconfirmed: Codable, Sendable, Equatable {
         public var rule: String
         public var cases: Int
         public var first: FirstCase
+
+        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        package init(rule: String, cases: Int, first: FirstCase) {
+            self.rule = rule
+            self.cases = cases
+            self.first = first
+        }
     }
     public struct Cause: Codable, Sendable, Equatable {
         /// A finding file of the record's folder.
         public var file: String
         public var cases: Int
+
+        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        package init(file: String, cases: Int) {
+            self.file = file
+            self.cases = cases
+        }
     }
 
     public var format: Int
@@ -75,46 +104,6 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
     public var interrupted: Bool
     /// Where the run's known divergences came from, for the report.
     public var knownSource: String?
-
-    /// The record of `result`, whose findings were written as `files` (`RunCommand.writeFindings`:
-    /// a finding's path under its rule, a further cause's under its file name).
-    public init(_ result: RunResult, files: [String: String]) {
-        let c = result.configuration
-        func name(_ path: String?) -> String { PathText.lastComponent(path ?? "") }
-        format = Self.formatVersion
-        harness = HarnessVersion.current
-        impl = c.impl.name
-        implArguments = c.impl.replayArguments
-        driver = c.impl.launch
-        profile = c.profile
-        faults = c.faults
-        seed = c.seed
-        count = c.count
-        shard = "\(c.shard.index + 1)/\(c.shard.count)"
-        generatorVersion = ScenarioGenerator.version
-        generator = c.generator
-        strict = c.strict
-        statistics = result.statistics
-        findings = result.findings.map { name(files[$0.rule] ?? files[$0.fileName]) }
-        otherCauses = result.otherCauses.map { Cause(file: name(files[$0.finding.fileName]), cases: $0.cases) }
-        known = result.known.map { k in
-            Known(rule: k.rule, entry: k.entry, cases: k.cases, owner: k.owner,
-                  first: FirstCase(index: k.first.index, identity: k.first.identity, violation: k.first.violation))
-        }
-        unconfirmed = result.unconfirmed.map { u in
-            Unconfirmed(
-                rule: u.rule, cases: u.cases,
-                first: FirstCase(index: u.first.index, identity: u.first.identity, violation: u.first.violation))
-        }
-        deathCases = result.deathCases
-        endings = result.endings
-        cases = result.cases
-        seconds = result.seconds
-        shrinkSeconds = result.shrinkSeconds
-        cpu = result.cpu
-        interrupted = result.interrupted
-        knownSource = c.knownSource
-    }
 
     /// The shard as numbers, 0-based index (`Shard`); nil when `shard` is not `I/N`.
     public var shardNumbers: Shard? {
@@ -214,11 +203,47 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         return nil
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case format, harness, impl, implArguments, driver, profile, faults, seed, count, shard, generatorVersion,
             generator
         case strict, statistics, findings, otherCauses, known, unconfirmed, deathCases, endings, cases, seconds,
             shrinkSeconds
         case cpu, interrupted, knownSource
+    }
+
+    /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+    package init(
+        format: Int, harness: String, impl: String, implArguments: [String], driver: DriverLaunch?, profile: Profile,
+        faults: [Fault], seed: UInt64, count: Int, shard: String, generatorVersion: Int, generator: GeneratorOptions,
+        strict: Bool, statistics: [RuleStatistics], findings: [String], otherCauses: [Cause], known: [Known],
+        unconfirmed: [Unconfirmed], deathCases: [String: Int], endings: [String: Int], cases: Int, seconds: Double,
+        shrinkSeconds: Double, cpu: CPUTime?, interrupted: Bool, knownSource: String?
+    ) {
+        self.format = format
+        self.harness = harness
+        self.impl = impl
+        self.implArguments = implArguments
+        self.driver = driver
+        self.profile = profile
+        self.faults = faults
+        self.seed = seed
+        self.count = count
+        self.shard = shard
+        self.generatorVersion = generatorVersion
+        self.generator = generator
+        self.strict = strict
+        self.statistics = statistics
+        self.findings = findings
+        self.otherCauses = otherCauses
+        self.known = known
+        self.unconfirmed = unconfirmed
+        self.deathCases = deathCases
+        self.endings = endings
+        self.cases = cases
+        self.seconds = seconds
+        self.shrinkSeconds = shrinkSeconds
+        self.cpu = cpu
+        self.interrupted = interrupted
+        self.knownSource = knownSource
     }
 }

@@ -161,8 +161,15 @@ public struct Expectations: Codable, Sendable, Equatable {
         /// The words `needs` may hold besides kinds: every driver action, and `selfDependency`.
         static let ingredientNames =
             (ScenarioDecoder.actionCases.names + ["addedTwice", "secondStart", "selfDependency"] + kindNames).sorted()
-        /// The calls `during` may name (`Attribution.openCallNames`).
-        static let callNames = Attribution.callNames
+        /// The calls `during` may name (`Attribution.openCallNames`): a call by its scenario-file action
+        /// name, `start` for a start by hand (the driver's or an operation's own code) and `queueStart`
+        /// for a queue's.
+        public static let callNames = [
+            "add", "addBatch", "addBlock", "addDependency", "addExecutionBlock", "cancel", "cancelAll",
+            "queueStart", "releaseQueue", "removeDependency", "result", "resume", "setCompletionBlock",
+            "setMaxConcurrent", "setQueuePriority", "setThreadPriority", "setUnderlyingQueue", "start", "superStart",
+            "suspend", "waitUntilAllFinished", "waitUntilFinished",
+        ]
     }
 
     public var format: Int

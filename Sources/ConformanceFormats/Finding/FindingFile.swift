@@ -1,4 +1,5 @@
 import Foundation
+import OperationDriverKit
 import OperationSpec
 import ReferenceEngine
 

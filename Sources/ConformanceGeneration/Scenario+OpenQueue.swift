@@ -1,3 +1,4 @@
+import ConformanceFormats
 import OperationSpec
 
 extension Scenario {

@@ -34,8 +34,8 @@ package struct JSONDiagnosis {
     /// The deepest nesting of objects and lists Foundation's JSONDecoder reads (513 fails).
     static let depthLimit = 512
 
-    struct Node: Sendable {
-        enum Value: Sendable {
+    package struct Node: Sendable {
+        package enum Value: Sendable {
             /// Members in the order of the text; `keyOffset` is where the key's opening quote is,
             /// so that a sentence about a key it does not know points at the key itself.
             case object([Member])
@@ -45,10 +45,10 @@ package struct JSONDiagnosis {
             case bool(Bool)
             case null
         }
-        typealias Member = (key: String, keyOffset: Int, node: Node)
+        package typealias Member = (key: String, keyOffset: Int, node: Node)
         /// The byte offset of the value's first character.
-        var offset: Int
-        var value: Value
+        package var offset: Int
+        package var value: Value
     }
 
     enum Outcome: Sendable {
@@ -64,13 +64,13 @@ package struct JSONDiagnosis {
     let bytes: [UInt8]
     let outcome: Outcome
 
-    init(_ data: Data) {
+    package init(_ data: Data) {
         bytes = [UInt8](data)
         var reader = Reader(bytes: bytes)
         outcome = reader.read()
     }
 
-    var root: Node? { if case .document(let n) = outcome { return n }; return nil }
+    package var root: Node? { if case .document(let n) = outcome { return n }; return nil }
 
     // MARK: positions
 
@@ -87,7 +87,7 @@ package struct JSONDiagnosis {
         return (line, column)
     }
 
-    func at(_ offset: Int) -> String {
+    package func at(_ offset: Int) -> String {
         let p = position(offset)
         return "line \(p.line), column \(p.column)"
     }

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Numbers keep the text they were written with: a seed above `Int64.max` or a double that
 /// must round-trip exactly never passes through a type that could change it.
-enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     /// Members in any order: the writer sorts them, so no order here reaches the output.
     case object([(key: String, value: JSONValue)])
     case array([JSONValue])
@@ -21,7 +21,7 @@ enum JSONValue: Sendable, Equatable {
     /// read. Only the layout differs: it equals, and encodes as, the value it wraps.
     indirect case oneLine(JSONValue)
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool {
+    package static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.oneLine(let x), _): return x == b
         case (_, .oneLine(let y)): return a == y
@@ -48,7 +48,7 @@ enum JSONValue: Sendable, Equatable {
     }
 
     /// The tree the diagnosis reader read, with the numbers' text as written.
-    init(_ node: JSONDiagnosis.Node) {
+    package init(_ node: JSONDiagnosis.Node) {
         switch node.value {
         case .object(let members): self = .object(members.map { ($0.key, JSONValue($0.node)) })
         case .array(let items): self = .array(items.map(JSONValue.init))
@@ -151,7 +151,7 @@ extension JSONValue: Encodable {
         init?(intValue: Int) { nil }
     }
 
-    func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         switch self {
         case .oneLine(let inner): try inner.encode(to: encoder)
         case .object(let members):

@@ -168,7 +168,7 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
 
     /// The correct program with this flaw in it; the driver-side part, if any, is the
     /// generator's (`driverPart`).
-    func apply(to correct: ConcurrentProgram) -> ConcurrentProgram {
+    package func apply(to correct: ConcurrentProgram) -> ConcurrentProgram {
         var p = correct
         let complete = ConcurrentProgram.completeOperation
         switch self {

@@ -32,30 +32,11 @@ public enum Sanitizer: String, Sendable, CaseIterable {
     public var optionsVariable: String { self == .thread ? "TSAN_OPTIONS" : "ASAN_OPTIONS" }
 
     /// The name the sanitizer's runtime gives itself in its reports.
-    var reporter: String { self == .thread ? "ThreadSanitizer" : "AddressSanitizer" }
+    package var reporter: String { self == .thread ? "ThreadSanitizer" : "AddressSanitizer" }
 
     /// How the executable must be built for `--sanitize` with this sanitizer.
     public var buildHint: String {
         "build it with the sanitizer: swift build -Xswiftc -sanitize=\(rawValue) (Specs/sanitizers.md)"
-    }
-
-    /// Whether the executable at `path` runs with this sanitizer: started with the sanitizer's
-    /// `help=1` option and nothing on standard input, its runtime lists its flags before main
-    /// runs ("Available flags for ThreadSanitizer:"); an executable without the runtime ignores
-    /// the option. Asked of the running program, not of its bytes: any program that links this
-    /// package holds the sanitizers' names as text.
-    public func instruments(executableAt path: String, within seconds: TimeInterval = 30) -> Bool {
-        var environment = ProcessInfo.processInfo.environment
-        environment[optionsVariable] = "help=1"
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        // Bounded (issue 43): a driver that never answers, or floods, is not instrumented.
-        guard
-            let (_, output) = try? SpawnedProcess.run(
-                [path], environment: environment, seconds: seconds, maxBytes: 1 << 20)
-        else {
-            return false
-        }
-        return output.contains("Available flags for \(reporter):")
     }
 
     /// The sanitizer whose report `text` (a crash's last words) holds, if any.
@@ -96,14 +77,16 @@ public enum Sanitizer: String, Sendable, CaseIterable {
     /// Gathers a sanitizer's report from a driver's standard error, line by line: its first
     /// line, the head of each stack it prints (the two accesses of a race, the use and the free
     /// of a memory error), and its summary; joined with ` | ` as the crash's last words.
-    struct ReportReader: Sendable {
-        private(set) var lines: [String] = []
+    package struct ReportReader: Sendable {
+        package private(set) var lines: [String] = []
         private var reading = false
         private var framesLeft = 0
-        private(set) var complete = false
+        package private(set) var complete = false
+
+        package init() {}
 
         /// Takes one line of standard error.
-        mutating func take(_ line: String) {
+        package mutating func take(_ line: String) {
             if !reading {
                 guard Sanitizer.allCases.contains(where: { line.contains("\($0.reporter):") }),
                       line.contains("WARNING:") || line.contains("ERROR:") else { return }
@@ -148,6 +131,6 @@ public enum Sanitizer: String, Sendable, CaseIterable {
         }
 
         /// The report so far, or nil before one began.
-        var text: String? { lines.isEmpty ? nil : String(lines.joined(separator: " | ").prefix(4096)) }
+        package var text: String? { lines.isEmpty ? nil : String(lines.joined(separator: " | ").prefix(4096)) }
     }
 }

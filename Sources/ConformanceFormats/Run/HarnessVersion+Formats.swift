@@ -1,3 +1,5 @@
+import OperationDriverKit
+
 /// The formats the harness's release writes.
 ///
 /// `opconform --version` prints it; finding files, the run's JSON, JUnit and HTML reports and
@@ -14,6 +16,6 @@ extension HarnessVersion {
             + "\(TraceFormat.newest), "
             + "expectations format \(Expectations.newestFormat), "
             + "driver protocols \(DriverProtocol.versions.map(String.init).joined(separator: " and ")), generator "
-            + "version \(ScenarioGenerator.version)"
+            + "version \(GeneratorVersion.current)"
     }
 }

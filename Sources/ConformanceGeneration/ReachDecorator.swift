@@ -1,3 +1,4 @@
+import ConformanceFormats
 import OperationSpec
 import ReferenceEngine
 

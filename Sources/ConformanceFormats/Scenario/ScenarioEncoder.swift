@@ -5,7 +5,7 @@ import OperationSpec
 /// holds them by name; an operation reference is "self" or a number. A field at its default
 /// (an empty list, a queue's -1 and false, a name of "scenario", a seed of 0) is left out, so a
 /// file says only what was chosen; `ScenarioDecoder` puts the defaults back.
-enum ScenarioEncoder {
+package enum ScenarioEncoder {
     static func value(_ s: Scenario) -> JSONValue {
         var out: [(key: String, value: JSONValue)] = [("format", .int(ScenarioFormat.newest))]
         if s.name != Scenario().name { out.append(("name", .string(s.name))) }
@@ -133,7 +133,7 @@ enum ScenarioEncoder {
         }
     }
 
-    static func action(_ a: DriverAction) -> JSONValue {
+    package static func action(_ a: DriverAction) -> JSONValue {
         func opAnd(_ name: String, _ op: Int, _ key: String, _ value: JSONValue) -> JSONValue {
             one(name, .object([("op", .int(op)), (key, value)]))
         }

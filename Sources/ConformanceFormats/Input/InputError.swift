@@ -39,7 +39,7 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// "queuePriorty" would otherwise run and quietly mean something else): the place, the key
     /// and where it is, the nearest key that does mean something there, and `clause`, the keys
     /// allowed there. `source` is already on one line.
-    static func unknownKey(
+    package static func unknownKey(
         _ key: String, in path: [JSONPathSegment], at position: String, allowed: [String], clause: String,
         source: String
     ) -> InputError {
@@ -53,7 +53,7 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
     /// (with its line and column) and what is allowed. With `data`, the document that failed,
     /// the sentence can say where; with `retry`, which decodes data the same way, a number the
     /// decoder refused without saying where (Foundation's reader loses the field) is found again.
-    static func decoding(
+    package static func decoding(
         _ error: Error, source: String, data: Data? = nil, retry: ((Data) -> Error?)? = nil
     ) -> InputError {
         let source = JSONDiagnosis.oneLine(source)

@@ -17,7 +17,7 @@ public struct TraceFile: Sendable, Equatable {
 extension TraceFile {
     /// Why the events are not a trace the checkers can read, in the order found: `seq` not
     /// counting from 0 without gaps, an event after the last one, an operation, queue or driver
-    /// step the scenario does not have (`DriverCheck.references`, the list driver-check holds a
+    /// step the scenario does not have (`EventReferences`, the list driver-check holds a
     /// driver's events to). Empty when there is nothing to say. (Threads are any numbers from
     /// 0: the reference engine numbers a thread when it is made, which need not be the order in
     /// which threads first log.)
@@ -43,7 +43,7 @@ extension TraceFile {
                         + "hang, crash, cut or breach"
                 )
             }
-            let named = DriverCheck.references(e.kind)
+            let named = EventReferences.of(e.kind)
             for n in named.ops { op(n, i) }
             for q in named.queues where q < 0 || q >= queues {
                 out.append("events[\(i)] names queue \(q), but the scenario has \(queues) (numbered from 0)")

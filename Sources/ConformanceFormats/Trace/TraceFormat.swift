@@ -65,7 +65,7 @@ public enum TraceFormat {
 
     /// The trace file `data` holds, before the checks of `problems()`: what a schema can say
     /// of a document is what this reads (the schema's test holds the two together).
-    static func read(_ data: Data, source: String) throws(InputError) -> TraceFile {
+    package static func read(_ data: Data, source: String) throws(InputError) -> TraceFile {
         let diagnosis = JSONDiagnosis(data)
         guard let root = diagnosis.root else {
             throw InputError.unreadable(source: JSONDiagnosis.oneLine(source), diagnosis, retry: nil)

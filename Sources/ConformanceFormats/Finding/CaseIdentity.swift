@@ -11,11 +11,11 @@ public struct CaseIdentity: Sendable, Equatable, Codable {
     public var options: GeneratorOptions
 
     /// `generatorVersion` nil: the version the generator stamps on the case
-    /// (`ScenarioGenerator.stamp`: 1 for a case without flaws, which every version since builds
+    /// (`GeneratorVersion.stamp`: 1 for a case without flaws, which every version since builds
     /// the same).
     public init(caseSeed: UInt64, generatorVersion: Int? = nil, options: GeneratorOptions) {
         self.caseSeed = caseSeed
-        self.generatorVersion = generatorVersion ?? ScenarioGenerator.stamp(options)
+        self.generatorVersion = generatorVersion ?? GeneratorVersion.stamp(options)
         self.options = options
     }
 
@@ -27,7 +27,6 @@ public struct CaseIdentity: Sendable, Equatable, Codable {
     /// The schedule seed of the case: a separate stream from the one that built the scenario.
     public var scheduleSeed: UInt64 { SplitMix64.derive(caseSeed, 0x5C4E_D01E) }
 
-    public func scenario() -> Scenario { ScenarioGenerator(options: options).generate(seed: caseSeed) }
 }
 
 /// FNV-1a over a scenario's canonical JSON: a short name for "this exact scenario".

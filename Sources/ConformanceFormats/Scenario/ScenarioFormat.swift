@@ -45,7 +45,7 @@ public enum ScenarioFormat {
     }
 
     /// The scenario `data` holds, in format 1 or 2, before the checks of `problems()`.
-    static func read(_ data: Data, source: String) throws(InputError) -> Scenario {
+    package static func read(_ data: Data, source: String) throws(InputError) -> Scenario {
         let diagnosis = JSONDiagnosis(data)
         guard let root = diagnosis.root else {
             throw InputError.unreadable(source: JSONDiagnosis.oneLine(source), diagnosis, retry: nil)

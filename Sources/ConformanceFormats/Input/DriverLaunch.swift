@@ -1,4 +1,5 @@
 import Foundation
+import OperationDriverKit
 
 /// How to start a driver that the user named by path (`--impl exec:PATH [--driver-arg ARG]...`):
 /// any program in any language that speaks the driver protocol (`Specs/driver-protocol.md`).
@@ -139,5 +140,5 @@ public struct DriverLimits: Sendable, Equatable {
         return words
     }
 
-    static func number(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+    package static func number(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
 }
