@@ -5,13 +5,13 @@ import OperationSpec
 /// 2 (`ScenarioFormat.encode`; a test keeps the two identical), the examples a person writing a
 /// scenario by hand starts from. Where a listing leaves something out (how long "the work"
 /// takes), the sample says what it chose.
-public enum DocumentSamples {
-    public struct Sample: Sendable {
+package enum DocumentSamples {
+    package struct Sample: Sendable {
         public let scenario: Scenario
         /// Where the code comes from.
         public let source: String
         /// What we chose where the document is silent.
-        public let notes: String
+        package let notes: String
     }
 
     public static let all: [Sample] = [
@@ -54,7 +54,7 @@ public enum DocumentSamples {
 
     /// Listings 2-5 to 2-7: MyOperation, the guide's concurrent subclass, exactly as listed:
     /// start detaches main on a new thread and only then sets executing and notifies.
-    public static let myOperation = ConcurrentProgram(
+    package static let myOperation = ConcurrentProgram(
         overridesIsConcurrent: true,
         start: [
             .if(

@@ -93,14 +93,14 @@ public enum Fault: String, Sendable, CaseIterable, Codable {
         case .priorityReadClamped: return "the queuePriority getter reports Very High and Very Low as High and Low"
         case .duplicateDependencyToggles:
             return
-                "a second addDependency: of a dependency the operation already has is accepted and takes it out of the "
-                    + "list"
+                "a second addDependency: of a dependency the operation already has is accepted "
+                    + "and takes it out of the list"
         case .invocationSkippedByHand:
             return "an invocation operation started by hand finishes without invoking its method"
         case .flaggedStartDetaches:
             return
-                "the default start of an operation whose isConcurrent says YES runs main on a new thread and returns "
-                    + "at once"
+                "the default start of an operation whose isConcurrent says YES runs main on a new "
+                    + "thread and returns at once"
         case .finishStartsDependents:
             return "an operation that becomes ready when its last dependency finishes is started, even one in no queue"
         case .finishedStayInQueue: return "finished operations stay in the queue's operations"

@@ -25,7 +25,7 @@ public struct ChildProcessImplementation: Implementation {
     /// The protocol the driver speaks: 3 serves case after case in one process while each
     /// case leaves nothing behind (Specs/driver-protocol.md, "Sessions"); 2 runs each case in
     /// a process of its own. The probe finds it for a driver named by path.
-    public var protocolVersion: Int
+    package var protocolVersion: Int
     /// Variables set in each driver process's environment on top of the harness's own: a
     /// sanitizer's options (`Sanitizer.environment`, `expectConformance(driver:sanitize:)`).
     public var environment: [String: String] = [:]
@@ -89,7 +89,7 @@ public struct ChildProcessImplementation: Implementation {
     /// The probe asks for protocol 3 first; a driver that refuses it with `error` (a driver of
     /// protocol 2 must) is probed again with protocol 2, and then runs each case in a process
     /// of its own.
-    public static func probing(
+    package static func probing(
         _ launch: DriverLaunch, limits: DriverLimits = .standard
     ) throws(InputError) -> ChildProcessImplementation {
         if case .found(let impl) = try probe(launch, limits: limits, version: DriverProtocol.sessionVersion) {
@@ -107,8 +107,8 @@ public struct ChildProcessImplementation: Implementation {
 
     private static func who(_ launch: DriverLaunch) -> String { "the driver \(ShellWords.join(launch.command))" }
     private static func more(_ launch: DriverLaunch) -> String {
-        " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' checks a driver "
-            + "in detail)"
+        " (Specs/driver-protocol.md; 'opconform driver-check \(ShellWords.quote(launch.executable))' "
+            + "checks a driver in detail)"
     }
 
     private static func probe(_ launch: DriverLaunch, limits: DriverLimits, version: Int) throws(InputError) -> Probe {
@@ -261,7 +261,7 @@ public struct ChildProcessImplementation: Implementation {
     /// The case's trace: the reader's events, ended by how the driver ended when it did not
     /// write the trace's last event itself (Specs/driver-protocol.md, "When a driver misbehaves").
     /// How a `cut` event of a case the machine failed begins (`Trace.isMachineFailure`).
-    public static let machineFailure = "the machine failed the case, not the implementation: "
+    package static let machineFailure = "the machine failed the case, not the implementation: "
 
     private func trace(
         reader: DriverTraceReader, outcome: ChildProcess.Outcome, scenario: Scenario, scheduleSeed: UInt64
@@ -388,7 +388,7 @@ private final class FirstLine: @unchecked Sendable {
 extension Trace {
     /// Whether the machine failed this case (no driver could be started, or a killed one was
     /// never seen to end): a `cut` event that says so, written by `ChildProcessImplementation`.
-    public var isMachineFailure: Bool {
+    package var isMachineFailure: Bool {
         guard case .cut(let why)? = events.last?.kind else { return false }
         return why.hasPrefix(ChildProcessImplementation.machineFailure)
     }

@@ -11,7 +11,7 @@ import OperationSpec
 /// Each run is bounded by `timeLimit`, so a driver that hangs fails a check instead of hanging
 /// the suite. The runs are made one after another: the streaming check times line arrivals, and
 /// a second driver running beside it would blur them.
-public struct DriverCheck: Sendable {
+package struct DriverCheck: Sendable {
     /// One check's outcome.
     public struct Result: Sendable, Equatable {
         public let check: String
@@ -23,7 +23,7 @@ public struct DriverCheck: Sendable {
         }
         public var passed: Bool { failure == nil }
         /// What to change, for a failed check; nil when it passed.
-        public var guidance: DriverCheckGuidance? { passed ? nil : DriverCheckGuidance.forCheck(check) }
+        package var guidance: DriverCheckGuidance? { passed ? nil : DriverCheckGuidance.forCheck(check) }
         /// The line `driver-check` prints: `ok   NAME`, or `FAIL NAME: sentence` and under it what
         /// to change with the protocol's section to read.
         public var line: String {
@@ -40,7 +40,7 @@ public struct DriverCheck: Sendable {
     /// The driver executable and its arguments.
     public let command: [String]
     /// Seconds one run of the driver may take before it is killed and its check fails.
-    public var timeLimit: TimeInterval
+    package var timeLimit: TimeInterval
 
     public init(command: [String], timeLimit: TimeInterval = 10) {
         precondition(!command.isEmpty, "a driver command needs an executable")
@@ -116,7 +116,7 @@ public struct DriverCheck: Sendable {
     /// One serial queue; op 1 depends on op 0; both added, then the driver waits for the queue.
     /// Small enough to pass on any faithful implementation, big enough to have worker threads,
     /// calls that return, and rules to keep.
-    public static let smokeScenario = Scenario(
+    package static let smokeScenario = Scenario(
         name: "driver-check smoke", queues: [QueueConfig(maxConcurrent: 1)],
         operations: [OperationConfig(kind: .main([.work(1)])), OperationConfig(kind: .main([.work(1)]))],
         dependencies: [Edge(1, on: 0)],
@@ -128,7 +128,7 @@ public struct DriverCheck: Sendable {
     /// One operation working 0.4 s (400 units of 1 ms): the hello and the first events are made
     /// before the work and the trace's end after it, so a driver that writes as it goes delivers
     /// them 0.4 s apart, and one that holds its output back delivers them together.
-    public static let streamingScenario = Scenario(
+    package static let streamingScenario = Scenario(
         name: "driver-check streaming", queues: [QueueConfig()],
         operations: [OperationConfig(kind: .main([.work(400)]))],
         driver: [DriverStep(.add(op: 0, queue: 0)), DriverStep(.waitUntilAllFinished(queue: 0))])
@@ -195,8 +195,8 @@ public struct DriverCheck: Sendable {
             let events = answer.compactMap { if case .event(let e) = $0 { return e }; return nil }
             guard events.first?.seq == 0, events.enumerated().allSatisfy({ $0.offset == $0.element.seq }) else {
                 return
-                    "in a session, the events for \(which) do not count seq from 0 without gaps: each case starts "
-                        + "afresh"
+                    "in a session, the events for \(which) do not count seq from 0 without "
+                        + "gaps: each case starts afresh"
             }
             guard case .done(let next)? = answer.last else {
                 return "in a session, the answer to \(which) does not end with done"
@@ -331,16 +331,16 @@ public struct DriverCheck: Sendable {
         }
         if let early = events.dropLast().first(where: { Self.ends($0.kind) }) {
             return
-                "the trace for \(what) goes on after event \(early); the trace's last event is its only end, hang, "
-                    + "crash or cut"
+                "the trace for \(what) goes on after event \(early); the trace's last event is its "
+                    + "only end, hang, crash or cut"
         }
         guard last.kind == .end else {
             return "the trace for \(what) ends with \(last) instead of end; a run that finishes ends its trace with end"
         }
         guard run.signal == nil, run.status == 0 else {
             return
-                "the driver \(exitPhrase(run)) after the trace for \(what); a driver that ran its request exits with "
-                    + "status 0"
+                "the driver \(exitPhrase(run)) after the trace for \(what); a driver that ran its "
+                    + "request exits with status 0"
         }
         return nil
     }
@@ -370,8 +370,8 @@ public struct DriverCheck: Sendable {
             }
             guard let impl = hello.impl, !impl.trimmingCharacters(in: .whitespaces).isEmpty else {
                 return
-                    "the driver's hello gives no implementation name; the hello must name the implementation it runs "
-                        + "(impl)"
+                    "the driver's hello gives no implementation name; the hello must name the "
+                        + "implementation it runs (impl)"
             }
             guard let capabilities = hello.capabilities else {
                 return
@@ -397,16 +397,16 @@ public struct DriverCheck: Sendable {
         if said.count == 1, case .error(let why) = said[0].what {
             if why.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 return
-                    "given \(asked), the driver wrote an error line with no sentence; the error must say why in one "
-                        + "sentence"
+                    "given \(asked), the driver wrote an error line with no sentence; the error "
+                        + "must say why in one sentence"
             }
             if !run.killed && run.signal == nil && run.status == 2 {
                 guard let control else { return nil }
                 return "the driver refused \(asked), but it refused a valid request too (\(control.what): "
                     + "\(Conversation.quote(control.why))), so the refusal shows nothing; answer a valid request with "
                     + "hello, the trace, "
-                    + "then done (Specs/driver-protocol.md, \"The request\" and \"The messages\"), and refuse only "
-                    + "what is wrong"
+                    + "then done (Specs/driver-protocol.md, \"The request\" and \"The messages\"), and "
+                    + "refuse only what is wrong"
             }
         }
         return "given \(asked), the driver wrote \(Conversation.summary(said)) and \(exitPhrase(run)); \(required)"
@@ -445,7 +445,7 @@ public struct DriverCheck: Sendable {
     /// thread's own events are on thread 0, and every operation, queue and driver step named
     /// exists in `scenario`. The checkers assume all of this, so a trace is judged by the rules
     /// only after it passes here.
-    public static func traceFailure(_ events: [TraceEvent], in scenario: Scenario) -> String? {
+    package static func traceFailure(_ events: [TraceEvent], in scenario: Scenario) -> String? {
         sequenceFailure(events) ?? threadFailure(events) ?? callFailure(events) ?? placeFailure(events)
             ?? referenceFailure(events, scenario)
     }
@@ -586,8 +586,8 @@ public struct DriverCheck: Sendable {
         return (
             "the hello and the first event reached standard output \(String(format: "%.2f", max(0, lead))) s before "
                 + "the trace's end, though the operation works \(Self.number(Self.streamingWork)) s between them: the "
-                + "driver holds its output back; the protocol requires it to write and flush every line as soon as it "
-                + "has it",
+                + "driver holds its output back; the protocol requires it to write and flush every "
+                + "line as soon as it has it",
             true
         )
     }

@@ -4,7 +4,7 @@
 /// says what to change in the driver, and names the section of `Specs/driver-protocol.md` to
 /// read, so that a newcomer need not search a thousand-line contract (issue 32, item 3). A test
 /// holds every check to one entry and every section to a heading of the spec.
-public struct DriverCheckGuidance: Sendable, Equatable {
+package struct DriverCheckGuidance: Sendable, Equatable {
     /// What to change in the driver, in one sentence.
     public let change: String
     /// A section heading of Specs/driver-protocol.md, as written there.
@@ -14,7 +14,7 @@ public struct DriverCheckGuidance: Sendable, Equatable {
     public var line: String { "     fix: \(change) (Specs/driver-protocol.md, \"\(section)\")" }
 
     /// The guidance for a check of `DriverCheck.checks`.
-    public static func forCheck(_ check: String) -> DriverCheckGuidance? {
+    package static func forCheck(_ check: String) -> DriverCheckGuidance? {
         table.first { $0.check == check }?.guidance
     }
 
@@ -33,15 +33,15 @@ public struct DriverCheckGuidance: Sendable, Equatable {
     static let table: [(check: String, guidance: DriverCheckGuidance)] = [
         ("probe", DriverCheckGuidance(
             change: "answer a request whose scenario is empty and that names no impl: a hello with the protocol the "
-                    + "request asked for, a non-empty impl and only capabilities you observe, then end, then done, and "
-                    + "exit 0",
+                    + "request asked for, a non-empty impl and only capabilities you observe, then "
+                    + "end, then done, and exit 0",
             section: "The probe")),
         ("refuse-empty-line", refusal),
         ("refuse-not-json", refusal),
         ("refuse-no-scenario", DriverCheckGuidance(
                 change:
-                    "decode the request strictly: a request without its scenario is refused with one error line and "
-                        + "exit 2",
+                    "decode the request strictly: a request without its scenario is refused with "
+                        + "one error line and exit 2",
             section: "The request (harness to driver)")),
         ("refuse-protocol-1", protocolRefusal),
         ("refuse-protocol-99", protocolRefusal),

@@ -134,28 +134,7 @@ final class DriverProcess: @unchecked Sendable {
             if bytes != lastBytes {
                 lastBytes = bytes; quietSince = clock.active; if heardAt == nil { heardAt = clock.active }
             }
-            if let overflow {
-                killed = overflow
-            } else if let heard = heardAt {
-                if clock.active - max(quietSince, heard) > limits.timeout {
-                    killed = "no progress within \(DriverLimits.number(limits.timeout)) s"
-                }
-            } else if clock.active > ChildProcess.startupAllowance {
-                killed = "no output within \(Int(ChildProcess.startupAllowance)) s of starting"
-            }
-            // A child that talks for ever (a livelock that keeps logging) is stopped too, from
-            // its first line on, or from the end of the startup allowance at the latest.
-            if killed == nil && clock.active - (heardAt ?? ChildProcess.startupAllowance) > limits.caseDeadline {
-                killed = "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s "
-                    + Confirmation.runawayWords + " (--case-deadline)"
-            }
-            // Stopped time does not count against the limits, but it is not free either: a
-            // driver left stopped (a debugger that went away) is given up on after the deadline.
-            if killed == nil && clock.stopped > limits.caseDeadline {
-                killed =
-                    "the driver was stopped by a signal (SIGSTOP, a debugger) for more than "
-                        + "\(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
-            }
+            killed = overflow ?? Self.limitPassed(clock, heardAt: heardAt, quietSince: quietSince, limits: limits)
             if killed != nil { break }
         }
         if stoppedReading && !closingInput && next() && !reaped.hasEnded {
@@ -171,6 +150,33 @@ final class DriverProcess: @unchecked Sendable {
         var outcome = end(killed: killed, lastError: nil)
         if let overLimit { outcome.overLimit = overLimit }
         return outcome
+    }
+
+    /// Which of a case's limits its process has passed, as the sentence that says why it was
+    /// killed; nil while it is within them all.
+    private static func limitPassed(
+        _ clock: ChildProcess.ActiveClock, heardAt: Double?, quietSince: Double, limits: DriverLimits
+    ) -> String? {
+        if let heard = heardAt {
+            if clock.active - max(quietSince, heard) > limits.timeout {
+                return "no progress within \(DriverLimits.number(limits.timeout)) s"
+            }
+        } else if clock.active > ChildProcess.startupAllowance {
+            return "no output within \(Int(ChildProcess.startupAllowance)) s of starting"
+        }
+        // A child that talks for ever (a livelock that keeps logging) is stopped too, from
+        // its first line on, or from the end of the startup allowance at the latest.
+        if clock.active - (heardAt ?? ChildProcess.startupAllowance) > limits.caseDeadline {
+            return "the case ran past its deadline of \(DriverLimits.number(limits.caseDeadline)) s "
+                + Confirmation.runawayWords + " (--case-deadline)"
+        }
+        // Stopped time does not count against the limits, but it is not free either: a
+        // driver left stopped (a debugger that went away) is given up on after the deadline.
+        if clock.stopped > limits.caseDeadline {
+            return "the driver was stopped by a signal (SIGSTOP, a debugger) for more than "
+                + "\(DriverLimits.number(limits.caseDeadline)) s in all (--case-deadline)"
+        }
+        return nil
     }
 
     /// Whether, within `seconds`, a sanitizer began a report on standard error or the process

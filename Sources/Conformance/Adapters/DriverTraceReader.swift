@@ -124,48 +124,7 @@ final class DriverTraceReader: @unchecked Sendable {
             hello = true
             capabilities = declared
         case .event(let e):
-            guard hello else { problem = "the driver wrote an event before its hello"; return false }
-            guard e.seq == events.count else {
-                problem = "the driver numbered its event \(events.count) as \(e.seq) (seq counts from 0 without gaps)"
-                return false
-            }
-            // Threads are numbered from 0 in order of first appearance: a new one is the next.
-            guard e.thread >= 0 && e.thread <= threads else {
-                problem =
-                    "the driver put event \(e.seq) on thread \(e.thread), but threads are numbered from 0 in order of "
-                        + "first appearance (next: \(threads))"
-                return false
-            }
-            // `cut` and `breach` are the harness's own last events: a driver ends with `end`,
-            // `hang` or `crash`.
-            if case .breach = e.kind {
-                problem = "the driver wrote a breach event, which only the harness writes"; return false
-            }
-            if case .cut = e.kind {
-                problem = "the driver wrote a cut event, which only the harness and the reference engine write";
-                return false
-            }
-            guard events.count < maxEvents else {
-                runaway = "the driver ran away: it wrote more than \(maxEvents) events (--max-events)"
-                return false
-            }
-            if e.thread == threads { threads += 1 }
-            events.append(e)
-            if let livelock {
-                let now = ContinuousClock.now
-                if progressed(e.kind) || lastProgress == nil {
-                    lastProgress = now; polled = []
-                } else if let since = lastProgress, (now - since).seconds > livelock {
-                    let reads = polled.map { "op \($0.op) \($0.key)" }.joined(separator: ", ")
-                    runaway =
-                        "nothing progressed for \(String(format: "%.1f", livelock)) s: the driver wrote only reads "
-                            + "that "
-                        + "repeated earlier ones (\(reads)), as a wait or a queue does that polls a state that no "
-                        + "longer changes"
-                    return false
-                }
-            }
-            if e.kind.endsTrace { return session }
+            return takeEvent(e)
         case .done:
             problem =
                 hello
@@ -177,5 +136,51 @@ final class DriverTraceReader: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Takes one event: checks its number, thread and kind, keeps it, and watches for a livelock;
+    /// whether to read on (in a session, not after the case's last event).
+    private func takeEvent(_ e: TraceEvent) -> Bool {
+        guard hello else { problem = "the driver wrote an event before its hello"; return false }
+        guard e.seq == events.count else {
+            problem = "the driver numbered its event \(events.count) as \(e.seq) (seq counts from 0 without gaps)"
+            return false
+        }
+        // Threads are numbered from 0 in order of first appearance: a new one is the next.
+        guard e.thread >= 0 && e.thread <= threads else {
+            problem =
+                "the driver put event \(e.seq) on thread \(e.thread), but threads are numbered from 0 in order of "
+                    + "first appearance (next: \(threads))"
+            return false
+        }
+        // `cut` and `breach` are the harness's own last events: a driver ends with `end`,
+        // `hang` or `crash`.
+        if case .breach = e.kind {
+            problem = "the driver wrote a breach event, which only the harness writes"; return false
+        }
+        if case .cut = e.kind {
+            problem = "the driver wrote a cut event, which only the harness and the reference engine write";
+            return false
+        }
+        guard events.count < maxEvents else {
+            runaway = "the driver ran away: it wrote more than \(maxEvents) events (--max-events)"
+            return false
+        }
+        if e.thread == threads { threads += 1 }
+        events.append(e)
+        if let livelock {
+            let now = ContinuousClock.now
+            if progressed(e.kind) || lastProgress == nil {
+                lastProgress = now; polled = []
+            } else if let since = lastProgress, (now - since).seconds > livelock {
+                let reads = polled.map { "op \($0.op) \($0.key)" }.joined(separator: ", ")
+                runaway =
+                    "nothing progressed for \(String(format: "%.1f", livelock)) s: the driver wrote only reads "
+                    + "that repeated earlier ones (\(reads)), as a wait or a queue does that polls a state that "
+                    + "no longer changes"
+                return false
+            }
+        }
+        return e.kind.endsTrace ? session : true
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// A pid is added right after it is spawned and removed before it is reaped (under the same
 /// lock `killAll` holds), so a pid in the list is always one of our unreaped children: never a
 /// number the system has given to another process.
-public enum LiveChildren {
+package enum LiveChildren {
     /// The unreaped drivers, and whether the process is stopping (`killAll` was called).
     private struct State {
         var pids: [pid_t] = []
@@ -38,7 +38,7 @@ public enum LiveChildren {
     /// Kills every live child's process group, and every driver spawned from now on; returns how
     /// many there were.
     @discardableResult
-    public static func killAll() -> Int {
+    package static func killAll() -> Int {
         let count = state.withLock { s in
             s.stopping = true
             for pid in s.pids { _ = kill(-pid, SIGKILL) }

@@ -103,20 +103,7 @@ final class SpawnedProcess: Sendable {
         // inherits these ends.
         creating.lock()
         defer { creating.unlock() }
-        var pipes: [[Int32]] = []
-        for _ in 0..<3 {
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else {
-                for p in pipes { close(p[0]); close(p[1]) }
-                let code = errno
-                throw StartError(
-                    message: "cannot make a pipe: \(String(cString: strerror(code)))",
-                    transient: transientErrors.contains(code))
-            }
-            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-            pipes.append(fds)
-        }
+        let pipes = try makePipes()
         let (stdinPipe, stdoutPipe, stderrPipe) = (pipes[0], pipes[1], pipes[2])
 
         var actions = posix_spawn_file_actions_t()
@@ -175,6 +162,26 @@ final class SpawnedProcess: Sendable {
         }
         LiveChildren.add(pid)
         return SpawnedProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0], errors: stderrPipe[0], mark: mark)
+    }
+
+    /// Three pipes, both ends close-on-exec, for the child's standard input, output and error;
+    /// none left open when one cannot be made. Called while `creating` is held.
+    private static func makePipes() throws(StartError) -> [[Int32]] {
+        var pipes: [[Int32]] = []
+        for _ in 0..<3 {
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else {
+                for p in pipes { close(p[0]); close(p[1]) }
+                let code = errno
+                throw StartError(
+                    message: "cannot make a pipe: \(String(cString: strerror(code)))",
+                    transient: transientErrors.contains(code))
+            }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            pipes.append(fds)
+        }
+        return pipes
     }
 
     /// Writes `data` to the child's standard input and closes it. A child that exited first

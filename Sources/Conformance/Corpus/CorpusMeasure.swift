@@ -21,7 +21,7 @@ import OperationSpec
 ///
 /// Precision is true reports over true reports and false alarms; recall is visible defects
 /// found (by a failure or a warning) over visible defects.
-public enum CorpusMeasure {
+package enum CorpusMeasure {
     /// One rule reported in a class's run.
     public struct Report: Sendable, Codable, Equatable {
         public var rule: String
@@ -30,18 +30,18 @@ public enum CorpusMeasure {
         /// found, false-alarm, platform or unconfirmed.
         public var verdict: String
         /// The defect it found, or the platform-limit label it is blamed for.
-        public var defect: String?
+        package var defect: String?
         /// Cases of the run that broke it.
         public var cases: Int
         /// The first violation's sentence.
         public var message: String
         /// Whether the first violation names an operation of the class (nil: it names none,
         /// as a hang or a crash does).
-        public var onSubclass: Bool?
+        package var onSubclass: Bool?
     }
 
     /// What became of one class.
-    public struct ClassOutcome: Sendable, Codable, Equatable {
+    package struct ClassOutcome: Sendable, Codable, Equatable {
         public var name: String
         public var cases: Int
         public var seconds: Double
@@ -50,33 +50,33 @@ public enum CorpusMeasure {
         public var reports: [Report]
         /// Visible defects, and which rules found them.
         public var found: [String: [String]]
-        public var missed: [String]
+        package var missed: [String]
         /// Defects no trace here can show (platform limits and invisible ones).
-        public var unseen: [String]
+        package var unseen: [String]
         /// What `run` of the class would exit with: 0 conformant, 1 failures, 4 no verdict, 130
         /// interrupted. A class labelled with a visible defect should exit 1, a clean one 0.
         public var exitStatus = 0
 
-        public var falseAlarms: [String] { reports.filter { $0.verdict == "false-alarm" }.map(\.rule) }
-        public var trueReports: [String] { reports.filter { $0.verdict == "found" }.map(\.rule) }
+        package var falseAlarms: [String] { reports.filter { $0.verdict == "false-alarm" }.map(\.rule) }
+        package var trueReports: [String] { reports.filter { $0.verdict == "found" }.map(\.rule) }
         public var platform: [String] { reports.filter { $0.verdict == "platform" }.map(\.rule) }
         public var unconfirmed: [String] { reports.filter { $0.verdict == "unconfirmed" }.map(\.rule) }
     }
 
     /// The figures over every class measured.
-    public struct Totals: Sendable, Codable, Equatable {
+    package struct Totals: Sendable, Codable, Equatable {
         public var classes: Int
         public var cases: Int
         public var seconds: Double
-        public var trueReports: Int
-        public var falseAlarms: Int
-        public var platformReports: Int
-        public var visibleDefects: Int
-        public var foundDefects: Int
+        package var trueReports: Int
+        package var falseAlarms: Int
+        package var platformReports: Int
+        package var visibleDefects: Int
+        package var foundDefects: Int
         /// trueReports / (trueReports + falseAlarms); nil when nothing was reported.
-        public var precision: Double?
+        package var precision: Double?
         /// foundDefects / visibleDefects; nil when no defect is visible.
-        public var recall: Double?
+        package var recall: Double?
 
         public init(_ outcomes: [ClassOutcome]) {
             classes = outcomes.count
@@ -183,7 +183,7 @@ public enum CorpusMeasure {
 
     /// The corpus driver next to `executable` (the running opconform, or a test bundle's
     /// folder): `corpus-driver`, as `swift build` puts every executable target in one folder.
-    public static func driverNextTo(_ executable: String) -> String? {
+    package static func driverNextTo(_ executable: String) -> String? {
         // PathText, not NSString's path functions, which trap on short paths here (issue 33).
         let folder = PathText.folder(of: PathText.resolvingLinks(PathText.absolute(executable)))
         let candidate = PathText.join(folder, "corpus-driver")

@@ -13,9 +13,9 @@ import OperationSpec
 /// A label says which rules of the catalog should catch the defect and whether Foundation on
 /// Linux can show it at all: it has no KVO notifications to observers, no dependent keys and
 /// no Objective-C exceptions, and a data race need not show in a trace.
-public enum StyleCorpus {
+package enum StyleCorpus {
     /// Whether a defect can show in a trace of Foundation on Linux.
-    public enum Visibility: String, Sendable, Codable, Equatable {
+    package enum Visibility: String, Sendable, Codable, Equatable {
         /// The trace can show it: a rule should catch it (recall counts it).
         case visible
         /// Not a defect of the class: the class is right by the documents and on Darwin, but a
@@ -33,7 +33,7 @@ public enum StyleCorpus {
     }
 
     /// One defect of a class, by the documents.
-    public struct Defect: Sendable, Codable, Equatable {
+    package struct Defect: Sendable, Codable, Equatable {
         /// Short, unique within its class.
         public var id: String
         public var summary: String
@@ -43,7 +43,7 @@ public enum StyleCorpus {
         /// The rules of the catalog that should catch it (for a platform limit: the rules the
         /// harness blames on the class). Empty when no rule of the catalog states the duty.
         public var rules: [String]
-        public var visibility: Visibility
+        package var visibility: Visibility
         /// Why it is invisible, or what the platform lacks.
         public var why: String?
 
@@ -64,7 +64,7 @@ public enum StyleCorpus {
         public var name: String
         /// The style, in one line.
         public var style: String
-        public var defects: [Defect]
+        package var defects: [Defect]
         /// The defects a trace can show: what recall is counted over.
         public var visible: [Defect] { defects.filter { $0.visibility == .visible } }
     }
@@ -121,8 +121,8 @@ public enum StyleCorpus {
                 Defect(
                     "no-dependent-keys-on-linux",
                     "the queue is never told the operation finished (Linux has no dependent "
-                        + "keys); nothing declared says `state` affects isFinished, so the harness cannot tell this "
-                        + "class "
+                        + "keys); nothing declared says `state` affects isFinished, so the "
+                        + "harness cannot tell this class "
                         + "from one that announces a wrong key: its hangs are unconfirmed, neither failed nor excused",
                     cites: ["004 2.5.4", "004 2.6.1"], rules: neverFinished + [RuleID.depOrder], .platformLimit,
                     why: "correct on Darwin; unprovable on Linux without the declaration"),
@@ -150,15 +150,15 @@ public enum StyleCorpus {
             Defect("check-then-act-finish", "finish tests `finished` and sets it in two locked steps, so two racing "
                     + "finish calls could both announce isFinished",
                    cites: ["004 Listing 2-7", "004 2.5.3"], rules: [RuleID.kvoFinishOnce], .invisible,
-                   why: "needs two racing finish calls (the probe finishes once) and KVO to see the second "
-                    + "announcement"),
+                   why: "needs two racing finish calls (the probe finishes once) and KVO to "
+                    + "see the second announcement"),
             runsAgain,
         ]),
         Entry(name: "serial-queue", style: "flags guarded by a private serial DispatchQueue: reads with sync, writes "
                 + "with async between the will- and did-change (correct: the queued write runs before any later sync "
                 + "read, so a reader told of the change sees it)", defects: [runsAgain]),
-        Entry(name: "unfair-lock", style: "flags under a pthread mutex (os_unfair_lock on Darwin), start never checks "
-                + "isCancelled", defects: [
+        Entry(name: "unfair-lock", style: "flags under a pthread mutex (os_unfair_lock on Darwin), "
+                + "start never checks isCancelled", defects: [
             Defect("start-ignores-cancel", "start runs the task of an operation cancelled before it started",
                    cites: ["004 2.9.2", "004 2.9.3", "004 Listing 2-6", "000 start", "002 start"],
                    rules: [RuleID.cancelBeforeStartSkipsMain]),
@@ -213,8 +213,8 @@ public enum StyleCorpus {
             Defect("finish-on-release", "the operation finishes when the last reference to the token goes, not when "
                     + "the task says it is done: a closure kept elsewhere would leave it unfinished for ever",
                    cites: ["004 2.5.3", "003 isFinished"], rules: [RuleID.stateFinishedRegardless], .invisible,
-                   why: "the probe drops its closure when its task ends, so the token goes then: the path is not "
-                    + "taken"),
+                   why: "the probe drops its closure when its task ends, so the token goes "
+                    + "then: the path is not taken"),
             runsAgain,
         ]),
         Entry(name: "ready-writes", style: "a locked state enum whose isReady getter writes state = .ready whenever "
@@ -269,8 +269,8 @@ public enum StyleCorpus {
         ]),
         Entry(name: "careful-lock", style: "a state enum under NSLock; start checks isCancelled; finish announces "
                 + "isFinished and isExecuting in Listing 2-7's order", defects: []),
-        Entry(name: "careful-mutex", style: "flags in a Synchronization Mutex; start checks isCancelled; finish is "
-                + "idempotent", defects: [runsAgain]),
+        Entry(name: "careful-mutex", style: "flags in a Synchronization Mutex; start checks "
+                + "isCancelled; finish is idempotent", defects: [runsAgain]),
         Entry(name: "cancel-unfinishes", style: "a locked state enum with a cancelled state of its own, which cancel() "
                 + "sets on any operation not executing", defects: [
             Defect("cancel-unfinishes", "cancelling a finished operation sends it back to not finished",

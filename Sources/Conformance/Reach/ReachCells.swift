@@ -3,7 +3,7 @@ import OperationSpec
 extension ReachTable {
     /// What a cell is to the generator: one it must reach within 100 default cases, or one it
     /// need not, and why.
-    public enum Aim: Sendable, Equatable {
+    package enum Aim: Sendable, Equatable {
         /// A legal path the generator aims at: a route that leaves it empty is a gap (issue 44).
         case required
         /// A misuse: drawn at the misuse rate, judged by the profile, never required.
@@ -13,7 +13,7 @@ extension ReachTable {
         /// Not a path at all: the call cannot target an operation in that state.
         case impossible(String)
 
-        public var isRequired: Bool { self == .required }
+        package var isRequired: Bool { self == .required }
         public var reason: String? {
             switch self {
             case .required: return nil
@@ -29,7 +29,7 @@ extension ReachTable {
     static let addStarted = "an add of a started operation: misuse, drawn at the misuse rate"
 
     /// What cell (`entry`, `state`) is, for any kind.
-    public static func aim(_ entry: Entry, _ state: State) -> Aim {
+    package static func aim(_ entry: Entry, _ state: State) -> Aim {
         switch (entry, state) {
         case (.start, .ready), (.start, .cancelledBeforeStart): return .required
         case (.start, .pending): return .misuse(startUnready)
@@ -84,7 +84,7 @@ extension ReachTable {
     }
 
     /// The kinds a run must fill: each kind at least a tenth of the cases had.
-    public var routeKinds: [Kind] {
+    package var routeKinds: [Kind] {
         Kind.allCases.filter { kinds[$0, default: 0] * 10 >= max(cases, 1) }
     }
 
@@ -129,7 +129,7 @@ extension ReachTable {
 extension ReachTable {
     /// The paths the defects of public asynchronous classes sat on, which a first run of 30
     /// version 2 cases did not take (issue 44), for the asynchronous kinds present.
-    public static let keyCells: [(entry: Entry, state: State, what: String)] = [
+    package static let keyCells: [(entry: Entry, state: State, what: String)] = [
         (.cancel, .finished, "a cancel of a finished operation"),
         (.isReady, .executing, "isReady read while the task runs"),
         (.isExecuting, .executing, "isExecuting read while the task runs"),

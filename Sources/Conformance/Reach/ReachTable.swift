@@ -8,7 +8,7 @@ import OperationSpec
 /// run has checked. It is counted from traces, the way the rules read them (`TraceFacts`): the
 /// state at a call is what the events before it show, so a cell is reached only when the
 /// implementation really was in that state, not when the scenario meant it to be.
-public struct ReachTable: Sendable {
+package struct ReachTable: Sendable {
     /// A call or a getter the table counts.
     public enum Entry: String, Sendable, CaseIterable, Comparable, DeclarationOrdered {
         case start, cancel, add, addDependency, removeDependency, setCompletionBlock, setQueuePriority
@@ -68,7 +68,7 @@ public struct ReachTable: Sendable {
     }
 
     /// One cell of the table.
-    public struct Cell: Sendable, Hashable, Comparable {
+    package struct Cell: Sendable, Hashable, Comparable {
         public var entry: Entry
         public var state: State
         public var kind: Kind
@@ -89,7 +89,7 @@ public struct ReachTable: Sendable {
     /// Per cell, the callers seen, by how many cases.
     public private(set) var callers: [Cell: [Caller: Int]] = [:]
     /// Per cell, the first case (its index) that reached it.
-    public private(set) var firstCase: [Cell: Int] = [:]
+    package private(set) var firstCase: [Cell: Int] = [:]
     /// The kinds the cases had.
     public private(set) var kinds: [Kind: Int] = [:]
 
@@ -192,7 +192,7 @@ public struct ReachTable: Sendable {
 }
 
 /// Cases ordered as they are declared: the table's rows and columns, in a fixed order.
-public protocol DeclarationOrdered: CaseIterable, Comparable where AllCases.Index == Int {}
+package protocol DeclarationOrdered: CaseIterable, Comparable where AllCases.Index == Int {}
 
 extension DeclarationOrdered {
     var order: Int { Self.allCases.firstIndex(of: self)! }

@@ -28,17 +28,17 @@ public enum Attribution: Sendable, Equatable {
             self.platform = platform
             self.owns = owns
         }
-        public static let ownEverything = Setting(platform: nil, owns: [])
+        package static let ownEverything = Setting(platform: nil, owns: [])
     }
 
     /// The platforms a driver's hello may claim to build on: the two with shipped known
     /// divergences (`Fixtures/expectations/NAME.json`) and Foundation on Darwin, which has none
     /// (nothing is excused there). A claim of any other name is refused (issue 42).
-    public static let platforms = ["foundation-darwin", "foundation-linux", "gnustep"]
+    package static let platforms = ["foundation-darwin", "foundation-linux", "gnustep"]
 
     /// The entry of `known` that excuses `violation` in `scenario` run under `setting`, if one
     /// does; entries are tried in the file's order.
-    public static func excuse(_ violation: Violation, in scenario: Scenario, known: Expectations?,
+    package static func excuse(_ violation: Violation, in scenario: Scenario, known: Expectations?,
                               setting: Setting) -> Expectations.Entry? {
         guard let known else { return nil }
         return known.expected.first { entry in
@@ -80,7 +80,7 @@ public enum Attribution: Sendable, Equatable {
 
     /// The calls a crash's violation shows open when the implementation died (its witnesses:
     /// `ShrinkTarget.death(of:)` names every call made and not returned), by `callNames`.
-    public static func openCallNames(_ violation: Violation) -> [String] {
+    package static func openCallNames(_ violation: Violation) -> [String] {
         violation.witnesses.compactMap { event in
             guard case .call(let call) = event.kind else { return nil }
             return callName(call)
@@ -123,7 +123,7 @@ public enum Attribution: Sendable, Equatable {
     /// never runs. Those consequences are the platform's limit, reported as such with what
     /// they mean, not as the class's failures; a class that announces nothing at all looks the
     /// same on Linux, which the report says too.
-    public static let unheardFinishRules = [
+    package static let unheardFinishRules = [
         RuleID.cancelBeforeStartFinishes, RuleID.completionOnce, RuleID.queueAddWait, RuleID.queueProgress,
         RuleID.queueSuspendRunningContinue,
         RuleID.queueWaitAll, RuleID.queueWaitOp, RuleID.stateFinishedRegardless, Finding.hangRule,
@@ -145,7 +145,7 @@ public enum Attribution: Sendable, Equatable {
         case classDefect(String)
 
         /// Whether the case's waits and slots may be excused as the platform's.
-        public var excusable: Bool { if case .platformLimit = self { return true }; return false }
+        package var excusable: Bool { if case .platformLimit = self { return true }; return false }
     }
 
     /// The entry that explains `violation` as Foundation on Linux's unheard finish, when the
@@ -159,8 +159,8 @@ public enum Attribution: Sendable, Equatable {
             reason:
                 "your subclass announced its finish through a dependent key, and Foundation's queue never learned it: "
                 + evidence + ". Foundation on Linux has no dependent keys (keyPathsForValuesAffectingIsFinished), so "
-                + "this case's waits, slots and completion blocks wait for ever; on Darwin the class is heard. "
-                + "Announce "
+                + "this case's waits, slots and completion blocks wait for ever; on Darwin the "
+                + "class is heard. Announce "
                 + "isFinished itself (didChangeValue(forKey: \"isFinished\")) to be heard on both",
             finding: "", cause: Expectations.Cause(owner: .platform, needs: ["unheardFinish"]))
     }
@@ -174,7 +174,7 @@ public enum Attribution: Sendable, Equatable {
     /// (`FinishAnnouncement`): a key its class declares as affecting isFinished is the
     /// platform's limit; no such key is the class's defect; keys with no declaration, or a
     /// driver that cannot hear announcements, prove nothing.
-    public static func unheardFinish(in trace: Trace, _ scenario: Scenario) -> UnheardFinish {
+    package static func unheardFinish(in trace: Trace, _ scenario: Scenario) -> UnheardFinish {
         func isSubclass(_ o: Int) -> Bool {
             scenario.operations.indices.contains(o) && scenario.operations[o].kind.isSubclass
         }
@@ -200,8 +200,8 @@ public enum Attribution: Sendable, Equatable {
         guard trace.capabilities.contains(.announcements) else {
             return .unproven(
                 "the driver cannot hear what the class announces (it does not say 'announcements': a driver "
-                    + "not built with OperationDriverKit, or one that links Foundation statically), so an unheard "
-                    + "dependent "
+                    + "not built with OperationDriverKit, or one that links Foundation "
+                    + "statically), so an unheard dependent "
                     + "key cannot be told from a class that announces nothing")
         }
         let context = CheckContext(scenario: scenario, trace: trace, profile: .guide)
@@ -213,8 +213,8 @@ public enum Attribution: Sendable, Equatable {
             case .dependent(let at)?:
                 if case .announced(_, let key, _) = trace.events[at].kind {
                     dependent.append(
-                        "op \(op) announced \"\(key)\" (seq \(seq(at))), which the class declares as affecting "
-                            + "isFinished"
+                        "op \(op) announced \"\(key)\" (seq \(seq(at))), which the class "
+                            + "declares as affecting isFinished"
                     )
                 }
             case .undeclared(let list)?:
@@ -262,7 +262,7 @@ public enum Attribution: Sendable, Equatable {
     }
 
     /// The name of an operation's kind, as scenario files write it (`main`, `block`, ...).
-    public static func kindName(_ kind: OperationKind) -> String {
+    package static func kindName(_ kind: OperationKind) -> String {
         switch kind {
         case .main: return "main"
         case .block: return "block"
@@ -280,7 +280,7 @@ public enum Attribution: Sendable, Equatable {
     /// by hand or added again. A dependency action
     /// counts only where it names one of the witness operations as the dependent (when the
     /// violation names any), since a dependency changed elsewhere in the case is not its cause.
-    public static func ingredients(_ scenario: Scenario, witnesses: [Int] = []) -> [String] {
+    package static func ingredients(_ scenario: Scenario, witnesses: [Int] = []) -> [String] {
         var found: [String] = []
         func add(_ name: String) { if !found.contains(name) { found.append(name) } }
         for step in scenario.driver {

@@ -52,7 +52,7 @@ public enum Confirmation {
 
     /// Whether `violation` rests on absence or time rather than on witnesses of what happened:
     /// a hang (RUN-HANG), or a violation of an absence rule whose sentence says so.
-    public static func restsOnAbsence(_ violation: Violation) -> Bool {
+    package static func restsOnAbsence(_ violation: Violation) -> Bool {
         if violation.rule == Finding.hangRule { return true }
         guard absenceRules.contains(violation.rule) else { return false }
         return absenceWords.contains { violation.observed.contains($0) }

@@ -3,7 +3,7 @@ import ReferenceEngine
 
 /// "Is this bug caught, and how soon?": runs generated cases on the reference engine with one
 /// fault until a rule breaks, and shrinks that case.
-public enum FaultProbe {
+package enum FaultProbe {
     /// The most cases a fault may take to be caught.
     public static let bound = 2000
 
@@ -39,7 +39,7 @@ public enum FaultProbe {
     }
 
     /// The first finding (in catalog order) of the first case that broke a rule, shrunk.
-    public static func firstFinding(_ fault: Fault, seed: UInt64 = 1) -> Finding? {
+    package static func firstFinding(_ fault: Fault, seed: UInt64 = 1) -> Finding? {
         run(fault, seed: seed).findings.first
     }
 }

@@ -6,7 +6,7 @@ import ReferenceEngine
 /// carries that one flaw, judged by the flaw's own rules only, until the first that breaks one,
 /// which is then shrunk. What a user runs to learn which subclass mistakes the harness would
 /// catch on their implementation, and the detection table of issue 18.
-public enum FlawProbe {
+package enum FlawProbe {
     /// The cases tried per flaw when none is given: the reference engine catches every flaw
     /// well within it (`SubclassFlawTests`).
     public static let bound = 300

@@ -12,7 +12,7 @@ public struct GateVerdict: Sendable {
     /// Expected divergences that this run did not show (rare ones left out: `notSeenRare`).
     public var nowPassing: [String]
     /// Expected divergences marked rare (`Entry.rare`) that this run did not show: said, not failed.
-    public var notSeenRare: [String]
+    package var notSeenRare: [String]
     /// Expected divergences this run showed.
     public var confirmed: [String]
     /// Rules broken only by absence or time that a patient run did not show again
@@ -20,7 +20,7 @@ public struct GateVerdict: Sendable {
     public var unconfirmed: [String]
     /// The known divergences (entries, one a cause) the run excused: a rule with two causes in
     /// the file counts twice here and once in `confirmed`, as the run's summary counts them.
-    public var seenEntries = 0
+    package var seenEntries = 0
     /// Entries with a measured rate that this run showed far more often (`Expectations.Rate`):
     /// the gate fails, since a frequent defect of the rule may hide behind a rare flake's entry.
     public var exceeded: [(rule: String, seen: Int, cases: Int, rate: Expectations.Rate, bound: Int)] = []

@@ -9,13 +9,13 @@ import OperationSpec
 /// from the folded results of whole rounds only, in case order, so a guided run makes the same
 /// cases whatever its `--jobs`, and each case records its focus in its options: its seed and
 /// options rebuild it, as for any case.
-public enum Guidance {
+package enum Guidance {
     /// Cases per round: enough for the tallies to mean something, few enough to steer often.
     public static let round = 100
 
     /// The part of the generator that reaches each rule more often, in catalog order. A rule not
     /// listed is reached by every case alike (or by what no knob reaches) and is not steered for.
-    public static let steering: [(rule: String, focus: GeneratorFocus)] = [
+    package static let steering: [(rule: String, focus: GeneratorFocus)] = [
         (RuleID.startNotReadyThrows, .misuse), (RuleID.startExecutingThrows, .misuse), (RuleID.startFinished, .misuse),
         (RuleID.readyCancelled, .cancel), (RuleID.cancelSetsFlag, .cancel), (RuleID.cancelBeforeStartFinishes, .cancel),
         (RuleID.cancelBeforeStartSkipsMain, .cancel), (RuleID.cancelAll, .cancelAll),

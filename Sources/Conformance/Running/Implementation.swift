@@ -66,7 +66,7 @@ extension Implementation {
 }
 
 /// The reference engine as an implementation under test, with any injected faults.
-public struct ReferenceImplementation: Implementation {
+package struct ReferenceImplementation: Implementation {
     public let engine: ReferenceEngine
     public init(options: EngineOptions = EngineOptions()) { engine = ReferenceEngine(options: options) }
     public var name: String { "reference" }

@@ -16,7 +16,7 @@ import ReferenceEngine
 /// the case the unsplit run would have shrunk. Its minimum can differ from the unsplit run's
 /// only where the unsplit run shrank with hints from other rules' minima. Wall times are the
 /// longest shard's (the machines ran side by side); CPU times are summed.
-public enum RunMerge {
+package enum RunMerge {
     /// One shard as read from its folder.
     public struct Shard: Sendable {
         public var folder: String
@@ -77,9 +77,9 @@ public enum RunMerge {
     /// What the joined shards cover: per seed, which shards of how many, and the cases missing.
     public struct Coverage: Sendable, Equatable {
         public var seed: UInt64
-        public var shards: Int
-        public var present: [Int]
-        public var casesRun: Int
+        package var shards: Int
+        package var present: [Int]
+        package var casesRun: Int
         public var count: Int
         public var complete: Bool { present.count == shards }
         public var line: String {
@@ -94,7 +94,7 @@ public enum RunMerge {
     }
 
     /// The run the shards make together, and what they cover.
-    public static func merge(
+    package static func merge(
         _ shards: [Shard], allowMissing: Bool = false
     ) throws(InputError) -> (result: RunResult, coverage: [Coverage]) {
         guard let first = shards.first else { throw InputError("merge: give at least one shard's folder") }
@@ -104,8 +104,8 @@ public enum RunMerge {
             func differ(_ what: String, _ x: String, _ y: String) throws(InputError) {
                 throw InputError(
                     "merge: \(s.folder) was run with \(what) \(y), but \(first.folder) with \(x); "
-                        + "only shards of one run are merged (same release, implementation, profile, faults and "
-                        + "generator)"
+                        + "only shards of one run are merged (same release, implementation, "
+                        + "profile, faults and generator)"
                 )
             }
             if a.harness != b.harness { try differ("opconform", a.harness, b.harness) }
@@ -168,11 +168,46 @@ public enum RunMerge {
         return (joined(shards, seeds: seeds), coverage)
     }
 
-    /// The joined result (the shards are known to be of one run).
+    /// The joined result (the shards are known to be of one run): the configuration, the
+    /// rules' counts, the findings by cause, the known divergences and the unconfirmed findings,
+    /// each joined as a run decides it, then the endings and times.
     static func joined(_ shards: [Shard], seeds: [UInt64]) -> RunResult {
         let first = shards[0].record
-        // Order of the run: seeds as given, then case index.
-        func rank(_ seed: UInt64, _ index: Int) -> (Int, Int) { (seeds.firstIndex(of: seed) ?? 0, index) }
+        let order = first.statistics.map(\.id) + Finding.pseudoRules.map(\.id)
+        let (findings, causes) = joinedFindings(shards, seeds: seeds, order: order)
+        var endings: [String: Int] = [:]
+        var deaths: [String: Int] = [:]
+        for s in shards {
+            for (k, v) in s.record.endings { endings[k, default: 0] += v }
+            for (k, v) in s.record.deathCases { deaths[k, default: 0] += v }
+        }
+        var result = RunResult(
+            configuration: joinedConfiguration(shards, seeds: seeds), statistics: joinedStatistics(shards),
+            findings: findings, endings: endings,
+            cases: shards.map(\.record.cases).reduce(0, +),
+            seconds: shards.map(\.record.seconds).max() ?? 0,
+            shrinkSeconds: shards.map(\.record.shrinkSeconds).max() ?? 0)
+        result.known = joinedKnown(shards, seeds: seeds, order: order)
+        result.unconfirmed = joinedUnconfirmed(shards, seeds: seeds, order: order)
+        result.otherCauses = causes
+        result.deathCases = deaths
+        result.interrupted = shards.contains { $0.record.interrupted }
+        let cpus = shards.compactMap(\.record.cpu)
+        if cpus.count == shards.count {
+            result.cpu = CPUTime(harnessMicroseconds: cpus.map(\.harnessMicroseconds).reduce(0, +),
+                                 driversMicroseconds: cpus.map(\.driversMicroseconds).reduce(0, +))
+        }
+        return result
+    }
+
+    /// A case's place in the run's order: seeds as given, then case index.
+    private static func rank(_ seed: UInt64, _ index: Int, seeds: [UInt64]) -> (Int, Int) {
+        (seeds.firstIndex(of: seed) ?? 0, index)
+    }
+
+    /// The run's configuration as the shards ran it, over the whole run's count.
+    private static func joinedConfiguration(_ shards: [Shard], seeds: [UInt64]) -> RunConfiguration {
+        let first = shards[0].record
         let impl = RecordedImplementation(record: first)
         let ids = first.statistics.map(\.id)
         // The count of the whole run: each seed's once.
@@ -184,8 +219,12 @@ public enum RunMerge {
         configuration.generator = first.generator
         configuration.strict = first.strict
         configuration.knownSource = shards.compactMap(\.record.knownSource).first
+        return configuration
+    }
 
-        // Counts: sums; the status decided as a run decides it.
+    /// The rules' counts summed over the shards, each status decided as a run decides it.
+    private static func joinedStatistics(_ shards: [Shard]) -> [RuleStatistics] {
+        let first = shards[0].record
         var statistics = first.statistics.map { s in
             var z = RuleStatistics(id: s.id)
             z.status = s.status
@@ -212,13 +251,18 @@ public enum RunMerge {
                     ? .unconfirmed
                     : s.known > 0 ? .known : (s.hits > 0 ? .pass : .notReached)
         }
+        return statistics
+    }
 
+    /// The findings and further causes, joined by cause.
+    private static func joinedFindings(
+        _ shards: [Shard], seeds: [UInt64], order: [String]
+    ) -> (findings: [Finding], causes: [OtherCause]) {
         // Findings by cause, as a run tells causes apart (`CauseGroups`: the sentence with its
         // numbers set aside): a cause's cases are summed over the shards and its finding is the
         // one whose case comes first; a rule's first cause is its finding, the next ones (up to
         // the run's limit) its further causes. A shard's finding counts the rule's cases its
         // further causes do not.
-        let order = ids + Finding.pseudoRules.map(\.id)
         struct Cause { var signature: String; var finding: Finding; var rank: (Int, Int); var cases: Int }
         var causesByRule: [String: [Cause]] = [:]
         for s in shards {
@@ -230,7 +274,7 @@ public enum RunMerge {
                 all += mine
                 for o in all {
                     let signature = cause(of: o.finding)
-                    let r = rank(o.finding.runSeed, o.finding.caseIndex)
+                    let r = rank(o.finding.runSeed, o.finding.caseIndex, seeds: seeds)
                     if let i = causesByRule[o.finding.rule]?.firstIndex(where: { $0.signature == signature }) {
                         causesByRule[o.finding.rule]![i].cases += o.cases
                         if r < causesByRule[o.finding.rule]![i].rank {
@@ -253,13 +297,16 @@ public enum RunMerge {
             findings.append(head.finding)
             causes += list.dropFirst().map { OtherCause(finding: $0.finding, cases: $0.cases) }
         }
+        return (findings, causes)
+    }
 
-        // Known divergences: per rule and entry, counts summed, the first case the run's first.
+    /// Known divergences: per rule and entry, counts summed, the first case the run's first.
+    private static func joinedKnown(_ shards: [Shard], seeds: [UInt64], order: [String]) -> [KnownDivergence] {
         var known: [KnownDivergence] = []
         var knownRanks: [(Int, Int)] = []
         for s in shards {
             for k in s.record.known {
-                let r = rank(s.record.seed, k.first.index)
+                let r = rank(s.record.seed, k.first.index, seeds: seeds)
                 if let i = known.firstIndex(where: { $0.rule == k.rule && $0.entry == k.entry }) {
                     known[i].cases += k.cases
                     if r < knownRanks[i] { known[i].first = failing(k.first); knownRanks[i] = r }
@@ -278,11 +325,18 @@ public enum RunMerge {
             )
         }
             .map(\.element)
+        return known
+    }
+
+    /// The unconfirmed findings: one per rule, counts summed, the first case the run's first.
+    private static func joinedUnconfirmed(
+        _ shards: [Shard], seeds: [UInt64], order: [String]
+    ) -> [UnconfirmedFinding] {
         var unconfirmed: [UnconfirmedFinding] = []
         var unconfirmedRanks: [(Int, Int)] = []
         for s in shards {
             for u in s.record.unconfirmed {
-                let r = rank(s.record.seed, u.first.index)
+                let r = rank(s.record.seed, u.first.index, seeds: seeds)
                 if let i = unconfirmed.firstIndex(where: { $0.rule == u.rule }) {
                     unconfirmed[i].cases += u.cases
                     if r < unconfirmedRanks[i] { unconfirmed[i].first = failing(u.first); unconfirmedRanks[i] = r }
@@ -292,31 +346,8 @@ public enum RunMerge {
                 }
             }
         }
-        // One per rule.
         unconfirmed.sort { (order.firstIndex(of: $0.rule) ?? 0) < (order.firstIndex(of: $1.rule) ?? 0) }
-
-        var endings: [String: Int] = [:]
-        var deaths: [String: Int] = [:]
-        for s in shards {
-            for (k, v) in s.record.endings { endings[k, default: 0] += v }
-            for (k, v) in s.record.deathCases { deaths[k, default: 0] += v }
-        }
-        var result = RunResult(
-            configuration: configuration, statistics: statistics, findings: findings, endings: endings,
-            cases: shards.map(\.record.cases).reduce(0, +),
-            seconds: shards.map(\.record.seconds).max() ?? 0,
-            shrinkSeconds: shards.map(\.record.shrinkSeconds).max() ?? 0)
-        result.known = known
-        result.unconfirmed = unconfirmed
-        result.otherCauses = causes
-        result.deathCases = deaths
-        result.interrupted = shards.contains { $0.record.interrupted }
-        let cpus = shards.compactMap(\.record.cpu)
-        if cpus.count == shards.count {
-            result.cpu = CPUTime(harnessMicroseconds: cpus.map(\.harnessMicroseconds).reduce(0, +),
-                                 driversMicroseconds: cpus.map(\.driversMicroseconds).reduce(0, +))
-        }
-        return result
+        return unconfirmed
     }
 
     /// Generator options as the one JSON line a finding file holds them in.

@@ -18,15 +18,15 @@ public struct RunConfiguration: Sendable {
     public var attempts: Int?
     /// Stop at the first case that breaks a rule whose breaking fails the run (for "is this bug
     /// caught, and how soon").
-    public var stopAtFirstFailure = false
+    package var stopAtFirstFailure = false
     /// Stop (with `stopAtFirstFailure`) only at a case that breaks one of these rules, and shrink
     /// only their findings (nil: any rule whose breaking fails the run, and every finding). A
     /// flaw probe waits for its flaw's rules: a hang the implementation has anyway
     /// (Foundation's known RUN-HANG) must neither end it nor cost it a shrink.
-    public var stopRules: [String]?
+    package var stopRules: [String]?
     /// Guided generation (`Guidance`, `--guide`): every other case of each round after the
     /// first leans towards the parts of the API that reach the rules reached least so far.
-    public var guided = false
+    package var guided = false
     /// Warnings fail the run too (`--strict`): a broken documented example, piece of advice or
     /// observed-only rule (`Severity.warning`) counts as a failure.
     public var strict = false
@@ -45,7 +45,7 @@ public struct RunConfiguration: Sendable {
     /// at once on 2 cores starved its rendezvous windows (a false BLOCK-CONCURRENT in a gate of
     /// 100 cases). It gets one job per core, as before issue 16; `--jobs` raises it for a driver
     /// known to be light.
-    public static func defaultJobs(
+    package static func defaultJobs(
         for impl: any Implementation, cores: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> Int {
         impl is ChildProcessImplementation && impl.launch == nil ? min(64, 16 * max(1, cores)) : max(1, cores)
@@ -70,7 +70,7 @@ public struct RunConfiguration: Sendable {
     /// found again starts from its old minimum instead of shrinking from scratch (issue 31).
     /// Used on a nondeterministic implementation only, whose minima vary from run to run anyway;
     /// the reference engine's findings stay the same bytes for the same seed.
-    public var earlierMinima: [Shrinker.Hint] = []
+    package var earlierMinima: [Shrinker.Hint] = []
 
     public init(
         impl: any Implementation, profile: Profile = .guide, faults: [Fault] = [], seed: UInt64 = 1, count: Int = 100,
@@ -150,7 +150,7 @@ public struct RunResult: Sendable {
     public var deathCases: [String: Int] = [:]
     public var endings: [String: Int]
     /// The first case cut short (`Trace.Ending.truncated`) and why, when one was.
-    public var firstCut: (index: Int, why: String)?
+    package var firstCut: (index: Int, why: String)?
     /// Cases run: the configured count, or fewer when stopping at the first failure.
     public var cases: Int
     public var seconds: Double
@@ -173,7 +173,7 @@ public struct RunResult: Sendable {
     /// Known divergences this run excused far more often than their entry's measured rate
     /// allows (`Expectations.Rate.bound`, the gate's test): a frequent defect of the tested code
     /// may hide behind a rare flake's entry, so `run` fails on them as `gate` does (issue 42).
-    public var exceededRates: [(entry: Expectations.Entry, seen: Int, bound: Int)] {
+    package var exceededRates: [(entry: Expectations.Entry, seen: Int, bound: Int)] {
         guard let known = configuration.known else { return [] }
         return known.expected.compactMap { entry in
             guard let rate = entry.rate else { return nil }
@@ -540,7 +540,7 @@ public struct Runner: Sendable {
     /// Shrinks of distinct findings that run side by side on a real implementation. Four on two
     /// cores: a shrink candidate's driver spends 10-30 ms of CPU and then waits; more at once
     /// would load the machine enough to make slow candidates look stuck.
-    public static let parallelShrinks = 4
+    package static let parallelShrinks = 4
 
     /// The minima of `jobs`, in their order, shrunk `workers` at a time: each worker takes the
     /// next job and starts from the minima finished so far (the hints a sequential run would
@@ -602,7 +602,7 @@ public struct Runner: Sendable {
         return Shrinker.Hint(scenario: minimum.scenario, scheduleSeed: f.identity.scheduleSeed)
     }
 
-    public func shrinker(for target: ShrinkTarget) -> Shrinker {
+    package func shrinker(for target: ShrinkTarget) -> Shrinker {
         let c = configuration
         var shrinker = Shrinker(impl: c.impl, profile: c.profile, target: unexcused(target), attempts: c.attempts)
         shrinker.stop = c.stop

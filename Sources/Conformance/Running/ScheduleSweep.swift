@@ -20,7 +20,7 @@ public struct ScheduleSweep: Sendable {
     }
     public let scenario: String
     public let schedules: Int
-    public private(set) var tallies: [RuleTally]
+    package private(set) var tallies: [RuleTally]
     public private(set) var endings: [String: Int] = [:]
     /// Runs that crashed, hung or broke the driver protocol: the first schedule seed of each
     /// ending, and what the trace's last event said.

@@ -11,5 +11,5 @@ public final class StopRequest: Sendable {
     private let flag = Atomic<Bool>(false)
     public init() {}
     public func request() { flag.store(true, ordering: .sequentiallyConsistent) }
-    public var isRequested: Bool { flag.load(ordering: .sequentiallyConsistent) }
+    package var isRequested: Bool { flag.load(ordering: .sequentiallyConsistent) }
 }

@@ -5,7 +5,7 @@ import OperationSpec
 /// Tokens (`signal`, `await`, `readyAfterSignal`, the `signaled` trigger) name no operation or
 /// queue, so no edit renumbers them.
 extension Scenario {
-    public func removingOperation(_ victim: Int) -> Scenario {
+    package func removingOperation(_ victim: Int) -> Scenario {
         var s = self
         func renumber(_ n: Int) -> Int { n > victim ? n - 1 : n }
         s.operations.remove(at: victim)
@@ -23,7 +23,7 @@ extension Scenario {
 
     /// Removes block `b` of block operation `op`; triggers on later blocks are renumbered and
     /// triggers on the removed block dropped, so no step silently moves to another block.
-    public func removingBlock(_ b: Int, of op: Int) -> Scenario {
+    package func removingBlock(_ b: Int, of op: Int) -> Scenario {
         var s = self
         guard case .block(var blocks) = s.operations[op].kind, b < blocks.count else { return s }
         blocks.remove(at: b)
@@ -39,7 +39,7 @@ extension Scenario {
     /// Whether a concurrent subclass's protocol (its start, main, routines) names operation `op`
     /// in a condition or call: removing `op` would have to rewrite that protocol, which the
     /// shrinker never does.
-    public func protocolNames(_ op: Int) -> Bool {
+    package func protocolNames(_ op: Int) -> Bool {
         operations.contains { config in
             // The implementation's own subclass has only its work: no protocol of ours to keep.
             guard !config.kind.isSubclass, let p = config.kind.program else { return false }
@@ -48,7 +48,7 @@ extension Scenario {
         }
     }
 
-    public func removingQueue(_ victim: Int) -> Scenario {
+    package func removingQueue(_ victim: Int) -> Scenario {
         var s = self
         func renumber(_ q: Int) -> Int { q > victim ? q - 1 : q }
         s.queues.remove(at: victim)

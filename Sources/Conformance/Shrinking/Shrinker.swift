@@ -26,8 +26,8 @@ import ReferenceEngine
 ///
 /// Findings of one run often share a cause: `hints` (earlier findings' minima) are tried before
 /// the greedy search, and the search starts from the first that still shows this failure.
-public struct Shrinker: Sendable {
-    public typealias Hint = ShrinkHint
+package struct Shrinker: Sendable {
+    package typealias Hint = ShrinkHint
 
     public struct Result: Sendable {
         public var scenario: Scenario
@@ -40,7 +40,7 @@ public struct Shrinker: Sendable {
         /// In how many of `attempts` runs (`rateAttempts`) `scenario` showed the violation.
         public var reproduced: Int
         public var attempts: Int
-        public var milliseconds: Int
+        package var milliseconds: Int
         /// The budget ran out before a full round found nothing smaller.
         public var exhausted: Bool
         /// The run was stopped (`stop`) before the search ended: `scenario` is the smallest
@@ -53,54 +53,54 @@ public struct Shrinker: Sendable {
         /// Accepted steps given up because the smallest candidate replayed less often than the
         /// original: 0 when the minimum held up; `accepted + walkedBack` steps were taken, and
         /// `accepted == 0` with `walkedBack > 0` means the original itself was kept.
-        public var walkedBack = 0
+        package var walkedBack = 0
         /// The index of the hint the search started from, if one was accepted.
         public var hint: Int? = nil
         /// Runs spent measuring replay rates (the original's, the minimum's, and those walked
         /// back through).
-        public var rateRuns = 0
+        package var rateRuns = 0
         /// A larger scenario than the smallest found was kept, since it replays more often.
-        public var keptLarger: Bool { walkedBack > 0 }
+        package var keptLarger: Bool { walkedBack > 0 }
     }
 
     public let impl: any Implementation
     public let profile: Profile
     public let target: ShrinkTarget
-    public var schedulesPerCandidate = 4
+    package var schedulesPerCandidate = 4
     public var attempts: Int
     /// How many of a candidate's `attempts` under one schedule seed must show the failure for it
     /// to be kept. 1 on a deterministic implementation. On a real one, 2 of 3: a candidate kept
     /// on a single lucky run is often a race the implementation wins most of the time (two empty
     /// operations on a queue whose width is off by one), and its replay line then says "did not
     /// break" most of the time; requiring most runs keeps the work that makes the failure show.
-    public var keepAfter: Int
+    package var keepAfter: Int
     /// Runs that measure a replay rate: the original's before shrinking and the minimum's after
     /// (the `attempts` a result reports). 1 on a deterministic implementation, where one run
     /// decides; on a real one 5, or `attempts` when more were asked for: with 3, a minimum that
     /// replays 2 of 3 could not be told from one that replays 3 of 3.
-    public var rateAttempts: Int
+    package var rateAttempts: Int
     public var budget = 4000
     /// Candidates tried side by side (`trial`), on a real implementation: its runs mostly wait
     /// (work steps sleep, windows of quiet), so four at once take little more wall time than
     /// one. The search still takes the first candidate in its order that shows the failure;
     /// the others' runs are spent for speed. 1 on the deterministic reference engine, whose
     /// findings stay the same bytes.
-    public var parallelism = 1
+    package var parallelism = 1
     /// The longest the search may take on a real implementation before it keeps the smallest
     /// case found so far (`Result.exhausted`, "a smaller case may exist"): a failure that shows
     /// in one run of three keeps almost every candidate's trial failing, and the search would
     /// spend its whole budget of runs (164 s for Listing 2-6's race on Foundation). nil: no limit
     /// (the reference engine, whose search is decided by runs alone, and same seed, same bytes).
-    public var timeLimit: Duration?
+    package var timeLimit: Duration?
     /// The limit on a real implementation: the time from `run` to a finding stays under a minute.
-    public static let realTimeLimit = Duration.seconds(30)
+    package static let realTimeLimit = Duration.seconds(30)
     /// The runs the search may spend: `budget`, and half as much again per further trial side
     /// by side, since those spend runs on candidates after the one taken, each costing a
     /// fraction of the wall time.
     var searchBudget: Int { parallelism > 1 ? budget * parallelism / 2 : budget }
     /// The side-by-side trials on a real implementation (issue 31: shrinking was 73 to 98 % of
     /// the time from `run` to a minimised finding of the planted defects).
-    public static let realParallelism = 4
+    package static let realParallelism = 4
     /// Set to stop the search at once (SIGINT): no candidate run after it is trusted, since the
     /// stop kills the implementation's driver.
     public var stop: StopRequest?
@@ -137,7 +137,7 @@ public struct Shrinker: Sendable {
     }
 
     /// The violation's sentence with every number replaced by `#`: "the same failure".
-    public static func signature(_ v: Violation) -> String {
+    package static func signature(_ v: Violation) -> String {
         var out = "", inNumber = false
         for ch in v.observed {
             if ch.isNumber || (inNumber && ch == ".") {
@@ -200,7 +200,7 @@ public struct Shrinker: Sendable {
 
     /// Counts how many of `rateAttempts` runs show the violation: a scenario's replay rate.
     /// A run the machine failed is run again (up to as many runs again), not counted as a miss.
-    public func reproductions(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> Int {
+    package func reproductions(_ scenario: Scenario, scheduleSeed: UInt64, signature: String?) -> Int {
         var shown = 0, counted = 0, runs = 0
         while counted < rateAttempts && runs < 2 * rateAttempts {
             runs += 1
@@ -214,7 +214,7 @@ public struct Shrinker: Sendable {
 
     /// Whether `a` is smaller than `b`: fewer operations, then fewer driver steps, edges, queues.
     /// A hint is tried only when it is, so the search never starts from something larger.
-    public static func isSmaller(_ a: Scenario, than b: Scenario) -> Bool {
+    package static func isSmaller(_ a: Scenario, than b: Scenario) -> Bool {
         func size(_ s: Scenario) -> [Int] { [s.operations.count, s.driver.count, s.dependencies.count, s.queues.count] }
         return size(a).lexicographicallyPrecedes(size(b))
     }

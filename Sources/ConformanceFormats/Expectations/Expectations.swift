@@ -188,7 +188,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     }
 
     /// The driver this file names, resolved against the file's folder.
-    public func driverLaunch(relativeTo file: String) throws(InputError) -> DriverLaunch? {
+    package func driverLaunch(relativeTo file: String) throws(InputError) -> DriverLaunch? {
         guard let driver else { return nil }
         let base = PathText.absolute(PathText.folder(of: file))
         do {
@@ -217,7 +217,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     /// Throws unless every entry's `finding` is a finding file of the entry's rule inside the
     /// expectations file's folder: an entry is explained by its evidence, so a missing one (or
     /// one that names `../../etc/passwd`) is refused, not passed over.
-    public func checkFindings(relativeTo file: String) throws(InputError) {
+    package func checkFindings(relativeTo file: String) throws(InputError) {
         let shown = JSONDiagnosis.oneLine(file)
         let folder = PathText.folder(of: file)
         guard let realFolder = DriverConsent.realPath(folder) else {
@@ -250,7 +250,7 @@ public struct Expectations: Codable, Sendable, Equatable {
     }
 
     /// The path of an entry's finding file.
-    public func findingPath(_ entry: Entry, relativeTo file: String) -> String {
+    package func findingPath(_ entry: Entry, relativeTo file: String) -> String {
         PathText.join(PathText.parent(file), entry.finding)
     }
 }
@@ -271,61 +271,8 @@ extension Expectations: CheckedInput {
             }
         }
         for (i, entry) in expected.enumerated() {
-            if let rate = entry.rate {
-                let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("rate")]
-                if format < 3 {
-                    let format = format
-                    return .init(path: at) { _, where_ in
-                        "a rate needs format 3, but the file is format \(format) (the rate "
-                            + "is\(where_.isEmpty ? " there" : where_))"
-                    }
-                }
-                guard rate.of > 0, rate.of <= RunRecord.maxCount, (0...rate.of).contains(rate.cases) else {
-                    return .init(
-                        path: at, what: "is \(rate.cases) of \(rate.of)",
-                        requirement:
-                            ", but must be a measured count of cases: 0 <= cases <= of, 0 < of <= \(RunRecord.maxCount)"
-                    )
-                }
-            }
-            if let cause = entry.cause {
-                let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("cause")]
-                if format < 3 {
-                    let format = format
-                    return .init(path: at) { _, where_ in
-                        "a cause needs format 3, but the file is format \(format) (the cause "
-                            + "is\(where_.isEmpty ? " there" : where_))"
-                    }
-                }
-                if cause.during != nil && format < 4 {
-                    let format = format
-                    return .init(path: at + [.key("during")]) { _, where_ in
-                        "a cause's during needs format 4, but the file is format \(format) (it "
-                            + "is\(where_.isEmpty ? " there" : where_))"
-                    }
-                }
-                for (j, call) in (cause.during ?? []).enumerated() where !Cause.callNames.contains(call) {
-                    return .init(
-                        path: at + [.key("during"), .index(j)],
-                        what: "is \"\(JSONDiagnosis.oneLine(call, limit: 40))\"",
-                        requirement:
-                            ", but must be a call by its scenario-file name (start is a start by hand, queueStart "
-                            + "a queue's): " + Cause.callNames.joined(separator: ", "))
-                }
-                for (j, kind) in (cause.kinds ?? []).enumerated() where !Cause.kindNames.contains(kind) {
-                    return .init(
-                        path: at + [.key("kinds"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(kind, limit: 40))\"",
-                        requirement: ", but must be one of: " + Cause.kindNames.joined(separator: ", "))
-                }
-                for (j, need) in (cause.needs ?? []).enumerated() where !Cause.ingredientNames.contains(need) {
-                    return .init(
-                        path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
-                        requirement:
-                            ", but must be a driver action, an operation kind, addedTwice, secondStart or "
-                                + "selfDependency ("
-                            + Cause.ingredientNames.joined(separator: ", ") + ")")
-                }
-            }
+            if let rate = entry.rate, let problem = rateProblem(rate, entry: i) { return problem }
+            if let cause = entry.cause, let problem = causeProblem(cause, entry: i) { return problem }
             // A reason is printed as it is: a control character in it could clear a terminal or
             // forge a FAIL line (issue 43).
             if entry.reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
@@ -343,6 +290,67 @@ extension Expectations: CheckedInput {
                 )
             }
             if let problem = Finding.ruleProblem(entry.rule, at: path) { return problem }
+        }
+        return nil
+    }
+
+    /// A rate the file's format cannot hold, or that is not a measured count of cases.
+    private func rateProblem(_ rate: Rate, entry i: Int) -> InputError.FieldProblem? {
+        let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("rate")]
+        if format < 3 {
+            let format = format
+            return .init(path: at) { _, where_ in
+                "a rate needs format 3, but the file is format \(format) (the rate "
+                    + "is\(where_.isEmpty ? " there" : where_))"
+            }
+        }
+        guard rate.of > 0, rate.of <= RunRecord.maxCount, (0...rate.of).contains(rate.cases) else {
+            return .init(
+                path: at, what: "is \(rate.cases) of \(rate.of)",
+                requirement:
+                    ", but must be a measured count of cases: 0 <= cases <= of, 0 < of <= \(RunRecord.maxCount)"
+            )
+        }
+        return nil
+    }
+
+    /// A cause the file's format cannot hold, or that names a call, kind or ingredient not known.
+    private func causeProblem(_ cause: Cause, entry i: Int) -> InputError.FieldProblem? {
+        let at: [JSONPathSegment] = [.key("expected"), .index(i), .key("cause")]
+        if format < 3 {
+            let format = format
+            return .init(path: at) { _, where_ in
+                "a cause needs format 3, but the file is format \(format) (the cause "
+                    + "is\(where_.isEmpty ? " there" : where_))"
+            }
+        }
+        if cause.during != nil && format < 4 {
+            let format = format
+            return .init(path: at + [.key("during")]) { _, where_ in
+                "a cause's during needs format 4, but the file is format \(format) (it "
+                    + "is\(where_.isEmpty ? " there" : where_))"
+            }
+        }
+        for (j, call) in (cause.during ?? []).enumerated() where !Cause.callNames.contains(call) {
+            return .init(
+                path: at + [.key("during"), .index(j)],
+                what: "is \"\(JSONDiagnosis.oneLine(call, limit: 40))\"",
+                requirement:
+                    ", but must be a call by its scenario-file name (start is a start by "
+                    + "hand, queueStart a queue's): " + Cause.callNames.joined(separator: ", "))
+        }
+        for (j, kind) in (cause.kinds ?? []).enumerated() where !Cause.kindNames.contains(kind) {
+            return .init(
+                path: at + [.key("kinds"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(kind, limit: 40))\"",
+                requirement: ", but must be one of: " + Cause.kindNames.joined(separator: ", "))
+        }
+        for (j, need) in (cause.needs ?? []).enumerated() where !Cause.ingredientNames.contains(need) {
+            return .init(
+                path: at + [.key("needs"), .index(j)], what: "is \"\(JSONDiagnosis.oneLine(need, limit: 40))\"",
+                requirement:
+                    ", but must be a driver action, an operation kind, addedTwice, secondStart or "
+                        + "selfDependency ("
+                    + Cause.ingredientNames.joined(separator: ", ") + ")")
         }
         return nil
     }

@@ -243,7 +243,7 @@ public struct Finding: Sendable, Encodable, Equatable {
     /// events (6 MB of trace file, seconds to write in a debug build, once for each rule it
     /// broke); such a case is better read by replaying it, and the run's stop after a signal
     /// must stay within its 2 s.
-    public static let witnessMaxEvents = 20_000
+    package static let witnessMaxEvents = 20_000
     /// `trace`, when it is small enough to keep as a witness (`witnessMaxEvents`).
     package static func keepsWitness(_ trace: Trace?) -> Trace? {
         guard let trace, trace.events.count <= witnessMaxEvents else { return nil }
@@ -290,7 +290,7 @@ public struct Finding: Sendable, Encodable, Equatable {
 
 extension Finding: CheckedInput {
     /// Every rule id a finding or an expectation may name: the catalog's, and the pseudo-rules.
-    public static var knownRules: [String] { RuleBook.rules.map(\.id) + pseudoRules.map(\.id) }
+    package static var knownRules: [String] { RuleBook.rules.map(\.id) + pseudoRules.map(\.id) }
 
     func inputProblem() -> InputError.FieldProblem? {
         guard (1...Self.newestFormat).contains(format) else {

@@ -59,8 +59,8 @@ public enum FindingFile {
         if finding.format >= 3 {
             guard let node = members.first(where: { $0.key == "scenario" })?.node else {
                 throw InputError(
-                    "\(shown): the top-level object at \(diagnosis.at(root.offset)) has no field \"scenario\", which "
-                        + "is required"
+                    "\(shown): the top-level object at \(diagnosis.at(root.offset)) has no field "
+                        + "\"scenario\", which is required"
                 )
             }
             finding.scenario = try ScenarioDecoder(source: source, diagnosis: diagnosis)

@@ -25,7 +25,7 @@ public enum ReplayProgram {
 
     /// The command that runs opconform from this package's checkout wherever the user is: the
     /// test library's replay lines use it (the library knows where its sources are).
-    public static func swiftRun(packageAt checkout: String) -> String {
+    package static func swiftRun(packageAt checkout: String) -> String {
         "swift run --package-path \(ShellWords.quote(checkout)) opconform"
     }
 

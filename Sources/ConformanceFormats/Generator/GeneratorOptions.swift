@@ -45,8 +45,8 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
 
     /// What `size` may be (the command line's `--size`), and the percentages
     /// `--misuse-rate` and `--flaw-rate`.
-    public static let sizeRange = 1...64
-    public static let rateRange = 0...100
+    package static let sizeRange = 1...64
+    package static let rateRange = 0...100
 
     public init(
         size: Int = 8, misuseRate: Int = 10, flawRate: Int = 0, flaws: [SubclassFlaw]? = nil, subclass: Bool = false,
@@ -114,8 +114,8 @@ public struct GeneratorOptions: Sendable, Equatable, Codable {
                 DecodingError.Context(
                     codingPath: c.codingPath + [CodingKeys.flaws],
                     debugDescription:
-                        "must list flaws once each, in catalog order, as --flaws writes them (opconform flaws lists "
-                            + "them)"
+                        "must list flaws once each, in catalog order, as --flaws writes them "
+                            + "(opconform flaws lists them)"
                 ))
         }
         subclass = try c.decodeIfPresent(Bool.self, forKey: .subclass) ?? false

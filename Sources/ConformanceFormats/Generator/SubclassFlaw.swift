@@ -58,8 +58,8 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
         case .executingLeftSet: return "completeOperation sets finished but leaves executing YES"
         case .unlockedState:
             return
-                "main and a timeout on another thread both finish it if finished is NO, reading and writing the flag "
-                    + "with no lock"
+                "main and a timeout on another thread both finish it if finished is NO, reading and "
+                    + "writing the flag with no lock"
         case .finishesBeforeWork:
             return
                 "main calls completeOperation before its work: the operation reports finished while its task still runs"
@@ -83,8 +83,8 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
             return "004 Listing 2-6 (must move the operation to the finished state if it is canceled); 004 2.5.3"
         case .finishesWhileQueued:
             return
-                "004 2.5.3 Table 2-2 (start is the starting point; isFinished reports that the task has finished); 004 "
-                    + "Listing 2-6"
+                "004 2.5.3 Table 2-2 (start is the starting point; isFinished reports that the task has "
+                    + "finished); 004 Listing 2-6"
         case .notifyBeforeSet: return "004 Listing 2-7 (the values change between will- and did-change); 004 2.5.4"
         case .notifyWithoutChange:
             return "004 2.5.3 Table 2-2 (notifications for changing the values reported); 004 Listing 2-7"
@@ -99,8 +99,8 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
                     + "simultaneously)"
         case .finishesBeforeWork:
             return
-                "003 isFinished (YES once main has finished); 004 2.5.3 Table 2-2 (report when it has finished its "
-                    + "task)"
+                "003 isFinished (YES once main has finished); 004 2.5.3 Table 2-2 (report when "
+                    + "it has finished its task)"
         case .startSkipsMain:
             return
                 "003 start (a concurrent subclass's start must execute the -main method); 000 start; 002 2 (main). 004 "
@@ -139,13 +139,13 @@ public enum SubclassFlaw: String, Sendable, CaseIterable, Codable, Equatable {
     /// generator version 2. A flaw added to the catalog since is drawn only when named (or with
     /// `--flaws all`), so that every seed of a flawed run still builds the bytes it built, and a
     /// finding written before still replays its own case.
-    public static let drawnByDefault: [SubclassFlaw] = allCases.filter {
+    package static let drawnByDefault: [SubclassFlaw] = allCases.filter {
         $0 != .finishesBeforeWork && $0 != .startSkipsMain
     }
 
     /// Reads `--flaws LIST`: names separated by commas, or `all`. An unknown name is refused
     /// with the list of names.
-    public static func parseList(_ text: String) throws(InputError) -> [SubclassFlaw] {
+    package static func parseList(_ text: String) throws(InputError) -> [SubclassFlaw] {
         if text == "all" { return allCases }
         var out: [SubclassFlaw] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false).map({ String($0) }) {

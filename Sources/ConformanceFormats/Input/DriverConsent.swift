@@ -19,9 +19,9 @@ import Darwin
 /// - the user said `--trust-driver`.
 /// Otherwise the command is refused in one sentence that quotes it and says how to allow it.
 /// Replays of a project's own findings from the project's folder need no flag.
-public enum DriverConsent {
+package enum DriverConsent {
     /// The option that allows a driver named in a file, wherever it lies.
-    public static let trustOption = "--trust-driver"
+    package static let trustOption = "--trust-driver"
 
     /// Throws unless `launch`, read from `file` (a finding or an expectations file), may start
     /// without a question: see the type's comment. `directory` is the current folder.
@@ -32,15 +32,15 @@ public enum DriverConsent {
         throw InputError(
             "\(JSONDiagnosis.oneLine(file)) asks to run the driver command "
                 + "`\(JSONDiagnosis.oneLine(command, limit: 300))`, "
-                + "which lies outside this folder (\(JSONDiagnosis.oneLine(directory))); a file from elsewhere could "
-                + "run "
-                + "anything this way, so nothing was run: if you trust the file, add \(trustOption), or name the "
-                + "driver "
+                + "which lies outside this folder (\(JSONDiagnosis.oneLine(directory))); a file "
+                + "from elsewhere could run "
+                + "anything this way, so nothing was run: if you trust the file, add "
+                + "\(trustOption), or name the driver "
                 + "yourself with --impl exec:PATH")
     }
 
     /// Whether the command's program, or an interpreter's script, is a file inside `directory`.
-    public static func isAllowed(_ launch: DriverLaunch, directory: String) -> Bool {
+    package static func isAllowed(_ launch: DriverLaunch, directory: String) -> Bool {
         guard let folder = realPath(directory) else { return false }
         if let program = realPath(launch.executable), isInside(program, folder) { return true }
         // An interpreter from the system (python3, sh) running the project's own script.

@@ -149,8 +149,8 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
         case .document:
             if let retry, let message = numberThatDoesNotFit(source: source, diagnosis, retry: retry) { return message }
             return InputError(
-                "\(source) could not be decoded: its text is valid JSON, but the reader refused a value in it without "
-                    + "saying which"
+                "\(source) could not be decoded: its text is valid JSON, but the reader refused a value "
+                    + "in it without saying which"
             )
         }
     }

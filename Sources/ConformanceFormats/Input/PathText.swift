@@ -23,7 +23,7 @@ public enum PathText {
     }
 
     /// Whether `path` starts at the root.
-    public static func isAbsolute(_ path: String) -> Bool { path.unicodeScalars.first == "/" }
+    package static func isAbsolute(_ path: String) -> Bool { path.unicodeScalars.first == "/" }
 
     /// The path without its last component: what Apple documents for `deletingLastPathComponent`
     /// (`"/tmp/lock/"` gives `"/tmp"`, `"/tmp"` gives `"/"`, `"/"` stays `"/"`, and a name with no

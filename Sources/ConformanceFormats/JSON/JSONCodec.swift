@@ -57,7 +57,7 @@ public enum JSONCodec {
 
     /// The largest file the harness reads as input. Scenarios, findings and expectations are
     /// kilobytes; a file this large is not one of them, and reading it would only cost memory.
-    public static let inputSizeLimit = 64 << 20
+    package static let inputSizeLimit = 64 << 20
 
     /// The bytes of an input file, or one sentence that says why not: there is no such file, it
     /// is a folder, there is no permission to read it, or it is too big to be an input.
@@ -70,8 +70,8 @@ public enum JSONCodec {
             let code = errno
             if code == ENOENT, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
                 throw InputError(
-                    "\(shown) cannot be read: it is a symbolic link to \(JSONDiagnosis.oneLine(target)), which does "
-                        + "not exist"
+                    "\(shown) cannot be read: it is a symbolic link to "
+                        + "\(JSONDiagnosis.oneLine(target)), which does not exist"
                 )
             }
             throw InputError("\(shown) cannot be read: \(reason(code))")
@@ -116,7 +116,7 @@ public enum JSONCodec {
 
     /// Reads a scenario file, format 1 or 2 (`ScenarioFormat`), and checks it can be run; every
     /// problem is one sentence.
-    public static func loadScenario(at path: String) throws(InputError) -> Scenario {
+    package static func loadScenario(at path: String) throws(InputError) -> Scenario {
         let data = try readFile(at: path)
         do {
             return try ScenarioFormat.decode(data, source: path)
@@ -129,7 +129,7 @@ public enum JSONCodec {
     }
 
     /// Whether `data` is a JSON object with the fields only a finding has (`rule`, `identity`).
-    public static func looksLikeFinding(_ data: Data) -> Bool {
+    package static func looksLikeFinding(_ data: Data) -> Bool {
         guard case .object(let members)? = JSONDiagnosis(data).root?.value else { return false }
         let keys = Set(members.map(\.key))
         return keys.contains("rule") && keys.contains("identity")
@@ -137,7 +137,7 @@ public enum JSONCodec {
 
     /// Whether `data` is a JSON object with the fields an expectations file has (`expected`,
     /// `impl`), so a command that takes scenarios and findings can say what it was given instead.
-    public static func looksLikeExpectations(_ data: Data) -> Bool {
+    package static func looksLikeExpectations(_ data: Data) -> Bool {
         guard case .object(let members)? = JSONDiagnosis(data).root?.value else { return false }
         let keys = Set(members.map(\.key))
         return keys.contains("expected") && keys.contains("impl") && !keys.contains("identity")

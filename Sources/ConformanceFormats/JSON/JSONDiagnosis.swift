@@ -2,7 +2,7 @@ import Foundation
 
 /// A place in a JSON document: object keys and list indices from the top, written
 /// `operations[2].kind.main._0[0].work._0`.
-public enum JSONPathSegment: Sendable, Hashable {
+package enum JSONPathSegment: Sendable, Hashable {
     case key(String)
     case index(Int)
 
@@ -300,59 +300,65 @@ extension JSONDiagnosis {
                 default:
                     throw valueExpected(stack)
                 }
-                // The value is complete: hand it to its container, closing containers as they end.
-                closing: while true {
-                    guard let top = stack.popLast() else {
-                        skipSpace()
-                        if !atEnd {
-                            throw invalid(
-                                "at \(at(i)) there is \(found(i)) after the end of the JSON value (a file holds one "
-                                    + "value; are two joined?)"
-                            )
-                        }
-                        return done
-                    }
+                if let document = try hand(done, to: &stack) { return document }
+            }
+        }
+
+        /// Hands a complete value to its container, closing containers as they end: the document
+        /// when the outermost value is complete, else nil with i at the next value or key.
+        private mutating func hand(_ value: Node, to stack: inout [Frame]) throws -> Node? {
+            var done = value
+            while true {
+                guard let top = stack.popLast() else {
                     skipSpace()
-                    // Consumed, so the container's array is referenced once and grows in place:
-                    // a copy kept in `top` made every append copy the whole array (reading was
-                    // quadratic in a container's length: 20,000 driver steps took 22 s).
-                    switch consume top {
-                    case .array(let offset, var items):
-                        items.append(done)
-                        if peek == UInt8(ascii: ",") {
-                            i += 1
-                            skipSpace()
-                            // A comma before the end: the decoder allows it, so it explains nothing.
-                            if peek == UInt8(ascii: "]") {
-                                i += 1; done = Node(offset: offset, value: .array(items)); continue closing
-                            }
-                            stack.append(.array(offset: offset, items: items))
-                            break closing
-                        }
+                    if !atEnd {
+                        throw invalid(
+                            "at \(at(i)) there is \(found(i)) after the end of the JSON value (a file holds one "
+                                + "value; are two joined?)"
+                        )
+                    }
+                    return done
+                }
+                skipSpace()
+                // Consumed, so the container's array is referenced once and grows in place:
+                // a copy kept in `top` made every append copy the whole array (reading was
+                // quadratic in a container's length: 20,000 driver steps took 22 s).
+                switch consume top {
+                case .array(let offset, var items):
+                    items.append(done)
+                    if peek == UInt8(ascii: ",") {
+                        i += 1
+                        skipSpace()
+                        // A comma before the end: the decoder allows it, so it explains nothing.
                         if peek == UInt8(ascii: "]") {
-                            i += 1; done = Node(offset: offset, value: .array(items)); continue closing
+                            i += 1; done = Node(offset: offset, value: .array(items)); continue
                         }
                         stack.append(.array(offset: offset, items: items))
-                        throw separatorExpected(stack, closer: "]")
-                    case .object(let offset, var members, let key):
-                        members.append((key.text, key.offset, done))
-                        if peek == UInt8(ascii: ",") {
-                            i += 1
-                            skipSpace()
-                            if peek == UInt8(ascii: "}") {
-                                i += 1; done = Node(offset: offset, value: .object(members)); continue closing
-                            }
-                            let next = try memberKey(
-                                stack + [.object(offset: offset, members: members, key: key)], afterComma: true)
-                            stack.append(.object(offset: offset, members: members, key: next))
-                            break closing
-                        }
-                        if peek == UInt8(ascii: "}") {
-                            i += 1; done = Node(offset: offset, value: .object(members)); continue closing
-                        }
-                        stack.append(.object(offset: offset, members: members, key: key))
-                        throw separatorExpected(stack, closer: "}")
+                        return nil
                     }
+                    if peek == UInt8(ascii: "]") {
+                        i += 1; done = Node(offset: offset, value: .array(items)); continue
+                    }
+                    stack.append(.array(offset: offset, items: items))
+                    throw separatorExpected(stack, closer: "]")
+                case .object(let offset, var members, let key):
+                    members.append((key.text, key.offset, done))
+                    if peek == UInt8(ascii: ",") {
+                        i += 1
+                        skipSpace()
+                        if peek == UInt8(ascii: "}") {
+                            i += 1; done = Node(offset: offset, value: .object(members)); continue
+                        }
+                        let next = try memberKey(
+                            stack + [.object(offset: offset, members: members, key: key)], afterComma: true)
+                        stack.append(.object(offset: offset, members: members, key: next))
+                        return nil
+                    }
+                    if peek == UInt8(ascii: "}") {
+                        i += 1; done = Node(offset: offset, value: .object(members)); continue
+                    }
+                    stack.append(.object(offset: offset, members: members, key: key))
+                    throw separatorExpected(stack, closer: "}")
                 }
             }
         }
@@ -581,8 +587,8 @@ extension JSONDiagnosis {
                     return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!
                 case 0xDC00...0xDFFF:
                     throw invalid(
-                        "at \(at(start)) the escape \\u\(hex(unit)) is the second half of a surrogate pair with no "
-                            + "first half",
+                        "at \(at(start)) the escape \\u\(hex(unit)) is the second half of a "
+                            + "surrogate pair with no first half",
                         at: start)
                 default:
                     return Unicode.Scalar(unit)!
@@ -632,8 +638,8 @@ extension JSONDiagnosis {
                 i += 1
                 if isDigit(peek) {
                     throw invalid(
-                        "at \(at(start)) a number begins with 0 and goes on with more digits (JSON numbers have no "
-                            + "leading zeros)",
+                        "at \(at(start)) a number begins with 0 and goes on with more digits (JSON "
+                            + "numbers have no leading zeros)",
                         at: start)
                 }
             } else {

@@ -38,7 +38,7 @@ public struct CPUTime: Sendable, Equatable, Codable {
 
     public var harnessSeconds: Double { Double(harnessMicroseconds) / 1e6 }
     public var driversSeconds: Double { Double(driversMicroseconds) / 1e6 }
-    public var totalSeconds: Double { Double(harnessMicroseconds + driversMicroseconds) / 1e6 }
+    package var totalSeconds: Double { Double(harnessMicroseconds + driversMicroseconds) / 1e6 }
 
     /// The counters now.
     public static func now() -> CPUTime {

@@ -11,7 +11,7 @@ import OperationDriverKit
 /// driver's `hello` can say which release built it; this adds the formats, for `--version`.
 extension HarnessVersion {
     /// The formats this release writes, for `--version`.
-    public static var formats: String {
+    package static var formats: String {
         "scenario format \(ScenarioFormat.newest), finding format \(Finding.newestFormat), trace format "
             + "\(TraceFormat.newest), "
             + "expectations format \(Expectations.newestFormat), "

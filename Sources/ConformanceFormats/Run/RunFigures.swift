@@ -31,7 +31,6 @@ public struct CaseRecord: Sendable, Codable, Equatable {
     /// The line that replays the case, when it broke something.
     public var replay: String?
 
-    /// Every stored property, as the memberwise initializer took them (the module's own is internal).
     package init(
         index: Int, caseSeed: UInt64, operations: Int, ending: String, broken: [String], message: String? = nil,
         known: [String]? = nil, unconfirmed: [String]? = nil, replay: String? = nil

@@ -23,7 +23,7 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         public var identity: CaseIdentity
         public var violation: Violation
 
-        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        /// Every stored property (the memberwise initializer is internal to its module).
         package init(index: Int, identity: CaseIdentity, violation: Violation) {
             self.index = index
             self.identity = identity
@@ -37,7 +37,7 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         public var owner: String
         public var first: FirstCase
 
-        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        /// Every stored property (the memberwise initializer is internal to its module).
         package init(rule: String, entry: Expectations.Entry, cases: Int, owner: String, first: FirstCase) {
             self.rule = rule
             self.entry = entry
@@ -51,7 +51,7 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         public var cases: Int
         public var first: FirstCase
 
-        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
+        /// Every stored property (the memberwise initializer is internal to its module).
         package init(rule: String, cases: Int, first: FirstCase) {
             self.rule = rule
             self.cases = cases
@@ -63,11 +63,7 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         public var file: String
         public var cases: Int
 
-        /// Every stored property, as the memberwise initializer took them (the module's own is internal).
-        package init(file: String, cases: Int) {
-            self.file = file
-            self.cases = cases
-        }
+        package init(file: String, cases: Int) { self.file = file; self.cases = cases }
     }
 
     public var format: Int
@@ -117,6 +113,11 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
     static let maxCount = 1_000_000_000_000
 
     func inputProblem() -> InputError.FieldProblem? {
+        headerProblem() ?? countsProblem() ?? endingsProblem() ?? timesProblem()
+    }
+
+    /// The format, the shard and the run's and shard's case counts.
+    private func headerProblem() -> InputError.FieldProblem? {
         if format != Self.formatVersion {
             return .init(path: [.key("format")], what: "is \(format)",
                          requirement: ", but this build reads run records of format \(Self.formatVersion) only")
@@ -141,20 +142,26 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         if let planned = shardNumbers?.cases(of: count), cases != planned, cases > planned || !interrupted {
             let requirement = cases > planned
                 ? ", but shard \(shard) of \(count) cases holds \(planned)"
-                : ", but shard \(shard) of \(count) cases holds \(planned), and a shard that ran fewer must be marked "
-                    + "interrupted"
+                : ", but shard \(shard) of \(count) cases holds \(planned), and a shard that ran fewer "
+                    + "must be marked interrupted"
             return .init(path: [.key("cases")], what: "is \(cases)", requirement: requirement)
         }
-        // Every count is of this shard's cases (issue 43: negative counts were printed, and two
-        // shards' counts summed past Int.max trapped the merge).
-        func tally(_ n: Int, at path: [JSONPathSegment]) -> InputError.FieldProblem? {
-            guard (0...cases).contains(n) else {
-                return .init(
-                    path: path, what: "is \(n)",
-                    requirement: ", but must be a count of this shard's cases: 0 to \(cases)")
-            }
-            return nil
+        return nil
+    }
+
+    /// A count that is not of this shard's cases (issue 43: negative counts were printed, and two
+    /// shards' counts summed past Int.max trapped the merge).
+    private func tally(_ n: Int, at path: [JSONPathSegment]) -> InputError.FieldProblem? {
+        guard (0...cases).contains(n) else {
+            return .init(
+                path: path, what: "is \(n)",
+                requirement: ", but must be a count of this shard's cases: 0 to \(cases)")
         }
+        return nil
+    }
+
+    /// Every rule's, known divergence's, unconfirmed finding's, cause's and death's count.
+    private func countsProblem() -> InputError.FieldProblem? {
         for (i, s) in statistics.enumerated() {
             for (key, n) in [
                 ("cases", s.cases), ("violations", s.violations), ("known", s.known), ("unconfirmed", s.unconfirmed)
@@ -179,6 +186,11 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         for key in deathCases.keys.sorted() {
             if let p = tally(deathCases[key]!, at: [.key("deathCases"), .key(key)]) { return p }
         }
+        return nil
+    }
+
+    /// The endings: known names, each count of this shard's cases, no more than its cases.
+    private func endingsProblem() -> InputError.FieldProblem? {
         let endingNames = ["breach", "complete", "crash", "hang", "truncated"]
         var ended = 0
         for key in endings.keys.sorted() {
@@ -195,6 +207,11 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
                 path: [.key("endings")], what: "counts \(ended) endings",
                 requirement: ", but the shard ran \(cases) cases")
         }
+        return nil
+    }
+
+    /// The run's times.
+    private func timesProblem() -> InputError.FieldProblem? {
         if !seconds.isFinite || seconds < 0 || !shrinkSeconds.isFinite || shrinkSeconds < 0 {
             return .init(
                 path: [.key("seconds")], what: "is \(seconds)",
@@ -211,7 +228,6 @@ public struct RunRecord: Codable, Sendable, Equatable, CheckedInput {
         case cpu, interrupted, knownSource
     }
 
-    /// Every stored property, as the memberwise initializer took them (the module's own is internal).
     package init(
         format: Int, harness: String, impl: String, implArguments: [String], driver: DriverLaunch?, profile: Profile,
         faults: [Fault], seed: UInt64, count: Int, shard: String, generatorVersion: Int, generator: GeneratorOptions,

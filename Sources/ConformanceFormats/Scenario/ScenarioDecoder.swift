@@ -273,8 +273,8 @@ struct ScenarioDecoder {
             guard items.count == 2 else {
                 throw fail(
                     "\(JSONPathSegment.render(p)) is \(JSONDiagnosis.describe(n)) at \(at(n)), but must be a list of "
-                        + "exactly two conditions, such as [{\"isReady\": \"self\"}, {\"not\": {\"isCancelled\": "
-                        + "\"self\"}}]"
+                        + "exactly two conditions, such as [{\"isReady\": \"self\"}, {\"not\": "
+                        + "{\"isCancelled\": \"self\"}}]"
                 )
             }
             return .and(try condition(items[0].node, items[0].path), try condition(items[1].node, items[1].path))

@@ -38,7 +38,7 @@ public enum ScenarioFormat {
 
     /// The format a scenario or finding document says it is in: its top-level `format`, when
     /// that is a whole number (nil for anything else, which reading refuses in its own words).
-    public static func declaredFormat(_ data: Data) -> Int? {
+    package static func declaredFormat(_ data: Data) -> Int? {
         guard case .object(let members)? = JSONDiagnosis(data).root?.value,
               case .number(let text)? = members.first(where: { $0.key == "format" })?.node.value else { return nil }
         return Int(text)

@@ -5,7 +5,7 @@ import OperationSpec
 /// trace file, the profile it was judged under, and each violation with its rule's severity
 /// and strength and its witnesses as the `seq` of events in the trace (the events themselves
 /// are in the trace once; a witness list that repeated them would double a report's size).
-public enum ReplayReport {
+package enum ReplayReport {
     public static func encode(_ file: TraceFile, profile: Profile, violations: [Violation]) -> Data {
         value(file, profile: profile, violations: violations).text
     }

@@ -126,8 +126,8 @@ struct TraceDecoder {
             }
             guard !capabilities.contains(c) else {
                 throw r.fail(
-                    "\(JSONPathSegment.render(at)) names the capability \(c.rawValue) a second time; each is listed "
-                        + "once"
+                    "\(JSONPathSegment.render(at)) names the capability \(c.rawValue) a second "
+                        + "time; each is listed once"
                 )
             }
             capabilities.append(c)

@@ -11,7 +11,7 @@ import OperationSpec
 /// Before format 2 a trace was written only inside `replay --json`, in Swift's synthesized form
 /// (`{"scenario", "trace", "violations"}`); that document is format 1 here, still read (its
 /// scenario as scenario format 1 is, its keys checked the same way) and rewritten by `convert`.
-public enum TraceFormat {
+package enum TraceFormat {
     /// The newest format this build writes. Format 3 adds what the driver kit sees a tested
     /// subclass announce (the `announced` event and the `announcements` capability); format 4
     /// API surface 3 (the `releaseQueue` call, the `operations` event, and the `apiSurface3`
@@ -81,7 +81,7 @@ public enum TraceFormat {
 
     /// The format a trace document is in: its `format` when it says one, 1 for the old
     /// `replay --json` document, nil for anything else.
-    public static func declaredFormat(_ data: Data) -> Int? {
+    package static func declaredFormat(_ data: Data) -> Int? {
         guard case .object(let members)? = JSONDiagnosis(data).root?.value else { return nil }
         if case .number(let text)? = members.first(where: { $0.key == "format" })?.node.value { return Int(text) }
         return members.contains { $0.key == "trace" } ? 1 : nil
@@ -89,7 +89,7 @@ public enum TraceFormat {
 
     /// Whether `data` is a trace document rather than a scenario or a finding: a top-level
     /// `events` (format 2) or `trace` (format 1) field.
-    public static func looksLikeTrace(_ data: Data) -> Bool {
+    package static func looksLikeTrace(_ data: Data) -> Bool {
         guard case .object(let members)? = JSONDiagnosis(data).root?.value else { return false }
         return members.contains { $0.key == "events" || $0.key == "trace" }
     }

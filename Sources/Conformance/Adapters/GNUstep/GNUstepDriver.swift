@@ -4,7 +4,7 @@ import OperationSpec
 /// The `gnustep` implementation: GNUstep Base's NSOperation and NSOperationQueue, driven by an
 /// Objective-C program (`Drivers/gnustep/`) that speaks the driver protocol. SwiftPM never builds
 /// it: `Drivers/gnustep/build.sh` does, with gcc and gnustep-config, on first use.
-public enum GNUstepDriver {
+package enum GNUstepDriver {
     /// What the driver observes: real KVO (observers with the Prior option), NSExceptions caught
     /// around every call, thread identity, names and priorities; and it performs API surfaces 2
     /// to 4 (`apiSurface2`, `apiSurface3`, `apiSurface4`; not `dispatchQueues`: GNUstep Base
@@ -28,7 +28,7 @@ public enum GNUstepDriver {
     }
 
     /// The name of a built driver copied beside an installed `opconform`.
-    public static let installedName = "opconform-gnustep-driver"
+    package static let installedName = "opconform-gnustep-driver"
 
     /// The driver executable: the one `OPCONFORM_GNUSTEP_DRIVER` names; else a built driver
     /// beside this executable (an installed copy: `opconform` and `opconform-gnustep-driver`
