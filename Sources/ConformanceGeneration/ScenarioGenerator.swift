@@ -241,13 +241,23 @@ private struct Builder {
         driver.append(DriverStep(after: after, action))
     }
 
+    /// The driver program, phase by phase (A, B, B2, C: see `ScenarioGenerator`).
+    /// Each phase draws in the order the generator always has, so a seed's driver stays the same.
     mutating func makeDriver() {
         let queued = ops.indices.filter { placement[$0] != nil }
         let manual = ops.indices.filter { placement[$0] == nil }
         var suspended = queues.map(\.suspended)
-        var zeroed = Array(repeating: false, count: queues.count)
+        let zeroed = configureBeforeAdds(queued: queued, suspended: suspended)
+        startAndAdd(queued: queued, manual: manual, suspended: suspended, zeroed: zeroed)
+        let held = flawsOutsideStartAndMain(queued: queued, suspended: suspended, zeroed: zeroed)
+        triggeredEpisodes(queued: queued, suspended: &suspended, zeroed: zeroed)
+        finishAndLook(manual: manual, suspended: suspended, zeroed: zeroed, held: held)
+    }
 
-        // Phase A: before anything runs.
+    /// Phase A: configuration, cancels, removals and misuse before anything runs.
+    /// Returns which queues it set to width 0 (to be widened again in phase C).
+    mutating func configureBeforeAdds(queued: [Int], suspended: [Bool]) -> [Bool] {
+        var zeroed = Array(repeating: false, count: queues.count)
         for op in ops.indices where chance(10) {
             step(.setQueuePriority(op: op, pick([-8, -4, 0, 4, 8, -3, 5, 9])))
             step(.read(.queuePriority, op: op))
@@ -273,8 +283,11 @@ private struct Builder {
             zeroed[q] = true
         }
         if misuse && early != false { misuseBeforeAdds(queued: queued) }
+        return zeroed
+    }
 
-        // Phase B: manual starts, then the adds.
+    /// Phase B: the manual operations' starts, then the adds, in shuffled order, single or batched.
+    mutating func startAndAdd(queued: [Int], manual: [Int], suspended: [Bool], zeroed: [Bool]) {
         for op in manual {
             if ops[op].kind.overridesStart && chance(50) {
                 step(.perform(op: op, performOperation))
@@ -301,26 +314,36 @@ private struct Builder {
         if misuse && early != false, let op = queued.first, queues.count > 1, chance(50) {
             step(.add(op: op, queue: (placement[op]! + 1) % queues.count))  // already in a queue
         }
+    }
 
-        // The flaws that live outside start and main: a cancel handler that finishes at once
-        // (right after the adds, so the queue most likely has not started the operation), and
-        // a timeout on the driving thread that races main to finish it (it fires when main
-        // begins and waits as long as main works, so both check isFinished at about once).
+    /// The flaws that live outside start and main, right after the adds; returns the timed operations held to phase C.
+    ///
+    /// A cancel handler that finishes at once comes right after the adds, so the queue most
+    /// likely has not started the operation; a timeout on the driving thread races main to
+    /// finish it (it fires when main begins and waits as long as main works, so both check
+    /// isFinished at about once).
+    mutating func flawsOutsideStartAndMain(queued: [Int], suspended: [Bool], zeroed: [Bool]) -> [Int] {
         for op in queued where flaw(op) == .finishesWhileQueued { cancelHandlerFinishes(op) }
         // An operation whose queue is held (suspended, or width 0) until phase C gets its
         // timeout there, after the queue is let go: before, its main cannot begin, the trigger
         // would be missed, the timeout would run at once and the flaw would be another one (a
         // finish while queued).
-        func timeout(_ op: Int) {
-            step(
-                .perform(op: op, [.work(Self.workUnits(ops[op].kind.program?.main ?? [])), .call("finishIfNeeded")]),
-                after: .mainBegan(op))
-        }
         let timed = ops.indices.filter { flaw($0) == .unlockedState && !spare[$0] }
         let held = timed.filter { op in placement[op].map { suspended[$0] || zeroed[$0] } ?? false }
-        for op in timed where !held.contains(op) { timeout(op) }
+        for op in timed where !held.contains(op) { timeoutRacingMain(op) }
+        return held
+    }
 
-        // Phase B2: episodes triggered by what the operations do.
+    /// The `unlocked-state` flaw's timeout: once main begins, work as long as main does, then finish if needed.
+    mutating func timeoutRacingMain(_ op: Int) {
+        step(
+            .perform(op: op, [.work(Self.workUnits(ops[op].kind.program?.main ?? [])), .call("finishIfNeeded")]),
+            after: .mainBegan(op))
+    }
+
+    /// Phase B2: episodes triggered by what the operations do, and late misuse and reads.
+    /// Cancels during or after, suspends while running (marked in `suspended`), cancelAll, late dependencies.
+    mutating func triggeredEpisodes(queued: [Int], suspended: inout [Bool], zeroed: [Bool]) {
         for op in queued {
             switch weighted([70, 10, 8, 6, 6]) {
             case 1: step(.cancel(op), after: .mainBegan(op)); step(.read(.isCancelled, op: op))
@@ -354,13 +377,15 @@ private struct Builder {
         for _ in 0..<rng.below(3) {
             step(.read(pick([.isReady, .isExecuting, .isFinished, .isCancelled]), op: rng.below(ops.count)))
         }
+    }
 
-        // Phase C: let everything finish, wait for it, and look.
+    /// Phase C: let everything finish (resume, restore widths, the held timeouts), wait for it, and look.
+    mutating func finishAndLook(manual: [Int], suspended: [Bool], zeroed: [Bool], held: [Int]) {
         for q in queues.indices where suspended[q] { step(.resume(queue: q)) }
         for q in queues.indices where zeroed[q] {
             step(.setMaxConcurrent(queue: q, pick([1, 2, QueueConfig.defaultMax])))
         }
-        for op in held { timeout(op) }
+        for op in held { timeoutRacingMain(op) }
         for op in manual where ops[op].kind.overridesStart && !spare[op] { step(.waitUntilFinished(op)) }
         for q in shuffled(Array(queues.indices)) {
             if chance(30) { step(.readOperationCount(queue: q)) }

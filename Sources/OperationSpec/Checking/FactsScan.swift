@@ -107,35 +107,12 @@ struct FactsScan {
     /// Inlined into `run`'s loop: as a call, the facts pass took a tenth more instructions.
     @inline(__always)
     private mutating func visit(_ event: TraceEvent, _ i: Int, _ events: UnsafeBufferPointer<TraceEvent>) {
-        let t = slot(event.thread)
-        if t >= lastOnThread.count {
-            lastOnThread.append(contentsOf: repeatElement(-1, count: t + 1 - lastOnThread.count))
-            open.append(contentsOf: repeatElement([], count: t + 1 - open.count))
-        }
-        let prev = lastOnThread[t]
-        if prev >= 0 { nextOnThread[prev] = i; previousOnThread[i] = prev }
-        lastOnThread[t] = i
+        let t = linkOnThread(event.thread, i)
         switch event.kind {
         case .threadStarted(_, let q?): if q < queueEvents.count { queueEvents[q].append(i) }
         case .call(let c):
             open[t].append(i)
-            switch c {
-            case .start(let op, let by):
-                if valid(op) { Self.first(&firstStart, op, i); startKey[i] = Int32(op); startBy[i] = by }
-            case .cancel(let op): if valid(op) { Self.first(&cancelCalledAt, op, i) }
-            case .cancelAll(let q):
-                for op in 0..<operations where addedAt[op]?.queue == q && finishedAt[op] == nil {
-                    Self.first(&cancelCalledAt, op, i)
-                }
-            // A resume takes effect from its call: the queue may start operations inside the
-            // call, and the call may never return (GNUstep can deadlock in it) while those
-            // starts are in the trace. A suspension counts only once its call has returned.
-            case .setSuspended(let q, false): if q < suspension.count { suspension[q].record(false, at: i) }
-            // A width takes effect from its call too: GNUstep sets it, then starts operations
-            // inside the same call, which may never return (it can deadlock there).
-            case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: i) }
-            default: break
-            }
+            began(c, at: i)
             fileCall(c, i)
         case .returned(let c), .threw(let c, _, _):
             // The call this ends: the innermost open one on its thread with the same call
@@ -188,6 +165,44 @@ struct FactsScan {
             if valid(op) { about.file(op, i) }
         case .operationCount(let q, _), .operations(let q, _):
             if q < queueEvents.count { queueEvents[q].append(i) }
+        default: break
+        }
+    }
+
+    /// Links event `i` to the one before it on its thread, and returns the thread's slot.
+    /// Inlined into `visit`, as `visit` is into `run`.
+    @inline(__always)
+    private mutating func linkOnThread(_ thread: Int, _ i: Int) -> Int {
+        let t = slot(thread)
+        if t >= lastOnThread.count {
+            lastOnThread.append(contentsOf: repeatElement(-1, count: t + 1 - lastOnThread.count))
+            open.append(contentsOf: repeatElement([], count: t + 1 - open.count))
+        }
+        let prev = lastOnThread[t]
+        if prev >= 0 { nextOnThread[prev] = i; previousOnThread[i] = prev }
+        lastOnThread[t] = i
+        return t
+    }
+
+    /// What a call changed from its begin at `i`, before it returns (if it ever does).
+    /// Inlined into `visit`, as `visit` is into `run`.
+    @inline(__always)
+    private mutating func began(_ c: Call, at i: Int) {
+        switch c {
+        case .start(let op, let by):
+            if valid(op) { Self.first(&firstStart, op, i); startKey[i] = Int32(op); startBy[i] = by }
+        case .cancel(let op): if valid(op) { Self.first(&cancelCalledAt, op, i) }
+        case .cancelAll(let q):
+            for op in 0..<operations where addedAt[op]?.queue == q && finishedAt[op] == nil {
+                Self.first(&cancelCalledAt, op, i)
+            }
+        // A resume takes effect from its call: the queue may start operations inside the
+        // call, and the call may never return (GNUstep can deadlock in it) while those
+        // starts are in the trace. A suspension counts only once its call has returned.
+        case .setSuspended(let q, false): if q < suspension.count { suspension[q].record(false, at: i) }
+        // A width takes effect from its call too: GNUstep sets it, then starts operations
+        // inside the same call, which may never return (it can deadlock there).
+        case .setMaxConcurrent(let q, let v): if q < width.count { width[q].record(v, at: i) }
         default: break
         }
     }

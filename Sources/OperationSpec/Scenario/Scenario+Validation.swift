@@ -3,27 +3,48 @@ extension Scenario {
     /// Checked before any run so that bad input is reported, never trapped on.
     public func problems() -> [String] {
         var out: [String] = []
-        let nOps = operations.count, nQueues = queues.count
         if format != Scenario.formatVersion {
             out.append("the scenario's format is \(format), but this build reads format \(Scenario.formatVersion)")
         }
-        func op(_ i: Int, _ place: String) {
-            if i < 0 || i >= nOps {
-                out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))")
-            }
+        out += queueConfigProblems()
+        out += blockAddProblems()
+        out += operationProblems()
+        for (k, e) in dependencies.enumerated() {
+            checkOperation(e.op, "dependency \(k)", &out); checkOperation(e.on, "dependency \(k)", &out)
         }
-        func queue(_ i: Int, _ place: String) {
-            if i < 0 || i >= nQueues {
-                out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))")
-            }
-        }
-        func dispatchQueue(_ i: Int, _ place: String) {
-            if !Self.dispatchQueueRange.contains(i) {
-                out.append("\(place) names dispatch queue \(i); the driver makes dispatch queues "
-                    + "\(Self.dispatchQueueRange.lowerBound) to \(Self.dispatchQueueRange.upperBound)")
-            }
-        }
+        out += driverProblems()
+        out += releaseProblems()
+        out += underlyingQueueProblems()
+        return out
+    }
 
+    /// A problem when `i` names no operation of the scenario.
+    private func checkOperation(_ i: Int, _ place: String, _ out: inout [String]) {
+        let nOps = operations.count
+        if i < 0 || i >= nOps {
+            out.append("\(place) names operation \(i), but the scenario has \(nOps) (0..<\(nOps))")
+        }
+    }
+
+    /// A problem when `i` names no queue of the scenario.
+    private func checkQueue(_ i: Int, _ place: String, _ out: inout [String]) {
+        let nQueues = queues.count
+        if i < 0 || i >= nQueues {
+            out.append("\(place) names queue \(i), but the scenario has \(nQueues) (0..<\(nQueues))")
+        }
+    }
+
+    /// A problem when `i` names a dispatch queue the driver does not make.
+    private static func checkDispatchQueue(_ i: Int, _ place: String, _ out: inout [String]) {
+        if !dispatchQueueRange.contains(i) {
+            out.append("\(place) names dispatch queue \(i); the driver makes dispatch queues "
+                + "\(dispatchQueueRange.lowerBound) to \(dispatchQueueRange.upperBound)")
+        }
+    }
+
+    /// Each queue's width and name, queue by queue.
+    private func queueConfigProblems() -> [String] {
+        var out: [String] = []
         for (q, config) in queues.enumerated() {
             if config.maxConcurrent < QueueConfig.defaultMax {
                 out.append("queue \(q) has maxConcurrent \(config.maxConcurrent); use -1 for the default, or 0 or more")
@@ -32,7 +53,14 @@ extension Scenario {
                 out.append("queue \(q)'s name \(Self.shown(name)) \(why)")
             }
         }
-        // Operations added with addOperationWithBlock: have no object the scenario can reach.
+        return out
+    }
+
+    /// The operations added with `addBlock`, which must be plain one-block operations nothing else names.
+    /// Operations added with addOperationWithBlock: have no object the scenario can reach.
+    private func blockAddProblems() -> [String] {
+        var out: [String] = []
+        let nOps = operations.count
         let blockAdds = blockAddedOperations()
         for (o, count) in blockAdds where count > 1 {
             out.append("operation \(o) is added with addBlock \(count) times; a block is handed to a queue once")
@@ -65,6 +93,12 @@ extension Scenario {
                         + "await, repeat, readCurrentQueue, readUnderlyingQueue and cancelAll are allowed)")
             }
         }
+        return out
+    }
+
+    /// Each operation's thread priority, code (every step list it runs) and isReady override.
+    private func operationProblems() -> [String] {
+        var out: [String] = []
         for (i, o) in operations.enumerated() {
             let place = "operation \(i)"
             // 004 2.6.3: thread priorities run from 0.0 to 1.0.
@@ -94,78 +128,92 @@ extension Scenario {
                 )
             }
         }
-        for (k, e) in dependencies.enumerated() { op(e.op, "dependency \(k)"); op(e.on, "dependency \(k)") }
+        return out
+    }
+
+    /// Each driver step's trigger, dispatch queue and action, step by step.
+    private func driverProblems() -> [String] {
+        var out: [String] = []
         for (s, step) in driver.enumerated() {
             let place = "driver step \(s)"
-            if let t = step.after {
-                if let o = t.op { op(o, "\(place)'s trigger") }
-                if case .blockBegan(let o, let b) = t, o >= 0, o < nOps, b >= operations[o].kind.blockCount || b < 0 {
-                    out.append(
-                        "\(place)'s trigger names block \(b) of operation \(o), which has "
-                            + "\(operations[o].kind.blockCount) blocks"
-                    )
-                }
+            if let t = step.after { checkTrigger(t, place, &out) }
+            if let d = step.onDispatchQueue { Self.checkDispatchQueue(d, place, &out) }
+            checkAction(step.action, place, &out)
+        }
+        return out
+    }
+
+    /// A driver step's trigger names an operation of the scenario, and a block it has.
+    private func checkTrigger(_ t: Trigger, _ place: String, _ out: inout [String]) {
+        let nOps = operations.count
+        if let o = t.op { checkOperation(o, "\(place)'s trigger", &out) }
+        if case .blockBegan(let o, let b) = t, o >= 0, o < nOps, b >= operations[o].kind.blockCount || b < 0 {
+            out.append(
+                "\(place)'s trigger names block \(b) of operation \(o), which has "
+                    + "\(operations[o].kind.blockCount) blocks"
+            )
+        }
+    }
+
+    /// A driver action names operations, queues and dispatch queues that exist, with values in range.
+    private func checkAction(_ action: DriverAction, _ place: String, _ out: inout [String]) {
+        let nOps = operations.count
+        switch action {
+        case .add(let o, let q): checkOperation(o, place, &out); checkQueue(q, place, &out)
+        case .addBatch(let list, let q, _):
+            list.forEach { checkOperation($0, place, &out) }; checkQueue(q, place, &out)
+            if list.isEmpty { out.append("\(place) adds an empty batch") }
+        case .start(let o), .cancel(let o), .waitUntilFinished(let o): checkOperation(o, place, &out)
+        case .read(let key, let o):
+            checkOperation(o, place, &out)
+            if key == .executionBlocks, o >= 0, o < nOps, !operations[o].kind.isBlock {
+                out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation")
             }
-            if let d = step.onDispatchQueue { dispatchQueue(d, place) }
-            switch step.action {
-            case .add(let o, let q): op(o, place); queue(q, place)
-            case .addBatch(let list, let q, _):
-                list.forEach { op($0, place) }; queue(q, place)
-                if list.isEmpty { out.append("\(place) adds an empty batch") }
-            case .start(let o), .cancel(let o), .waitUntilFinished(let o): op(o, place)
-            case .read(let key, let o):
-                op(o, place)
-                if key == .executionBlocks, o >= 0, o < nOps, !operations[o].kind.isBlock {
-                    out.append("\(place) reads executionBlocks of operation \(o), which is not a block operation")
-                }
-            case .perform(let o, let steps):
-                op(o, place)
-                if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
-            case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q),
-                .readOperationCount(let q),
-                 .readSuspended(let q), .releaseQueue(let q), .readOperations(let q), .readQueueDeallocated(let q):
-                queue(q, place)
-            case .readMainQueue: break
-            case .setUnderlyingQueue(let q, let d):
-                queue(q, place)
-                if let d { dispatchQueue(d, place) }
-            case .addBlock(let o, let q): op(o, place); queue(q, place)
-            case .sleep(let n):
-                if !Step.workRange.contains(n) {
-                    out.append(
-                        "\(place) sleeps \(n) units; allowed is "
-                            + "\(Step.workRange.lowerBound)...\(Step.workRange.upperBound)"
-                    )
-                }
-            case .setMaxConcurrent(let q, let n):
-                queue(q, place)
-                if n < QueueConfig.defaultMax {
-                    out.append("\(place) sets maxConcurrent \(n); use -1 for the default, or 0 or more")
-                }
-            case .addDependency(let a, let b), .removeDependency(let a, let b): op(a, place); op(b, place)
-            case .setCompletionBlock(let o, let body):
-                op(o, place)
-                check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
-            case .addExecutionBlock(let o, let body):
-                op(o, place)
-                if o >= 0 && o < nOps && !operations[o].kind.isBlock {
-                    out.append("\(place) adds an execution block to operation \(o), which is not a block operation")
-                }
-                check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
-            case .setQueuePriority(let o, _): op(o, place)
-            case .setThreadPriority(let o, let p):
-                op(o, place)
-                if !(0...1).contains(p) { out.append("\(place) sets thread priority \(p); allowed is 0.0...1.0") }
-            case .result(let o):
-                op(o, place)
-                if o >= 0 && o < nOps, case .invocation = operations[o].kind {} else if o >= 0 && o < nOps {
-                    out.append("\(place) asks operation \(o) for a result, but only invocation operations have one")
-                }
+        case .perform(let o, let steps):
+            checkOperation(o, place, &out)
+            if o >= 0 && o < nOps { check(steps, in: place, this: o, program: operations[o].kind.program, &out) }
+        case .cancelAll(let q), .suspend(let q), .resume(let q), .waitUntilAllFinished(let q),
+            .readOperationCount(let q),
+             .readSuspended(let q), .releaseQueue(let q), .readOperations(let q), .readQueueDeallocated(let q):
+            checkQueue(q, place, &out)
+        case .readMainQueue: break
+        case .setUnderlyingQueue(let q, let d):
+            checkQueue(q, place, &out)
+            if let d { Self.checkDispatchQueue(d, place, &out) }
+        case .addBlock(let o, let q): checkOperation(o, place, &out); checkQueue(q, place, &out)
+        case .sleep(let n):
+            if !Step.workRange.contains(n) {
+                out.append(
+                    "\(place) sleeps \(n) units; allowed is "
+                        + "\(Step.workRange.lowerBound)...\(Step.workRange.upperBound)"
+                )
+            }
+        case .setMaxConcurrent(let q, let n):
+            checkQueue(q, place, &out)
+            if n < QueueConfig.defaultMax {
+                out.append("\(place) sets maxConcurrent \(n); use -1 for the default, or 0 or more")
+            }
+        case .addDependency(let a, let b), .removeDependency(let a, let b):
+            checkOperation(a, place, &out); checkOperation(b, place, &out)
+        case .setCompletionBlock(let o, let body):
+            checkOperation(o, place, &out)
+            check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
+        case .addExecutionBlock(let o, let body):
+            checkOperation(o, place, &out)
+            if o >= 0 && o < nOps && !operations[o].kind.isBlock {
+                out.append("\(place) adds an execution block to operation \(o), which is not a block operation")
+            }
+            check(body, in: place, this: max(0, min(o, nOps - 1)), program: nil, &out)
+        case .setQueuePriority(let o, _): checkOperation(o, place, &out)
+        case .setThreadPriority(let o, let p):
+            checkOperation(o, place, &out)
+            if !(0...1).contains(p) { out.append("\(place) sets thread priority \(p); allowed is 0.0...1.0") }
+        case .result(let o):
+            checkOperation(o, place, &out)
+            if o >= 0 && o < nOps, case .invocation = operations[o].kind {} else if o >= 0 && o < nOps {
+                out.append("\(place) asks operation \(o) for a result, but only invocation operations have one")
             }
         }
-        out += releaseProblems()
-        out += underlyingQueueProblems()
-        return out
     }
 
     /// The dispatch queues a scenario may name (`setUnderlyingQueue`, `onDispatchQueue`): the
@@ -221,6 +269,8 @@ extension Scenario {
         return out
     }
 
+    /// The problems of one step list, run with self = operation `this` (`program`: the concurrent
+    /// program whose code it is, if any); step lists inside it are checked too.
     private func check(_ body: [Step], in place: String, this: Int, program: ConcurrentProgram?, _ out: inout [String])
     {
         let nOps = operations.count
@@ -229,18 +279,12 @@ extension Scenario {
         let kind: OperationKind? = this >= 0 && this < nOps ? operations[this].kind : nil
         // The implementation's own subclass runs its own state code: steps may not do it for it.
         let own = kind?.isSubclass ?? false
+        // Only a concurrent program's code, or an operation overriding start, changes its own state.
+        let mayChangeState = program != nil || (kind?.overridesStart ?? false)
         for step in body {
-            if own {
-                switch step {
-                case .set, .willChange, .didChange, .willChangeUnprefixed, .didChangeUnprefixed, .callSuperStart, .call,
-                    .callMain:
-                    out.append(
-                        "\(place) runs \(step) with self = operation \(this), an instance of the implementation's own "
-                            + "subclass: only the subclass's code changes its state or calls its methods"
-                    )
-                    continue
-                default: break
-                }
+            if own, let problem = Self.ownSubclassProblem(step, place, this: this) {
+                out.append(problem)
+                continue
             }
             switch step {
             case .work(let n) where !Step.workRange.contains(n):
@@ -270,28 +314,10 @@ extension Scenario {
                     out.append("\(place) names operation \(o), but the scenario has \(nOps) (0..<\(nOps))")
                 }
             case .willChangeUnprefixed(let key), .didChangeUnprefixed(let key):
-                if key.unprefixedName == nil {
-                    out.append("\(place) notifies \(key.rawValue) without its `is` prefix, but that key has none")
-                }
-                // Foundation on Linux hears `finished` as isFinished: the same rule as the prefixed steps.
-                if (key == .isExecuting || key == .isFinished) && program == nil && !(kind?.overridesStart ?? false) {
-                    out.append(
-                        "\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one "
-                            + "overriding start) may do"
-                    )
-                }
+                Self.checkUnprefixed(key, place, mayChangeState: mayChangeState, &out)
             case .set, .willChange(.isExecuting), .willChange(.isFinished), .didChange(.isExecuting),
                 .didChange(.isFinished):
-                if program == nil && !(kind?.overridesStart ?? false) {
-                    out.append(
-                        "\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one "
-                            + "overriding start) may do"
-                    )
-                }
-                if case .set(let key, _) = step, key != .isExecuting && key != .isFinished {
-                    out.append(
-                        "\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
-                }
+                Self.checkStateChange(step, place, mayChangeState: mayChangeState, &out)
             case .call(let name):
                 if kind?.program?.routine(named: name) == nil {
                     out.append("\(place) calls routine \(Self.shown(name)), which operation \(this) does not define")
@@ -313,6 +339,48 @@ extension Scenario {
                 )
             default: break
             }
+        }
+    }
+
+    /// Why a step may not run with self bound to the implementation's own subclass, or nil.
+    /// That subclass runs its own state code: steps may not do it for it.
+    private static func ownSubclassProblem(_ step: Step, _ place: String, this: Int) -> String? {
+        switch step {
+        case .set, .willChange, .didChange, .willChangeUnprefixed, .didChangeUnprefixed, .callSuperStart, .call,
+            .callMain:
+            return "\(place) runs \(step) with self = operation \(this), an instance of the implementation's own "
+                + "subclass: only the subclass's code changes its state or calls its methods"
+        default: return nil
+        }
+    }
+
+    /// A notification without the `is` prefix names a key that has one, and changes state only where allowed.
+    /// `mayChangeState`: the code is a concurrent program's, or its operation overrides start.
+    private static func checkUnprefixed(_ key: StateKey, _ place: String, mayChangeState: Bool, _ out: inout [String]) {
+        if key.unprefixedName == nil {
+            out.append("\(place) notifies \(key.rawValue) without its `is` prefix, but that key has none")
+        }
+        // Foundation on Linux hears `finished` as isFinished: the same rule as the prefixed steps.
+        if (key == .isExecuting || key == .isFinished) && !mayChangeState {
+            out.append(
+                "\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one "
+                    + "overriding start) may do"
+            )
+        }
+    }
+
+    /// A step that sets or notifies isExecuting or isFinished runs only where state may change, and sets only those.
+    /// `mayChangeState`: the code is a concurrent program's, or its operation overrides start.
+    private static func checkStateChange(_ step: Step, _ place: String, mayChangeState: Bool, _ out: inout [String]) {
+        if !mayChangeState {
+            out.append(
+                "\(place) changes isExecuting or isFinished itself, which only a concurrent subclass (one "
+                    + "overriding start) may do"
+            )
+        }
+        if case .set(let key, _) = step, key != .isExecuting && key != .isFinished {
+            out.append(
+                "\(place) sets \(key.rawValue), but only the isExecuting and isFinished ivars can be set")
         }
     }
 
