@@ -258,10 +258,32 @@ package struct Benchmark {
 
     /// Runs every measurement; `progress` hears the name of each before it starts.
     package func run(progress: (String) -> Void = { _ in }) -> [Row] {
-        var rows: [Row] = []
         let identities = (0..<options.cases).map { CaseIdentity.of(run: 1, index: $0, options: GeneratorOptions()) }
         let engine = ReferenceEngine()
+        let reference = referenceRows(identities, engine: engine, progress: progress)
+        var rows = reference.rows
+        let sample = Array(zip(identities, reference.scenarios).prefix(options.realCases))
+        for impl in options.implementations {
+            rows += implementationRows(impl, sample: sample, progress: progress)
+        }
+        rows += detectionRows(progress: progress)
+        rows += scaleRows(engine: engine, progress: progress)
+        if options.longSteps > 0 {
+            rows += longScenarioRows(progress: progress)
+        }
+        rows += largestScaleCheckerRows(engine: engine, progress: progress)
+        if options.shrinking {
+            rows += shrinkingRows(progress: progress)
+        }
+        return rows
+    }
 
+    /// The reference engine on the generated cases: generation, simulation and checks, each
+    /// alone and end to end, then the slowest checkers on the stored traces; with the scenarios.
+    private func referenceRows(
+        _ identities: [CaseIdentity], engine: ReferenceEngine, progress: (String) -> Void
+    ) -> (rows: [Row], scenarios: [Scenario]) {
+        var rows: [Row] = []
         progress("reference engine: generation")
         let (scenarios, generation) = Self.time { identities.map { $0.scenario() } }
         let operations = scenarios.reduce(0) { $0 + $1.operations.count }
@@ -305,34 +327,50 @@ package struct Benchmark {
         progress("checkers on stored traces, rule by rule")
         rows += Self.slowestCheckers(
             label: "stored traces", pairs: Array(zip(scenarios, traces)), operations: operations, events: events)
+        return (rows, scenarios)
+    }
 
-        for impl in options.implementations {
-            progress("\(impl.name): \(options.realCases) scenarios")
-            let sample = Array(zip(identities, scenarios).prefix(options.realCases))
-            let sampleOps = sample.reduce(0) { $0 + $1.1.operations.count }
-            let ((realTraces, seconds), recordedCPU) = CPUTime.measure {
-                Self.time { sample.map { id, scenario in impl.run(scenario, scheduleSeed: id.scheduleSeed) } }
-            }
-            let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
-            rows.append(
-                Row(
-                    name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds,
-                    scenarios: sample.count,
-                    operations: sampleOps, events: realEvents, note: Self.breaches(realTraces)))
-            if impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation {
-                rows += plainFoundationRows(
-                    sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
-                    recordedCPU: recordedCPU, command: plain, progress: progress)
-            }
-            if options.jobsCases > 0 && !options.jobsList.isEmpty { rows += jobsScalingRows(impl, progress: progress) }
+    /// One implementation on a sample of the cases, one at a time in child processes; then plain
+    /// Foundation beside it and the scaling with jobs, when asked for.
+    private func implementationRows(
+        _ impl: any Implementation, sample: [(CaseIdentity, Scenario)], progress: (String) -> Void
+    ) -> [Row] {
+        var rows: [Row] = []
+        progress("\(impl.name): \(options.realCases) scenarios")
+        let sampleOps = sample.reduce(0) { $0 + $1.1.operations.count }
+        let ((realTraces, seconds), recordedCPU) = CPUTime.measure {
+            Self.time { sample.map { id, scenario in impl.run(scenario, scheduleSeed: id.scheduleSeed) } }
         }
+        let realEvents = realTraces.reduce(0) { $0 + $1.events.count }
+        rows.append(
+            Row(
+                name: "\(impl.name): run + record (one at a time, child processes)", seconds: seconds,
+                scenarios: sample.count,
+                operations: sampleOps, events: realEvents, note: Self.breaches(realTraces)))
+        if impl.name == "foundation", impl.launch == nil, let plain = options.plainFoundation {
+            rows += plainFoundationRows(
+                sample.map { (id, scenario) in (id.scheduleSeed, scenario) }, traces: realTraces, recorded: seconds,
+                recordedCPU: recordedCPU, command: plain, progress: progress)
+        }
+        if options.jobsCases > 0 && !options.jobsList.isEmpty { rows += jobsScalingRows(impl, progress: progress) }
+        return rows
+    }
 
+    /// How long each implementation the detection expectations name takes to show their
+    /// divergences.
+    private func detectionRows(progress: (String) -> Void) -> [Row] {
+        var rows: [Row] = []
         let detector = TimeToDetect(options: options.detectOptions)
         for expectations in options.detect {
             guard let impl = options.implementations.first(where: { $0.name == expectations.impl }) else { continue }
             rows += TimeToDetect.rows(detector.measure(impl, expectations: expectations, progress: progress))
         }
+        return rows
+    }
 
+    /// Simulation and checks of each scale scenario, by shape and size, with the peak memory.
+    private func scaleRows(engine: ReferenceEngine, progress: (String) -> Void) -> [Row] {
+        var rows: [Row] = []
         for shape in options.shapes {
             for n in options.scale.sorted() {
                 progress("scale: \(shape.rawValue) of \(n)")
@@ -353,12 +391,12 @@ package struct Benchmark {
                         peakKB: Self.peakKB(), note: broken == 0 ? "no violation" : "\(broken) violations"))
             }
         }
+        return rows
+    }
 
-        if options.longSteps > 0 {
-            rows += longScenarioRows(progress: progress)
-        }
-
-        // Where the checking time of the largest scale scenario goes: the five slowest rules.
+    /// Where the checking time of the largest scale scenario goes: the five slowest rules.
+    private func largestScaleCheckerRows(engine: ReferenceEngine, progress: (String) -> Void) -> [Row] {
+        var rows: [Row] = []
         if let n = options.scale.max() {
             for shape in options.shapes {
                 progress("slowest checkers on \(shape.rawValue) of \(n)")
@@ -369,19 +407,22 @@ package struct Benchmark {
                     events: trace.events.count)
             }
         }
+        return rows
+    }
 
-        if options.shrinking {
-            for fault in Fault.allCases {
-                progress("shrinking: \(fault.rawValue)")
-                let (result, _) = Self.time { FaultProbe.run(fault) }
-                let f = result.findings.first
-                rows.append(
-                    Row(
-                        name: "shrinking: \(fault.rawValue)", seconds: result.shrinkSeconds, scenarios: 1,
-                        operations: 0, events: 0,
-                        note: f.map { "\($0.rule), \($0.originalOperations) → \($0.operations) operations" }
-                            ?? "not caught"))
-            }
+    /// How long the shrinker takes on each planted fault, and what it shrank the case to.
+    private func shrinkingRows(progress: (String) -> Void) -> [Row] {
+        var rows: [Row] = []
+        for fault in Fault.allCases {
+            progress("shrinking: \(fault.rawValue)")
+            let (result, _) = Self.time { FaultProbe.run(fault) }
+            let f = result.findings.first
+            rows.append(
+                Row(
+                    name: "shrinking: \(fault.rawValue)", seconds: result.shrinkSeconds, scenarios: 1,
+                    operations: 0, events: 0,
+                    note: f.map { "\($0.rule), \($0.originalOperations) → \($0.operations) operations" }
+                        ?? "not caught"))
         }
         return rows
     }

@@ -97,6 +97,38 @@ public enum Reproducer {
     ///   whose driver said the queue was the tested code's needs one (Swift reproducers only).
     public static func export(_ finding: Finding, as style: Style, runs given: Int? = nil, file: String? = nil,
                               queue: UserQueue? = nil) throws(Refusal) -> Export {
+        try refuseUnreproducible(finding, style: style, queue: queue)
+        let s = finding.scenario
+        let claims: [Claim]
+        do { claims = try RuleClaims.claims(rule: finding.rule, message: finding.message, scenario: s) } catch {
+            throw Refusal(description: error.description)
+        }
+        try refuseWhatLinuxLacks(finding, claims: claims, style: style)
+        let runs = given ?? Self.runs(reproduced: finding.reproduced, attempts: finding.attempts)
+        let bound = 2.0 + Double(s.totalWork) * 0.001
+        var header = header(finding, claims: claims, style: style, runs: runs, given: given != nil, file: file)
+        if let queue {
+            header.insert("Builds your queue as your driver does, with \(queue.factory), in place of OperationQueue(): "
+                    + "it needs \(queue.modules.joined(separator: ", ")) (put it in a test target that depends on "
+                          + (queue.modules.count == 1 ? "it" : "them") + ").", at: header.firstIndex(of: "") ?? 0)
+        }
+        switch style {
+        case .objc:
+            var writer = ObjCReproducer(scenario: s, claims: claims, header: header, runs: runs, bound: bound)
+            return Export(text: writer.text(), runs: runs, claims: claims.map(\.sentence))
+        case .swiftTesting, .xctest:
+            var writer = SwiftReproducer(scenario: s, claims: claims, header: header, runs: runs, bound: bound,
+                                         name: identifier(finding), xctest: style == .xctest, queue: queue)
+            return Export(text: writer.text(), runs: runs, claims: claims.map(\.sentence))
+        }
+    }
+
+    /// Refuses a finding no reproducer can rebuild: an implementation replay could not run, a
+    /// queue of the user's in Objective-C, the user's own queue without `--queue`, or an
+    /// operation that is the implementation's own subclass.
+    private static func refuseUnreproducible(
+        _ finding: Finding, style: Style, queue: UserQueue?
+    ) throws(Refusal) {
         // What replay would refuse (`Implementations.make`): an impl this build does not have,
         // in a finding that names no driver to start instead.
         if finding.driver == nil ? !Implementations.names.contains(finding.impl) : finding.impl.isEmpty {
@@ -133,10 +165,12 @@ public enum Reproducer {
                         + "with your driver instead"
             )
         }
-        let claims: [Claim]
-        do { claims = try RuleClaims.claims(rule: finding.rule, message: finding.message, scenario: s) } catch {
-            throw Refusal(description: error.description)
-        }
+    }
+
+    /// Refuses, for the Swift styles, what swift-corelibs-foundation does not have: key-value
+    /// notifications and invocation operations.
+    private static func refuseWhatLinuxLacks(_ finding: Finding, claims: [Claim], style: Style) throws(Refusal) {
+        let s = finding.scenario
         switch style {
         case .objc:
             break
@@ -158,23 +192,6 @@ public enum Reproducer {
                             + "NSInvocationOperation on Linux)"
                 )
             }
-        }
-        let runs = given ?? Self.runs(reproduced: finding.reproduced, attempts: finding.attempts)
-        let bound = 2.0 + Double(s.totalWork) * 0.001
-        var header = header(finding, claims: claims, style: style, runs: runs, given: given != nil, file: file)
-        if let queue {
-            header.insert("Builds your queue as your driver does, with \(queue.factory), in place of OperationQueue(): "
-                    + "it needs \(queue.modules.joined(separator: ", ")) (put it in a test target that depends on "
-                          + (queue.modules.count == 1 ? "it" : "them") + ").", at: header.firstIndex(of: "") ?? 0)
-        }
-        switch style {
-        case .objc:
-            var writer = ObjCReproducer(scenario: s, claims: claims, header: header, runs: runs, bound: bound)
-            return Export(text: writer.text(), runs: runs, claims: claims.map(\.sentence))
-        case .swiftTesting, .xctest:
-            var writer = SwiftReproducer(scenario: s, claims: claims, header: header, runs: runs, bound: bound,
-                                         name: identifier(finding), xctest: style == .xctest, queue: queue)
-            return Export(text: writer.text(), runs: runs, claims: claims.map(\.sentence))
         }
     }
 

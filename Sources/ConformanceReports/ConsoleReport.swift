@@ -22,10 +22,19 @@ public enum ConsoleReport {
             + "; --not-checked lists each with its reason"
     }
 
+    /// The summary, section by section: the header, the findings, the unconfirmed, the known,
+    /// the rules not checked and the verdict.
     /// `listUnchecked`: every rule not checked on its own line with its reason (`--not-checked`);
     /// by default one line counts them, naming only the rules no case reached (issue 45: about
     /// 40 such lines sat under a single finding).
     public static func text(_ r: RunResult, files: [String: String], listUnchecked: Bool = false) -> String {
+        header(r) + findingsSection(r, files: files) + unconfirmedSection(r) + knownSection(r)
+            + uncheckedSection(r, listUnchecked: listUnchecked) + verdictLine(r)
+    }
+
+    /// The run's settings, its speed and endings, the known divergences it excused, a driver of
+    /// another release, and the count of rules by status.
+    private static func header(_ r: RunResult) -> String {
         let c = r.configuration
         var out = ""
         let rate = r.seconds > 0 ? Double(r.cases) / r.seconds : 0
@@ -64,6 +73,14 @@ public enum ConsoleReport {
                 + "\(count(.notApplicable)) not applicable, \(count(.notReached)) not reached"
             + (runFailures.isEmpty
                 ? "" : "; and the run: \(runFailures.count) fail (\(runFailures.joined(separator: ", ")))") + "\n"
+        return out
+    }
+
+    /// The findings told as stories: each root in full, the rules its case breaks after it
+    /// under it, each with its replay.
+    private static func findingsSection(_ r: RunResult, files: [String: String]) -> String {
+        let c = r.configuration
+        var out = ""
         // Failures first: they decide the exit status. A warning fails it only under --strict.
         // Findings one minimal case shows are one story (`Story`): its root in full, the rules
         // the case breaks after it under the root, each with its replay.
@@ -91,6 +108,13 @@ public enum ConsoleReport {
                 }
             }
         }
+        return out
+    }
+
+    /// The findings that rested on absence or time and a patient run did not show again.
+    private static func unconfirmedSection(_ r: RunResult) -> String {
+        let c = r.configuration
+        var out = ""
         // Absence or time that a patient run did not show again: slowness is not proof.
         if !r.unconfirmed.isEmpty {
             out +=
@@ -108,6 +132,13 @@ public enum ConsoleReport {
                 out += "    replay: \(line)\n"
             }
         }
+        return out
+    }
+
+    /// The known divergences of the platform the run saw, told apart from the failures.
+    private static func knownSection(_ r: RunResult) -> String {
+        let c = r.configuration
+        var out = ""
         // The platform's, not the tested code's: said apart, never as FAIL.
         if !r.known.isEmpty {
             out += "\nknown on \(r.known[0].owner) (not the tested code's failures):\n"
@@ -124,6 +155,12 @@ public enum ConsoleReport {
                 out += "    first: case \(k.first.index): \(k.first.violation.observed.prefix(200)); replay: \(line)\n"
             }
         }
+        return out
+    }
+
+    /// The rules not checked: each on its own line under `listUnchecked`, else one line counting them.
+    private static func uncheckedSection(_ r: RunResult, listUnchecked: Bool) -> String {
+        var out = ""
         let unchecked = r.statistics.filter {
             $0.status == .notReached || $0.status == .notObservable || $0.status == .notApplicable
         }
@@ -133,6 +170,13 @@ public enum ConsoleReport {
         } else if !unchecked.isEmpty {
             out += "\n" + uncheckedLine(unchecked) + "\n"
         }
+        return out
+    }
+
+    /// The last line: interrupted, no verdict, or what the run found when it failed nothing.
+    private static func verdictLine(_ r: RunResult) -> String {
+        let c = r.configuration
+        var out = ""
         if r.interrupted {
             out +=
                 "\nINTERRUPTED after \(r.cases) of \(r.configuration.shard.cases(of: c.count)) cases: the findings "

@@ -65,22 +65,11 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
                               findings folder: String? = nil, sanitize: Sanitizer? = nil,
                               sourceLocation: SourceLocation = #_sourceLocation) -> DriverConformance {
     var outcome = DriverConformance(command: [driver] + arguments)
-    var impl: any Implementation
+    let impl: any Implementation
     do throws(InputError) {
         outcome.expectations = try expectations.load()
         outcome.command = [try DriverExecutable.locate(driver)] + arguments
-        impl = try Implementations.external(command: outcome.command, limits: limits)
-        if let sanitize {
-            guard sanitize.instruments(executableAt: outcome.command[0]),
-                var child = impl as? ChildProcessImplementation
-            else {
-                throw InputError(
-                    "\(outcome.command[0]) was not built with the \(sanitize.rawValue) sanitizer: \(sanitize.buildHint)"
-                )
-            }
-            child.environment = sanitize.environment
-            impl = child
-        }
+        impl = try DriverConformance.implementation(command: outcome.command, limits: limits, sanitize: sanitize)
     } catch {
         outcome.problem = error.message
         Issue.record(Comment(rawValue: error.message), sourceLocation: sourceLocation)
@@ -100,35 +89,10 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
     configuration.replayProgram = program
     let result = Runner(configuration).run()
     outcome.run = result
-    // One folder per implementation, and in it one per run (`RunFolder`, with a `latest` link):
-    // two tests may find the same rule in the same case on two drivers, and two test runs of one
-    // driver must not overwrite each other's findings. Made only when there is a finding.
-    let findings = PathText.join(defaultFindingsParent(), "opconform-findings")
-    let directory = folder ?? (result.findings.isEmpty ? PathText.join(findings, impl.name)
-                                : RunFolder.make(under: PathText.join(findings, impl.name), seed: seed))
+    let directory =
+        folder ?? DriverConformance.findingsFolder(of: impl.name, seed: seed, made: !result.findings.isEmpty)
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    // One bug, one story (`Story`, issue 45): a knock-on is told inside its root's issue.
-    var knockOnOf: [String: String] = [:]
-    for story in result.stories { for k in story.knockOns { knockOnOf[k.rule] = story.root.rule } }
-    // Told first (issue 45: Swift Testing printed nothing for 158 s, shrinking every finding
-    // before it said anything): each finding's file is written as found and its issue recorded
-    // now; shrinking follows and replaces the file with the minimum, attached when ready.
-    for finding in result.findings {
-        let path = PathText.join(directory, finding.fileName)
-        let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
-        outcome.reports.append(
-            DriverConformance.Report(
-                finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
-                expectation: nil, knockOnOf: knockOnOf[finding.rule]))
-    }
-    // The platform's: its first case as found (the entry's finding is the minimum).
-    for k in result.known {
-        let finding = Runner(configuration).unshrunkFinding(k.first, rule: k.rule)
-        outcome.reports.append(
-            DriverConformance.Report(
-                finding: finding, file: nil, replay: finding.replayLine(file: nil, program: program),
-                expectation: k.entry))
-    }
+    outcome.reportAsFound(result, in: directory, configuration: configuration, program: program)
     // A run that judged nothing (a driver that broke the protocol, no rule reached) is an
     // issue of its own: it must never read as a pass.
     if let why = result.noVerdict {
@@ -139,50 +103,133 @@ public func expectConformance(driver: String, arguments: [String] = [], count: I
         known?.expected.map(\.rule).filter { !seen.contains($0) }.reduce(into: [String]()) { list, rule in
             if !list.contains(rule) { list.append(rule) }
         } ?? []
-    let minimising =
-        shrink
-        ? "\n(minimising: the finding file is replaced by the smallest case that still breaks the rule, "
-        + "attached when ready)" : ""
-    for report in outcome.reports {
-        if let entry = report.expectation {
-            // One line each: they are expected, and the reason says why.
-            let seen =
-                "\(report.finding.rule): \(report.finding.message) (case seed \(report.finding.identity.caseSeed))"
-            withKnownIssue(
-                Comment(
-                    rawValue:
-                        "known divergence of \(known?.impl ?? "the platform") (\(entry.kind.rawValue)): \(entry.reason)"
-                ),
-                sourceLocation: sourceLocation
-            ) {
-                Issue.record(Comment(rawValue: seen), sourceLocation: sourceLocation)
+    outcome.recordIssues(result, strict: strict, shrink: shrink, sourceLocation: sourceLocation)
+    // Then each of the tested code's findings is shrunk, its file replaced and attached.
+    outcome.shrinkAndAttach(
+        configuration, shrink: shrink, in: directory, program: program, sourceLocation: sourceLocation)
+    return outcome
+}
+
+/// The phases of `expectConformance(driver:)`, in the order it runs them.
+extension DriverConformance {
+    /// The driver as an implementation, checked to run with `sanitize` and told to stop at its
+    /// first report when one is given.
+    fileprivate static func implementation(
+        command: [String], limits: DriverLimits, sanitize: Sanitizer?
+    ) throws(InputError) -> any Implementation {
+        var impl = try Implementations.external(command: command, limits: limits)
+        if let sanitize {
+            guard sanitize.instruments(executableAt: command[0]),
+                var child = impl as? ChildProcessImplementation
+            else {
+                throw InputError(
+                    "\(command[0]) was not built with the \(sanitize.rawValue) sanitizer: \(sanitize.buildHint)"
+                )
             }
-        } else if report.knockOnOf == nil {
-            let warns = report.finding.severity == .warning && !strict
-            let knockOns = outcome.reports.filter { $0.knockOnOf == report.finding.rule }
-            let told =
-                knockOns.isEmpty
-                ? ""
-                : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; each replays on its "
-                    + "own):\n"
-                    + knockOns.map { "  \($0.finding.rule): \($0.finding.message)\n  replay: \($0.replay)" }.joined(
-                        separator: "\n")
-            Issue.record(
-                Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result) + told + minimising),
-                severity: warns ? .warning : .error, sourceLocation: sourceLocation)
+            child.environment = sanitize.environment
+            impl = child
+        }
+        return impl
+    }
+
+    /// The folder finding files go to when not told: one per implementation, and in it one per
+    /// run (`RunFolder`, with a `latest` link), `made` only when there is a finding.
+    ///
+    /// Two tests may find the same rule in the same case on two drivers, and two test runs of one
+    /// driver must not overwrite each other's findings.
+    fileprivate static func findingsFolder(of impl: String, seed: UInt64, made: Bool) -> String {
+        let findings = PathText.join(defaultFindingsParent(), "opconform-findings")
+        return made ? RunFolder.make(under: PathText.join(findings, impl), seed: seed) : PathText.join(findings, impl)
+    }
+
+    /// Writes a finding's file into `directory`: its path, or nil when it could not be written.
+    fileprivate static func write(_ finding: Finding, in directory: String) -> String? {
+        let path = PathText.join(directory, finding.fileName)
+        return (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
+    }
+
+    /// Writes each finding's file as found and makes its report, then a report for each known
+    /// divergence of the platform with its first case as found.
+    fileprivate mutating func reportAsFound(
+        _ result: RunResult, in directory: String, configuration: RunConfiguration, program: String
+    ) {
+        // One bug, one story (`Story`, issue 45): a knock-on is told inside its root's issue.
+        var knockOnOf: [String: String] = [:]
+        for story in result.stories { for k in story.knockOns { knockOnOf[k.rule] = story.root.rule } }
+        // Told first (issue 45: Swift Testing printed nothing for 158 s, shrinking every finding
+        // before it said anything): each finding's file is written as found and its issue recorded
+        // now; shrinking follows and replaces the file with the minimum, attached when ready.
+        for finding in result.findings {
+            let file = Self.write(finding, in: directory)
+            reports.append(
+                DriverConformance.Report(
+                    finding: finding, file: file, replay: finding.replayLine(file: file, program: program),
+                    expectation: nil, knockOnOf: knockOnOf[finding.rule]))
+        }
+        // The platform's: its first case as found (the entry's finding is the minimum).
+        for k in result.known {
+            let finding = Runner(configuration).unshrunkFinding(k.first, rule: k.rule)
+            reports.append(
+                DriverConformance.Report(
+                    finding: finding, file: nil, replay: finding.replayLine(file: nil, program: program),
+                    expectation: k.entry))
         }
     }
-    // Then each of the tested code's findings is shrunk, its file replaced and attached.
-    for (index, report) in outcome.reports.enumerated() where report.expectation == nil {
-        let finding = shrink ? Runner(configuration).shrunk(report.finding) : report.finding
-        let path = PathText.join(directory, finding.fileName)
-        let file = (try? finding.fileData.write(to: URL(fileURLWithPath: path), options: .atomic)) == nil ? nil : path
-        outcome.reports[index].finding = finding
-        outcome.reports[index].file = file
-        outcome.reports[index].replay = finding.replayLine(file: file, program: program)
-        Attachment.record(Array(finding.fileData), named: finding.fileName, sourceLocation: sourceLocation)
+
+    /// Records a known issue for each known divergence, and an `Issue` for each story's root
+    /// with its knock-ons told in it.
+    fileprivate func recordIssues(_ result: RunResult, strict: Bool, shrink: Bool, sourceLocation: SourceLocation) {
+        let minimising =
+            shrink
+            ? "\n(minimising: the finding file is replaced by the smallest case that still breaks the rule, "
+            + "attached when ready)" : ""
+        for report in reports {
+            if let entry = report.expectation {
+                // One line each: they are expected, and the reason says why.
+                let seen =
+                    "\(report.finding.rule): \(report.finding.message) (case seed \(report.finding.identity.caseSeed))"
+                withKnownIssue(
+                    Comment(
+                        rawValue:
+                            "known divergence of \(expectations?.impl ?? "the platform") "
+                            + "(\(entry.kind.rawValue)): \(entry.reason)"
+                    ),
+                    sourceLocation: sourceLocation
+                ) {
+                    Issue.record(Comment(rawValue: seen), sourceLocation: sourceLocation)
+                }
+            } else if report.knockOnOf == nil {
+                let warns = report.finding.severity == .warning && !strict
+                let knockOns = reports.filter { $0.knockOnOf == report.finding.rule }
+                let told =
+                    knockOns.isEmpty
+                    ? ""
+                    : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; each replays on "
+                        + "its own):\n"
+                        + knockOns.map { "  \($0.finding.rule): \($0.finding.message)\n  replay: \($0.replay)" }.joined(
+                            separator: "\n")
+                Issue.record(
+                    Comment(rawValue: (warns ? "warning: " : "") + report.description(in: result) + told + minimising),
+                    severity: warns ? .warning : .error, sourceLocation: sourceLocation)
+            }
+        }
     }
-    return outcome
+
+    /// Shrinks each of the tested code's findings (when `shrink`), replaces its file with the
+    /// minimum and attaches it.
+    fileprivate mutating func shrinkAndAttach(
+        _ configuration: RunConfiguration, shrink: Bool, in directory: String, program: String,
+        sourceLocation: SourceLocation
+    ) {
+        for (index, report) in reports.enumerated() where report.expectation == nil {
+            let finding = shrink ? Runner(configuration).shrunk(report.finding) : report.finding
+            let file = Self.write(finding, in: directory)
+            reports[index].finding = finding
+            reports[index].file = file
+            reports[index].replay = finding.replayLine(file: file, program: program)
+            Attachment.record(Array(finding.fileData), named: finding.fileName, sourceLocation: sourceLocation)
+        }
+    }
 }
 
 /// What `expectConformance(driver:)` found.

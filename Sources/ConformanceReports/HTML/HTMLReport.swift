@@ -106,7 +106,19 @@ public enum HTMLReport {
 
     // MARK: Pages
 
+    /// The run's page: what ran and how it ended, the gate's verdict, the findings as stories, and
+    /// the table of rules with their filters.
     static func index(_ result: RunResult, gate: GateVerdict?, title: String) -> String {
+        let c = result.configuration
+        var body = runMeta(result)
+        if let gate { body += gateLine(gate, strict: c.strict) }
+        if !result.findings.isEmpty { body += findingsList(result) }
+        body += rulesTable(result)
+        return HTMLPage.page(title: "\(title): \(c.impl.name)", body: body)
+    }
+
+    /// The heading and the line of settings, endings, time and harness version.
+    private static func runMeta(_ result: RunResult) -> String {
         let c = result.configuration
         var body = "<h1>\(HTMLPage.escape(c.impl.name)): \(result.cases) cases from seed \(c.seed)</h1>\n"
         let g = c.generator
@@ -122,39 +134,51 @@ public enum HTMLReport {
             + HTMLPage.escape(
                 result.endings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         body += String(format: ". %.1f s. opconform ", result.seconds) + HarnessVersion.current + ".</p>\n"
-        if let gate {
-            let ok = gate.passes(strict: c.strict)
-            body += "<p><span class=\"pill \(ok ? "s-pass" : "s-fail")\">gate \(ok ? "passed" : "failed")</span> "
+        return body
+    }
+
+    /// The gate's verdict: passed or failed, what was unexpected and how many expected were seen.
+    private static func gateLine(_ gate: GateVerdict, strict: Bool) -> String {
+        var body = ""
+        let ok = gate.passes(strict: strict)
+        body += "<p><span class=\"pill \(ok ? "s-pass" : "s-fail")\">gate \(ok ? "passed" : "failed")</span> "
+        body +=
+            "unexpected: "
+            + (gate.unexpected.isEmpty ? "none" : HTMLPage.escape(gate.unexpected.joined(separator: ", ")))
+        if !gate.unexpectedWarnings.isEmpty {
+            body += "; unexpected warnings: " + HTMLPage.escape(gate.unexpectedWarnings.joined(separator: ", "))
+        }
+        body += "; expected and seen: \(gate.confirmed.count)</p>\n"
+        return body
+    }
+
+    /// The findings, one story per bug (`Story`): its root, and the rules the same case broke after it.
+    private static func findingsList(_ result: RunResult) -> String {
+        var body = "<h2>Findings</h2>\n<ul>\n"
+        for story in result.stories {
+            let f = story.root
             body +=
-                "unexpected: "
-                + (gate.unexpected.isEmpty ? "none" : HTMLPage.escape(gate.unexpected.joined(separator: ", ")))
-            if !gate.unexpectedWarnings.isEmpty {
-                body += "; unexpected warnings: " + HTMLPage.escape(gate.unexpectedWarnings.joined(separator: ", "))
-            }
-            body += "; expected and seen: \(gate.confirmed.count)</p>\n"
-        }
-        if !result.findings.isEmpty {
-            // One story per bug (`Story`): its root, and the rules the same case broke after it.
-            body += "<h2>Findings</h2>\n<ul>\n"
-            for story in result.stories {
-                let f = story.root
+                "<li><a href=\"\(pageName(f.rule))\"><code>\(f.rule)</code></a>: \(HTMLPage.escape(f.message)) "
+                    + "(case \(f.caseIndex), \(f.originalOperations) → \(f.operations) operations)"
+            if !story.knockOns.isEmpty {
                 body +=
-                    "<li><a href=\"\(pageName(f.rule))\"><code>\(f.rule)</code></a>: \(HTMLPage.escape(f.message)) "
-                        + "(case \(f.caseIndex), \(f.originalOperations) → \(f.operations) operations)"
-                if !story.knockOns.isEmpty {
+                    "\n<br><span class=\"meta\">the same case then breaks (knock-ons, most likely):</span><ul>\n"
+                for k in story.knockOns {
                     body +=
-                        "\n<br><span class=\"meta\">the same case then breaks (knock-ons, most likely):</span><ul>\n"
-                    for k in story.knockOns {
-                        body +=
-                            "<li><a href=\"\(pageName(k.rule))\"><code>\(k.rule)</code></a>: "
-                                + "\(HTMLPage.escape(k.message))</li>\n"
-                    }
-                    body += "</ul>"
+                        "<li><a href=\"\(pageName(k.rule))\"><code>\(k.rule)</code></a>: "
+                            + "\(HTMLPage.escape(k.message))</li>\n"
                 }
-                body += "</li>\n"
+                body += "</ul>"
             }
-            body += "</ul>\n"
+            body += "</li>\n"
         }
+        body += "</ul>\n"
+        return body
+    }
+
+    /// The counts by status, the filters by status and family, and one row per rule.
+    private static func rulesTable(_ result: RunResult) -> String {
+        var body = ""
         let statuses = ["fail", "warn", "pass", "not-observable", "not-applicable", "not-reached"]
         var counts: [String: Int] = [:]
         for s in result.statistics { counts[s.status.rawValue, default: 0] += 1 }
@@ -187,7 +211,7 @@ public enum HTMLReport {
                     + "class=\"n\">\(s.violations)</td><td>\(HTMLPage.escape(s.reason ?? ""))</td></tr>\n"
         }
         body += "</table>\n"
-        return HTMLPage.page(title: "\(title): \(c.impl.name)", body: body)
+        return body
     }
 
     static func findingPage(
