@@ -326,8 +326,8 @@ struct ObjCReproducer {
             if o.completion != nil {
                 body.append(
                     "  CALL(CALL_SET_COMPLETION_BLOCK, \(i), [OP(\(i)) setCompletionBlock: "
-                        + "(GSOperationCompletionBlock)[StepsBlock block: completion_\(i) op: \(i) number: 0 role: "
-                        + "1]]);"
+                        + "(GSOperationCompletionBlock)[StepsBlock block: completion_\(i) op: "
+                        + "\(i) number: 0 role: 1]]);"
                 )
             }
         }
@@ -387,8 +387,8 @@ struct ObjCReproducer {
                 function("setCompletion_\(k)", steps, this: op)
                 body.append(
                     "  CALL(CALL_SET_COMPLETION_BLOCK, \(op), [OP(\(op)) setCompletionBlock: "
-                        + "(GSOperationCompletionBlock)[StepsBlock block: setCompletion_\(k) op: \(op) number: 0 role: "
-                        + "1]]);"
+                        + "(GSOperationCompletionBlock)[StepsBlock block: setCompletion_\(k) op: "
+                        + "\(op) number: 0 role: 1]]);"
                 )
             case .addExecutionBlock(let op, let steps):
                 let number = scenario.operations[op].kind.blockCount + blocksAdded[op, default: 0]
@@ -396,8 +396,8 @@ struct ObjCReproducer {
                 function("addBlock_\(k)", steps, this: op)
                 body.append(
                     "  CALL(CALL_ADD_EXECUTION_BLOCK, \(op), [(NSBlockOperation *)OP(\(op)) addExecutionBlock: "
-                        + "(GSBlockOperationBlock)[StepsBlock block: addBlock_\(k) op: \(op) number: \(number) role: "
-                        + "0]]);"
+                        + "(GSBlockOperationBlock)[StepsBlock block: addBlock_\(k) op: \(op) "
+                        + "number: \(number) role: 0]]);"
                 )
             case .setQueuePriority(let op, let p): body.append("  [OP(\(op)) setQueuePriority: \(p)];")
             case .setThreadPriority(let op, let p): body.append("  [OP(\(op)) setThreadPriority: \(p)];")

@@ -51,8 +51,8 @@ public enum Reproducer {
                         "--queue \(JSONDiagnosis.quoted(String(factory.prefix(80)))) is not a queue factory this "
                             + "export can write; "
                         + "give the initializer your driver's queue factory calls, a type with simple arguments, e.g. "
-                        + "--queue 'MyQueue()' or --queue 'MyQueue(width: 4, bug: .none)' (no strings, closures or "
-                        + "comments)"
+                        + "--queue 'MyQueue()' or --queue 'MyQueue(width: 4, bug: .none)' (no "
+                        + "strings, closures or comments)"
                 )
             }
             guard !modules.isEmpty else {
@@ -63,8 +63,8 @@ public enum Reproducer {
             for module in modules where module.wholeMatch(of: try! Regex(name)) == nil {
                 throw Refusal(
                     description:
-                        "--import \(JSONDiagnosis.quoted(String(module.prefix(80)))) is not a module name (an "
-                            + "identifier)"
+                        "--import \(JSONDiagnosis.quoted(String(module.prefix(80)))) is not a "
+                            + "module name (an identifier)"
                 )
             }
             self.factory = factory
@@ -151,8 +151,8 @@ public enum Reproducer {
                 description:
                     "the finding is of your own queue: its driver\(driver) said the queue is the tested code's, "
                         + "running on \(platform.name)'s operations. "
-                    + "A reproducer of OperationQueue() would test the platform, not your queue: give the expression "
-                    + "your driver's "
+                    + "A reproducer of OperationQueue() would test the platform, not your queue: give the "
+                    + "expression your driver's "
                     + "queue factory returns and its module, e.g. --queue 'MyQueue()' --import MyQueue, and the test "
                     + "builds your queue as the driver does"
             )
@@ -179,8 +179,8 @@ public enum Reproducer {
                 throw Refusal(
                     description:
                         "\(finding.rule)'s assertion (\(kvo.sentence)) needs key-value notifications, which "
-                            + "swift-corelibs-foundation does not send; export it --as objc for GNUstep, or assert it "
-                            + "on Darwin"
+                            + "swift-corelibs-foundation does not send; export it --as objc for "
+                            + "GNUstep, or assert it on Darwin"
                 )
             }
             if let op = s.operations.indices.first(where: {
@@ -213,8 +213,8 @@ public enum Reproducer {
         lines.append("")
         lines.append(
             "Found by OperationConformance (case \(f.caseIndex) of seed \(f.runSeed), minimised to "
-                + "\(f.scenario.operations.count) operations from \(f.originalOperations)); the harness replays it "
-                + "with:"
+                + "\(f.scenario.operations.count) operations from \(f.originalOperations)); "
+                + "the harness replays it with:"
         )
         lines.append("  " + f.replayLine(file: file))
         lines.append("")
@@ -244,8 +244,8 @@ public enum Reproducer {
         }
         else { lines.append("REPRO_RUNS=N in the environment sets the number of runs.") }
         lines.append(
-            "Waits and triggers are bounded: a call that does not return is recorded as stuck and the rest of the run "
-                + "is skipped."
+            "Waits and triggers are bounded: a call that does not return is recorded as stuck and the "
+                + "rest of the run is skipped."
         )
         lines.append("Written by `opconform export`; nothing of OperationConformance is needed to build or run it.")
         return lines

@@ -66,8 +66,8 @@ enum RuleClaims {
                 Claim(
                     sentence:
                         "block \(block) of op \(op) receives token \(token) from its sibling block \(sibling): the "
-                            + "blocks of one block operation run together, so a block waiting for a sibling is not "
-                            + "starved",
+                            + "blocks of one block operation run together, so a block waiting "
+                            + "for a sibling is not starved",
                     check: .never(p(.awaited, -1, token, 0)))
             ]
         case RuleID.depRemoveRestores:
@@ -168,8 +168,8 @@ enum RuleClaims {
             return [
                 Claim(
                     sentence:
-                        "op \(op) announces its finish will isFinished, will isExecuting, did isExecuting, did "
-                            + "isFinished",
+                        "op \(op) announces its finish will isFinished, will isExecuting, did "
+                            + "isExecuting, did isFinished",
                     check: .finishOrder(op: op))
             ]
         case RuleID.kvoSetBracketed:
@@ -178,8 +178,8 @@ enum RuleClaims {
             return [
                 Claim(
                     sentence:
-                        "op \(op) changes \(key.rawValue) only between a will-change and a did-change of it on the "
-                            + "same thread",
+                        "op \(op) changes \(key.rawValue) only between a will-change and a "
+                            + "did-change of it on the same thread",
                     check: .bracketed(op: op, key: key))
             ]
         case RuleID.kvoFinishAlways:
@@ -235,8 +235,8 @@ enum RuleClaims {
             return [
                 Claim(
                     sentence:
-                        "op \(op), whose isReady says NO until token \(token) is signalled, is started only after the "
-                            + "signal",
+                        "op \(op), whose isReady says NO until token \(token) is signalled, is "
+                            + "started only after the signal",
                     check: .before(p(.signal, -1, token), p(.start, op)))
             ]
         case RuleID.startKVO:

@@ -134,8 +134,8 @@ struct SwiftReproducer {
             lines += loggedOverrides(i, readyToken: o.readyAfterSignal, getters: false)
             if p.overridesIsConcurrent { lines.append("    override var isAsynchronous: Bool { true }") }
             lines += [
-                "    override var isExecuting: Bool { stateLock.withLock { run.logged(\(i), .isExecuting, executing) } "
-                    + "}",
+                "    override var isExecuting: Bool { stateLock.withLock { run.logged(\(i), "
+                    + ".isExecuting, executing) } }",
                 "    override var isFinished: Bool { stateLock.withLock { run.logged(\(i), .isFinished, finished) } }",
                 "    func storeExecuting(_ value: Bool) { stateLock.withLock { executing = value; run.record(.set, "
                     + "\(i), Key.isExecuting.rawValue, value ? 1 : 0) } }",
@@ -262,8 +262,8 @@ struct SwiftReproducer {
         for (i, o) in scenario.operations.enumerated() {
             if ReproducerScenario.isBlockAdded(scenario, i) {
                 body.append(
-                    "    run.ops.append(Operation())   // a place holder: op \(i)'s block goes to addOperation(_:) "
-                        + "with a closure"
+                    "    run.ops.append(Operation())   // a place holder: op \(i)'s block goes to "
+                        + "addOperation(_:) with a closure"
                 )
                 continue
             }
@@ -282,8 +282,8 @@ struct SwiftReproducer {
             }
             if let t = o.threadPriority {
                 body.append(
-                    "    // op \(i)'s threadPriority \(t) is not set: swift-corelibs-foundation's Operation has no "
-                        + "threadPriority"
+                    "    // op \(i)'s threadPriority \(t) is not set: swift-corelibs-foundation's "
+                        + "Operation has no threadPriority"
                 )
             }
             if o.completion != nil {
@@ -435,8 +435,8 @@ struct SwiftReproducer {
                     "        for run in 1...max(1, runs) {",
                     "            let failures = runOnce()",
                     "            if !failures.isEmpty {",
-                "                XCTFail(\"failed on run \\(run) of \\(runs):\\n\" + failures.joined(separator: "
-                    + "\"\\n\"))",
+                "                XCTFail(\"failed on run \\(run) of \\(runs):\\n\" + "
+                    + "failures.joined(separator: \"\\n\"))",
                     "                return",
                     "            }",
                     "        }",

@@ -28,10 +28,10 @@ enum SwiftRuntime {
          "    var name: String? { get set }",
          "}",
          "extension ReproducerQueue {",
-            "    /// As OperationQueue's: the block in a BlockOperation (004, \"Adding Operations to an Operation "
-                + "Queue\").",
-            "    func addOperation(_ block: @escaping @Sendable () -> Void) { addOperation(BlockOperation(block: "
-                + "block)) }",
+            "    /// As OperationQueue's: the block in a BlockOperation (004, \"Adding Operations "
+                + "to an Operation Queue\").",
+            "    func addOperation(_ block: @escaping @Sendable () -> Void) { "
+                + "addOperation(BlockOperation(block: block)) }",
          "}",
          "extension \(queue.typeName): ReproducerQueue {}",
          ""]

@@ -197,8 +197,8 @@ public enum ConsoleReport {
             out += "\nno violation\n"
         } else if !r.failed {
             out += "\nno failure; \(r.warnings.count) \(r.warnings.count == 1 ? "warning" : "warnings"): "
-                + "a documented example, a piece of advice or observed behaviour was not followed (--strict fails on "
-                + "warnings)\n"
+                + "a documented example, a piece of advice or observed behaviour was not followed "
+                + "(--strict fails on warnings)\n"
         }
         return out
     }

@@ -45,8 +45,8 @@ public enum CoverageReport {
     public static func figure(_ c: Counts = counts()) -> String {
         let percent = String(format: "%.1f", c.accounted)
         return "\(c.statements) normative statements: \(c.stated) stated by a rule, \(c.inferredOnly) cited only by "
-            + "rules that claim more (\(c.inferred) in all name such a rule), \(c.notRules) not rules (with the "
-            + "reason), "
+            + "rules that claim more (\(c.inferred) in all name such a rule), \(c.notRules) not "
+            + "rules (with the reason), "
             + "\(c.gaps) testable \(c.gaps == 1 ? "duty" : "duties") no rule states yet; accounted for: \(percent) %"
     }
 

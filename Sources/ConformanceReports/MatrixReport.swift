@@ -123,8 +123,8 @@ public struct MatrixReport {
         }
         if !failures.isEmpty {
             out +=
-                "\n## Findings\n\nEach with two lines: the first replays the minimised finding the run wrote (in its "
-                    + "findings "
+                "\n## Findings\n\nEach with two lines: the first replays the minimised finding the "
+                    + "run wrote (in its findings "
             out += "directory), the second regenerates the original case from its seed anywhere.\n"
             for f in failures {
                 let finding = f.finding, column = columns[f.column]

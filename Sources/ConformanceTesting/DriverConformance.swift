@@ -204,8 +204,8 @@ extension DriverConformance {
                 let told =
                     knockOns.isEmpty
                     ? ""
-                    : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; each replays on "
-                        + "its own):\n"
+                    : "\nthe same case then breaks (knock-ons of \(report.finding.rule), most likely; "
+                        + "each replays on its own):\n"
                         + knockOns.map { "  \($0.finding.rule): \($0.finding.message)\n  replay: \($0.replay)" }.joined(
                             separator: "\n")
                 Issue.record(

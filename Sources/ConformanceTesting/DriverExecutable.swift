@@ -23,8 +23,8 @@ public enum DriverExecutable {
         }
         throw InputError(
             "no driver executable named '\(name)' next to the tests (looked in \(folders.joined(separator: ", "))): "
-                + "add `.executableTarget(name: \"\(name)\", dependencies: [.product(name: \"Conformance\", package: "
-                + "...), ...])` "
+                + "add `.executableTarget(name: \"\(name)\", dependencies: [.product(name: "
+                + "\"Conformance\", package: ...), ...])` "
                 + "to Package.swift, whose main.swift calls OperationDriver(name:queue:).main(); `swift test` builds it"
         )
     }

@@ -179,8 +179,8 @@ extension DriverContext {
             } else {
                 log(
                     .unsupported(
-                        "Foundation on Linux cannot express queue priority \(raw): QueuePriority(rawValue:) is nil for "
-                            + "it"
+                        "Foundation on Linux cannot express queue priority \(raw): "
+                            + "QueuePriority(rawValue:) is nil for it"
                     ))
             }
         case .setThreadPriority:

@@ -214,8 +214,8 @@ extension RuleBook {
                         r.violations.append(
                             c.violation(
                                 RuleID.cancelAll,
-                                "op \(op), \(state) in queue \(q), reported isCancelled NO after cancelAllOperations "
-                                    + "returned",
+                                "op \(op), \(state) in queue \(q), reported isCancelled NO after "
+                                    + "cancelAllOperations returned",
                                 "every operation in the queue is cancelled", [i, done, bad.i]))
                     } else if c.can(.kvo) && !notified && c.facts.cancelled(op, before: i) == false {
                         r.violations.append(

@@ -3,8 +3,8 @@
 extension RuleBook {
     static let completion: [RuleCheck] = [
         RuleCheck(Rule(RuleID.completionAfterFinish, .COMPLETION,
-                "A completion block begins only after its operation began finishing and, for the default start, after "
-                    + "main ended.",
+                "A completion block begins only after its operation began finishing and, for the "
+                    + "default start, after main ended.",
                        cites: [Citation(.guide, "2.6.4"), Citation(.guide, "2.1")], strength: .documentedMust)) { c in
             var r = CheckResult()
             for op in c.allOps {

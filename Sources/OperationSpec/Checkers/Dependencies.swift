@@ -4,8 +4,8 @@ extension RuleBook {
     static let dependencies: [RuleCheck] = [
         order(
             RuleID.depOrder, crossQueue: false,
-            "An operation's task does not begin before every dependency it had when it was queued or started has "
-                + "finished.",
+            "An operation's task does not begin before every dependency it had when it was "
+                + "queued or started has finished.",
             cites: [Citation(.guide, "2.6.1"), Citation(.gnustep, "addDependency:"), Citation(.guide, "2.1")]),
         order(
             RuleID.depAcrossQueues, crossQueue: true,
@@ -222,8 +222,8 @@ extension RuleBook {
                             id,
                             "addDependency(op \(op) on \(on)) was accepted and op \(o) on the cycle \(shown) (each "
                                 + "depending on the one before) ran before any cancelled member of it had finished",
-                            "refuse the edge, or run no operation on the cycle until a cancelled member of it has "
-                                + "finished",
+                            "refuse the edge, or run no operation on the cycle until a cancelled "
+                                + "member of it has finished",
                             [i, done, ran]))
                 }
             }

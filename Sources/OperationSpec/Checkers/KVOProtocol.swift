@@ -291,8 +291,8 @@ extension RuleBook {
         },
         kvoCall(
             RuleID.kvoDependencies, key: .dependencies, on: [.addDependency, .removeDependency],
-            "addDependency and removeDependency that change the dependencies notify the dependencies key during the "
-                + "call.",
+            "addDependency and removeDependency that change the dependencies notify the "
+                + "dependencies key during the call.",
             cites: [Citation(.guide, "2.5.4")]
         ) { c, call in
             switch call.kind {

@@ -100,8 +100,8 @@ extension RuleBook {
         RuleCheck(
             Rule(
                 RuleID.priorityNormalize, .PRIORITY,
-                "A queue priority that is not one of the defined values reads back as the next defined value towards "
-                    + "Normal.",
+                "A queue priority that is not one of the defined values reads back as the next "
+                    + "defined value towards Normal.",
                 cites: [Citation(.gnustep, "setQueuePriority:")], strength: .documentedMust,
                 needs: [.undefinedQueuePriorities])
         ) { c in
@@ -181,8 +181,8 @@ extension RuleBook {
         RuleCheck(
             Rule(
                 RuleID.threadPriorityMain, .THREAD,
-                "The default start runs main at the operation's thread priority: the value set before it started, or "
-                    + "0.5.",
+                "The default start runs main at the operation's thread priority: the value set "
+                    + "before it started, or 0.5.",
                 cites: [Citation(.guide, "2.6.3"), Citation(.gnustep, "setThreadPriority:")], strength: .documentedMust,
                 needs: [.threadPriority])
         ) { c in

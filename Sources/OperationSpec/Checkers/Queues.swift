@@ -131,8 +131,8 @@ extension RuleBook {
         RuleCheck(
             Rule(
                 RuleID.queueThreads, .QUEUE,
-                "A queue runs a non-concurrent operation's main on a thread it provides, not on the thread that added "
-                    + "the operation.",
+                "A queue runs a non-concurrent operation's main on a thread it provides, not on the thread "
+                    + "that added the operation.",
                 cites: [Citation(.guide, "2.2"), Citation(.ru, "Current Thread / Main Thread")],
                 strength: .documentedMust, needs: [.threadIdentity])
         ) { c in
@@ -409,8 +409,8 @@ extension RuleBook {
                             r.violations.append(
                                 c.violation(
                                     RuleID.queueAddBlockRuns,
-                                    "the block of op \(add.op) never ran, though the run ended and queue \(q) could "
-                                        + "run it",
+                                    "the block of op \(add.op) never ran, though the run ended "
+                                        + "and queue \(q) could run it",
                                     "it runs", [add.call, c.events.count - 1]))
                         }
                     }

@@ -3,8 +3,8 @@
 extension RuleBook {
     static let readiness: [RuleCheck] = [
         RuleCheck(Rule(RuleID.readyDepsUnfinished, .READY,
-                "An operation with an unfinished dependency reports isReady NO, unless it is cancelled, executing or "
-                    + "finished.",
+                "An operation with an unfinished dependency reports isReady NO, unless it is "
+                    + "cancelled, executing or finished.",
                 cites: [
                     Citation(.gnustep, "addDependency:, isReady"), Citation(.guide, "2.6.1"), Citation(.guide, "2.9.2")
                 ],
@@ -128,8 +128,8 @@ extension RuleBook {
         RuleCheck(
             Rule(
                 RuleID.readyKVO, .READY,
-                "A change of an operation's isReady is announced: a will-change for isReady comes before any report of "
-                    + "the new value.",
+                "A change of an operation's isReady is announced: a will-change for isReady comes before "
+                    + "any report of the new value.",
                 cites: [Citation(.guide, "2.5.4"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])
         ) { c in
             var r = CheckResult()

@@ -24,8 +24,8 @@ extension RuleBook {
                         r.violations.append(
                             c.violation(
                                 RuleID.startNotReadyThrows,
-                                "start on op \(op) returned normally while its dependency op \(pending) had not "
-                                    + "finished",
+                                "start on op \(op) returned normally while its dependency op "
+                                    + "\(pending) had not finished",
                                 "start on an operation that is not ready throws", [s.i, end]))
                     }
                 }
@@ -160,8 +160,8 @@ extension RuleBook {
         RuleCheck(
             Rule(
                 RuleID.startKVO, .START,
-                "The default start announces isExecuting becoming YES before main and isFinished becoming YES "
-                    + "after it.",
+                "The default start announces isExecuting becoming YES before main and "
+                    + "isFinished becoming YES after it.",
                 cites: [Citation(.guide, "2.9.2"), Citation(.guide, "2.6.1")], strength: .documentedMust, needs: [.kvo])
         ) { c in
             var r = CheckResult()
@@ -236,8 +236,8 @@ extension RuleBook {
                         "the default start runs main on the calling thread whatever isConcurrent says", [call, b]))
                 } else if began == nil || began! > end || ended == nil || ended! > end {
                     r.violations.append(c.violation(RuleID.startDefaultIgnoresFlag,
-                            "[super start] on op \(op), which says it is concurrent, returned before its main had run "
-                                + "to its end",
+                            "[super start] on op \(op), which says it is concurrent, returned before "
+                                + "its main had run to its end",
                         "the default start runs main synchronously, inside the call", [call, began, end]))
                 }
             }
