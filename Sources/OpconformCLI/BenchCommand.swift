@@ -15,6 +15,23 @@ enum BenchCommand {
         }
         let quick = args.flags.contains("--quick")
         if args.flags.contains("--detect") { return try detect(args, console, quick: quick) }
+        var options = try parseOptions(args, quick: quick)
+        try addImplementations(to: &options, args, console)
+        try addKnownDivergences(to: &options, console)
+        if !args.flags.contains("--no-detect") { options.detect = options.gates }
+        if let path = args.options["--json"] { try RunCommand.writable(file: path) }
+        let rows = Benchmark(options: options).run { step in
+            // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.
+            console.err(console.interactive ? "\u{1B}[2K\r\(step)..." : "bench: \(step)\n")
+        }
+        if console.interactive { console.err("\u{1B}[2K\r") }
+        console.out(BenchReport.table(rows))
+        if let path = args.options["--json"] { try RunCommand.write(BenchReport.json(rows), to: path) }
+        return 0
+    }
+
+    /// Reads the sizes of the benchmark from the options, smaller with `--quick`.
+    private static func parseOptions(_ args: Arguments, quick: Bool) throws(InputError) -> Benchmark.Options {
         var options = Benchmark.Options()
         options.cases = try args.int("--cases", default: quick ? 200 : 2000, range: 1...1_000_000)
         options.realCases = try args.int("--real", default: quick ? 5 : 40, range: 0...10_000)
@@ -59,6 +76,13 @@ enum BenchCommand {
                 return shape
             }
         }
+        return options
+    }
+
+    /// Adds the implementations `--impls` names, leaving out a built-in one that cannot start here.
+    private static func addImplementations(
+        to options: inout Benchmark.Options, _ args: Arguments, _ console: Console
+    ) throws(InputError) {
         let names = (args.options["--impls"] ?? "foundation,gnustep").split(separator: ",").map(String.init).filter {
             !$0.isEmpty && $0 != "reference"
         }
@@ -75,6 +99,12 @@ enum BenchCommand {
         if options.implementations.contains(where: { $0.name == "foundation" && $0.launch == nil }) {
             options.plainFoundation = CLI.driverCommand + ["--plain"]
         }
+    }
+
+    /// Adds the built-in implementations' known divergences, as their gates read them.
+    private static func addKnownDivergences(
+        to options: inout Benchmark.Options, _ console: Console
+    ) throws(InputError) {
         // The built-in implementations' known divergences: their jobs scaling runs as their
         // gate does, and the time to detect measures them (unless --no-detect).
         for impl in options.implementations where impl.launch == nil {
@@ -86,16 +116,6 @@ enum BenchCommand {
             }
             options.gates.append(try Expectations.load(path))
         }
-        if !args.flags.contains("--no-detect") { options.detect = options.gates }
-        if let path = args.options["--json"] { try RunCommand.writable(file: path) }
-        let rows = Benchmark(options: options).run { step in
-            // A line per step where nobody watches a terminal (CI logs), one line rewritten where someone does.
-            console.err(console.interactive ? "\u{1B}[2K\r\(step)..." : "bench: \(step)\n")
-        }
-        if console.interactive { console.err("\u{1B}[2K\r") }
-        console.out(BenchReport.table(rows))
-        if let path = args.options["--json"] { try RunCommand.write(BenchReport.json(rows), to: path) }
-        return 0
     }
 
     /// `bench --detect`: the time from `run` to a minimised finding of each planted defect

@@ -116,32 +116,11 @@ enum FlawsCommand {
     /// defects missed, the false alarms and Foundation's own divergences; then precision and
     /// recall. Exit 0 (a measure, not a verdict), 2 for bad usage.
     static func corpus(_ args: Arguments, _ console: Console) throws -> Int32 {
-        if args.flags.contains("--probe") {
-            throw InputError("flaws: --corpus and --probe are two measures; choose one")
-        }
-        for option in ["--impl", "--size", "--flaws", "--driver-arg"] where args.options[option] != nil {
-            throw InputError("flaws: \(option) applies to --probe only; --corpus runs the corpus driver's classes")
-        }
-        if args.options["--sanitize"] != nil {
-            // Its labels say a data race is invisible; a sanitizer's report would count as a false alarm.
-            throw InputError(
-                "flaws: --corpus does not measure a sanitized corpus driver yet (its labels count a data race as "
-                    + "invisible); run one class with it instead: opconform run --impl exec:DRIVER --driver-arg "
-                    + "--class "
-                    + "--driver-arg NAME --sanitize thread (Specs/sanitizers.md)")
-        }
+        try rejectProbeOptions(args)
         let count = try args.int("--count", default: 100, range: 1...100_000)
         let seed = try args.seed("--seed", default: 1)
         let jobs = try args.int("--jobs", default: 2 * ProcessInfo.processInfo.activeProcessorCount, range: 1...64)
-        let known: Expectations?
-        switch args.options["--expectations"] {
-        case "none"?: known = nil
-        case let path?: known = try Expectations.load(path)
-        case nil:
-            known = try KnownDivergenceOption.platformFile("foundation-linux").map { path throws(InputError) in
-                try Expectations.load(path)
-            }
-        }
+        let known = try corpusExpectations(args)
         // Foundation on Linux is judged by the reading its known divergences were written for.
         let profile = args.options["--profile"] == nil ? known?.profile ?? .guide : try args.profile()
         let entries = try args.options["--classes"].map(corpusEntries) ?? StyleCorpus.entries
@@ -170,6 +149,45 @@ enum FlawsCommand {
             outcomes.append(o)
             if !json { console.out(describe(o, entry)) }
         }
+        printTotals(of: outcomes, profile: profile, count: count, seed: seed, json: json, console)
+        return stop.isRequested ? 130 : 0
+    }
+
+    /// Refuses the options `--corpus` does not take: `--probe`'s, and `--sanitize`.
+    private static func rejectProbeOptions(_ args: Arguments) throws(InputError) {
+        if args.flags.contains("--probe") {
+            throw InputError("flaws: --corpus and --probe are two measures; choose one")
+        }
+        for option in ["--impl", "--size", "--flaws", "--driver-arg"] where args.options[option] != nil {
+            throw InputError("flaws: \(option) applies to --probe only; --corpus runs the corpus driver's classes")
+        }
+        if args.options["--sanitize"] != nil {
+            // Its labels say a data race is invisible; a sanitizer's report would count as a false alarm.
+            throw InputError(
+                "flaws: --corpus does not measure a sanitized corpus driver yet (its labels count a data race as "
+                    + "invisible); run one class with it instead: opconform run --impl exec:DRIVER --driver-arg "
+                    + "--class "
+                    + "--driver-arg NAME --sanitize thread (Specs/sanitizers.md)")
+        }
+    }
+
+    /// Loads the known divergences the corpus is judged with: `--expectations`, or Foundation on Linux's file.
+    private static func corpusExpectations(_ args: Arguments) throws -> Expectations? {
+        switch args.options["--expectations"] {
+        case "none"?: return nil
+        case let path?: return try Expectations.load(path)
+        case nil:
+            return try KnownDivergenceOption.platformFile("foundation-linux").map { path throws(InputError) in
+                try Expectations.load(path)
+            }
+        }
+    }
+
+    /// Prints the corpus's totals (precision, recall, exit statuses as labelled), or every class as JSON.
+    private static func printTotals(
+        of outcomes: [CorpusMeasure.ClassOutcome], profile: Profile, count: Int, seed: UInt64, json: Bool,
+        _ console: Console
+    ) {
         let totals = CorpusMeasure.Totals(outcomes)
         if json {
             struct Output: Encodable {
@@ -199,7 +217,6 @@ enum FlawsCommand {
 
                 """)
         }
-        return stop.isRequested ? 130 : 0
     }
 
     /// The classes `--classes a,b` names.

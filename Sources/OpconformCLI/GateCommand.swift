@@ -14,6 +14,41 @@ enum GateCommand {
         }
         let expectations = try Expectations.load(path)
         let profile = args.options["--profile"] == nil ? expectations.profile : try args.profile()
+        let impl = try gatedImplementation(args, expectations: expectations, path: path, profile: profile)
+        let configuration = try runConfiguration(
+            args, impl: impl, profile: profile, expectations: expectations, path: path)
+        let out = try RunCommand.outFolder(args, configuration)
+        let result = try RunCommand.execute(configuration, args, console, out: out)
+        let files = try RunCommand.writeFindings(result, to: out)
+        try RunCommand.writeRecord(result, files: files, to: out, args)
+        let verdict = GateVerdict(result: result, expectations: expectations)
+        console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
+        report(verdict, expectations: expectations, path: path, strict: args.flags.contains("--strict"), console)
+        if let p = args.options["--json"] {
+            try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p)
+        }
+        if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
+        if let dir = args.options["--html"] {
+            console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n")
+        }
+        if result.interrupted {
+            console.out("gate INTERRUPTED: no verdict\n")
+            return 130
+        }
+        if result.noVerdict != nil {
+            console.out("gate gave NO VERDICT (exit 4)\n")
+            return 4
+        }
+        let passed = verdict.passes(strict: args.flags.contains("--strict"))
+        console.out(passed ? "gate passed\n" : "gate FAILED\n")
+        return passed ? 0 : 1
+    }
+
+    /// Finds the implementation the gate runs: `--impl`, the driver the file names, or the file's own.
+    /// It refuses one the expectations are not written for (nor for the platform it builds on).
+    private static func gatedImplementation(
+        _ args: Arguments, expectations: Expectations, path: String, profile: Profile
+    ) throws -> any Implementation {
         let impl: any Implementation
         if let name = args.options["--impl"] {
             impl = try args.implementation(name, profile: profile, faults: [])
@@ -34,6 +69,13 @@ enum GateCommand {
             let platform = impl.setting.platform.map { " or \($0), the platform it builds on" } ?? ""
             throw InputError("gate: \(path) holds expectations for \(expectations.impl), not \(impl.name)\(platform)")
         }
+        return impl
+    }
+
+    /// Builds the gate's run from the options, with the file's known divergences (and the platform's).
+    private static func runConfiguration(
+        _ args: Arguments, impl: any Implementation, profile: Profile, expectations: Expectations, path: String
+    ) throws -> RunConfiguration {
         var configuration = RunConfiguration(impl: impl, profile: profile, seed: try args.seed("--seed", default: 1),
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
                                              generator: try args.generatorOptions(), rules: try args.rules(),
@@ -60,31 +102,7 @@ enum GateCommand {
         configuration.known = known
         configuration.knownSource = source
         configuration.earlierMinima = RunCommand.earlierMinima(args, configuration)
-        let out = try RunCommand.outFolder(args, configuration)
-        let result = try RunCommand.execute(configuration, args, console, out: out)
-        let files = try RunCommand.writeFindings(result, to: out)
-        try RunCommand.writeRecord(result, files: files, to: out, args)
-        let verdict = GateVerdict(result: result, expectations: expectations)
-        console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
-        report(verdict, expectations: expectations, path: path, strict: args.flags.contains("--strict"), console)
-        if let p = args.options["--json"] {
-            try RunCommand.write(JSONCodec.encodeString(RunJSONReport(result, files: files)), to: p)
-        }
-        if let p = args.options["--junit"] { try RunCommand.write(JUnitReport.xml(result, files: files), to: p) }
-        if let dir = args.options["--html"] {
-            console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n")
-        }
-        if result.interrupted {
-            console.out("gate INTERRUPTED: no verdict\n")
-            return 130
-        }
-        if result.noVerdict != nil {
-            console.out("gate gave NO VERDICT (exit 4)\n")
-            return 4
-        }
-        let passed = verdict.passes(strict: args.flags.contains("--strict"))
-        console.out(passed ? "gate passed\n" : "gate FAILED\n")
-        return passed ? 0 : 1
+        return configuration
     }
 
     /// The gate's lines under the run's summary: what was expected and seen, what was not.

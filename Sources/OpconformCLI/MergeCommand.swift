@@ -64,26 +64,8 @@ enum MergeCommand {
             if stopped() { return 130 }
             shards.append(try RunMerge.load(folder: folder))
         }
-        // The merged record would replace a shard's own (issue 43): its evidence, lost.
-        if let out = args.options["--out"] {
-            let target = PathText.resolvingLinks(PathText.absolute(out))
-            if let same = args.positionals.first(where: { PathText.resolvingLinks(PathText.absolute($0)) == target }) {
-                throw InputError(
-                    "merge: --out \(out) is the shard folder \(same): its run record would be replaced by the merged "
-                        + "one; "
-                        + "name a new folder")
-            }
-        }
-        let expectations = try args.options["--expectations"].map { path throws(InputError) in
-            try Expectations.load(path)
-        }
-        if let e = expectations, let file = args.options["--expectations"], shards[0].record.impl != e.impl,
-           !(shards[0].record.knownSource ?? "").contains(PathText.lastComponent(file)) {
-            // A user's driver may be gated by its platform's file: its shards then name that file as their source.
-            throw InputError(
-                "merge: \(file) holds expectations for \(e.impl), but the shards ran \(shards[0].record.impl) against "
-                    + (shards[0].record.knownSource ?? "no expectations"))
-        }
+        try refuseOutOverShard(args)
+        let expectations = try loadExpectations(args, for: shards[0])
         if stopped() { return 130 }
         var (result, coverage) = try RunMerge.merge(shards, allowMissing: args.flags.contains("--allow-missing"))
         if stopped() { return 130 }
@@ -93,27 +75,7 @@ enum MergeCommand {
         for c in coverage { console.out("  " + c.line + "\n") }
         console.out("\n")
 
-        // Each finding's file: in its shard's folder, or copied to --out.
-        var files: [String: String] = [:]
-        func path(of finding: Finding) -> String? {
-            for s in shards {
-                if let i = s.findings.firstIndex(of: finding) { return PathText.join(s.folder, s.record.findings[i]) }
-                if let i = s.otherCauses.firstIndex(where: { $0.finding == finding }) {
-                    return PathText.join(s.folder, s.record.otherCauses[i].file)
-                }
-            }
-            return nil
-        }
-        if let out = args.options["--out"] {
-            try RunCommand.writable(parentOf: PathText.join(out, "x"), creating: true)
-            files = try RunCommand.writeFindings(result, to: out)
-            if stopped() { return 130 }
-            try RunCommand.write(
-                JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(out, RunRecord.fileName))
-        } else {
-            for f in result.findings { if let p = path(of: f) { files[f.rule] = p } }
-            for o in result.otherCauses { if let p = path(of: o.finding) { files[o.finding.fileName] = p } }
-        }
+        guard let files = try findingFiles(of: result, in: shards, args, stopped: stopped) else { return 130 }
         console.out(ConsoleReport.text(result, files: files, listUnchecked: args.flags.contains("--not-checked")))
         let verdict = expectations.map { GateVerdict(result: result, expectations: $0) }
         if let verdict, let e = expectations {
@@ -132,6 +94,72 @@ enum MergeCommand {
             console.out("html: \(try HTMLReport.write(run: result, files: files, gate: verdict, to: dir))\n")
         }
         if stopped() { return 130 }
+        return exitStatus(of: result, verdict: verdict, coverage: coverage, console)
+    }
+
+    /// Refuses an `--out` that is one of the shard folders.
+    /// The merged record would replace a shard's own (issue 43): its evidence, lost.
+    private static func refuseOutOverShard(_ args: Arguments) throws(InputError) {
+        if let out = args.options["--out"] {
+            let target = PathText.resolvingLinks(PathText.absolute(out))
+            if let same = args.positionals.first(where: { PathText.resolvingLinks(PathText.absolute($0)) == target }) {
+                throw InputError(
+                    "merge: --out \(out) is the shard folder \(same): its run record would be replaced by the merged "
+                        + "one; "
+                        + "name a new folder")
+            }
+        }
+    }
+
+    /// Loads `--expectations`, refusing a file written for another implementation than the shards ran.
+    private static func loadExpectations(
+        _ args: Arguments, for shard: RunMerge.Shard
+    ) throws(InputError) -> Expectations? {
+        let expectations = try args.options["--expectations"].map { path throws(InputError) in
+            try Expectations.load(path)
+        }
+        if let e = expectations, let file = args.options["--expectations"], shard.record.impl != e.impl,
+           !(shard.record.knownSource ?? "").contains(PathText.lastComponent(file)) {
+            // A user's driver may be gated by its platform's file: its shards then name that file as their source.
+            throw InputError(
+                "merge: \(file) holds expectations for \(e.impl), but the shards ran \(shard.record.impl) against "
+                    + (shard.record.knownSource ?? "no expectations"))
+        }
+        return expectations
+    }
+
+    /// Finds each finding's file: in its shard's folder, or copied to `--out` with the merged record.
+    /// Returns nil when the merge was stopped between the findings and the record.
+    private static func findingFiles(
+        of result: RunResult, in shards: [RunMerge.Shard], _ args: Arguments, stopped: () -> Bool
+    ) throws -> [String: String]? {
+        var files: [String: String] = [:]
+        func path(of finding: Finding) -> String? {
+            for s in shards {
+                if let i = s.findings.firstIndex(of: finding) { return PathText.join(s.folder, s.record.findings[i]) }
+                if let i = s.otherCauses.firstIndex(where: { $0.finding == finding }) {
+                    return PathText.join(s.folder, s.record.otherCauses[i].file)
+                }
+            }
+            return nil
+        }
+        if let out = args.options["--out"] {
+            try RunCommand.writable(parentOf: PathText.join(out, "x"), creating: true)
+            files = try RunCommand.writeFindings(result, to: out)
+            if stopped() { return nil }
+            try RunCommand.write(
+                JSONCodec.encodeString(RunRecord(result, files: files)), to: PathText.join(out, RunRecord.fileName))
+        } else {
+            for f in result.findings { if let p = path(of: f) { files[f.rule] = p } }
+            for o in result.otherCauses { if let p = path(of: o.finding) { files[o.finding.fileName] = p } }
+        }
+        return files
+    }
+
+    /// Prints what the joined run lacks and its verdict, and returns the exit status.
+    private static func exitStatus(
+        of result: RunResult, verdict: GateVerdict?, coverage: [RunMerge.Coverage], _ console: Console
+    ) -> Int32 {
         if coverage.contains(where: { !$0.complete }) {
             console.out("INCOMPLETE: shards are missing (above); their cases are in no verdict\n")
         }

@@ -20,117 +20,200 @@ enum ReplayCommand {
         if args.flags.contains("--json") { note = { console.err($0 + "\n") } }
         // Options first, so a typo in one is reported before any file is read.
         if let path = args.options["--trace"] { try RunCommand.writable(file: path) }
-        var profile = try args.profile()
-        var faults = try args.faults()
+        let profile = try args.profile()
+        let faults = try args.faults()
         let checks = try args.rules()
-        var implName = args.options["--impl"] ?? "reference"
+        var replay: ReplayCase
+        if let caseSeed = args.options["--seed"] {
+            replay = try regeneratedCase(caseSeed, args, profile: profile, faults: faults)
+        } else {
+            replay = try storedCase(args, profile: profile, faults: faults, note: note)
+        }
+        var limits = try args.limits()
+        if let n = replay.foundNoise { limits.noise = n }
+        let impl = try implementation(for: replay, args, limits: limits)
+        replay.fitRegenerated(to: impl)
+        if let sanitizer = try args.sanitizer() ?? replay.foundSanitizer { try args.sanitize(impl, with: sanitizer) }
+        if let why = impl.refusal(of: replay.scenario) { throw InputError("replay: \(why)") }
+        let seed = try args.seed("--schedule-seed", default: replay.seed)
+        let trace = impl.run(replay.scenario, scheduleSeed: seed)
+        let file = TraceFile(scenario: replay.scenario, trace: trace)
+        if let path = args.options["--trace"] {
+            try RunCommand.write(String(decoding: TraceFormat.encode(file), as: UTF8.self), to: path)
+        }
+        let label =
+            "\(impl.name), schedule seed \(seed), profile \(replay.profile.rawValue)"
+            + (replay.faults.isEmpty ? "" : ", faults " + replay.faults.map(\.rawValue).joined(separator: ","))
+        let html = args.options["--html"].map {
+            HTMLTarget(
+                dir: $0, source: args.positionals.first ?? "case seed \(args.options["--seed"] ?? "")", input: input)
+        }
+        return try verdict(
+            on: file, label: label, profile: replay.profile, checks: checks, json: args.flags.contains("--json"),
+            strict: args.flags.contains("--strict"),
+            recorded: replay.recorded, html: html, note: note, console: console)
+    }
+
+    /// The case replay runs, and what the finding it came from says to run it with.
+    private struct ReplayCase {
+        var scenario: Scenario
+        var seed: UInt64
+        var profile: Profile
+        var faults: [Fault]
+        var implName: String
+        /// The rule the finding broke, when the case is a finding's.
         var recorded: String?
         /// The driver a finding was found with, when it was started by path.
         var launch: DriverLaunch?
         /// The timing noise a finding was found under, applied unless --noise says otherwise.
         var foundNoise: Int?
         var foundSanitizer: Sanitizer?
-        var scenario: Scenario
-        var seed: UInt64
         /// The case `--seed` regenerates: it is built again once the implementation is known,
         /// for one with a subclass of its own (its asynchronous operations are instances of it).
         var regenerated: CaseIdentity?
-        if let caseSeed = args.options["--seed"] {
-            guard args.positionals.isEmpty else { throw InputError("replay takes a file or --seed, not both") }
-            var options = try args.generatorOptions()
-            options.splitMisuse = args.flags.contains("--split-misuse")
-            // Said, not inferred, as the split is: a run with --no-reach made version 2's cases on
-            // a driver that gets the episodes by default.
-            options.reach = args.flags.contains("--reach")
-            let identity = CaseIdentity(
-                caseSeed: try args.seed("--seed", default: UInt64(caseSeed) ?? 0), options: options)
-            scenario = identity.scenario()
-            seed = identity.scheduleSeed
-            regenerated = identity
-        } else {
-            guard args.positionals.count == 1 else {
-                throw InputError(
-                    "replay needs one scenario or finding file, or --seed S; given \(args.positionals.count) files")
-            }
-            let path = args.positionals[0]
-            if args.flags.contains("--split-misuse") {
-                throw InputError("replay: --split-misuse applies to --seed only; a file carries its own case")
-            }
-            if args.flags.contains("--reach") {
-                throw InputError("replay: --reach applies to --seed only; a file carries its own case")
-            }
-            for option in ["--size", "--misuse-rate", "--flaw-rate", "--flaws", "--focus"]
-            where args.options[option] != nil {
-                throw InputError("replay: \(option) applies to --seed only; a file carries its own case")
-            }
-            if let finding = try loadFinding(path) {
-                recorded = finding.rule
-                note(
-                    "finding: \(finding.rule) on \(finding.impl), case \(finding.caseIndex) of run seed "
-                        + "\(finding.runSeed), case seed \(finding.identity.caseSeed)"
-                )
-                let runs =
-                    args.flags.contains("--original")
-                    ? "running the regenerated case, which is not the one that failed" : "running the stored scenario"
-                if !ScenarioGenerator.rebuilds(
-                    version: finding.identity.generatorVersion, options: finding.identity.options)
-                {
-                    note(
-                        "warning: the finding was generated by generator v\(finding.identity.generatorVersion), this "
-                            + "is v\(ScenarioGenerator.version): case seed \(finding.identity.caseSeed) no longer "
-                            + "rebuilds it; \(runs)"
-                    )
-                } else if ScenarioHash.of(finding.identity.scenario()) != finding.originalHash {
-                    note(
-                        "warning: case seed \(finding.identity.caseSeed) no longer regenerates the stored case (hash "
-                            + "\(finding.originalHash)): the generator changed; \(runs)"
-                    )
-                } else {
-                    note(
-                        "case seed \(finding.identity.caseSeed) still regenerates the original case (hash "
-                            + "\(finding.originalHash))"
-                    )
-                }
-                if args.flags.contains("--original") {
-                    scenario = finding.identity.scenario()
-                    seed = finding.identity.scheduleSeed
-                } else {
-                    scenario = finding.scenario
-                    seed = finding.scheduleSeed
-                }
-                if args.options["--profile"] == nil { profile = finding.profile }
-                if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { faults = finding.faults }
-                if args.options["--sanitize"] == nil, let sanitizer = finding.sanitizer {
-                    foundSanitizer = sanitizer
-                    let article = sanitizer == .address ? "an" : "a"
-                    note(
-                        "the finding is \(article) \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize "
-                            + "\(sanitizer.rawValue)"
-                    )
-                }
-                if args.options["--noise"] == nil, let n = finding.noise {
-                    foundNoise = n
-                    note("the finding was found under timing noise \(n): replaying with --noise \(n)")
-                }
-                if args.options["--impl"] == nil {
-                    implName = finding.impl
-                    launch = finding.driver
-                    if launch != nil && !args.values("--driver-arg").isEmpty {
-                        throw InputError(
-                            "replay: \(path) names its driver and its arguments; --driver-arg goes with --impl "
-                                + "exec:PATH"
-                        )
-                    }
-                }
-            } else {
-                scenario = try JSONCodec.loadScenario(at: path)
-                seed = 1
+
+        /// A case run on `--impl` (the reference when none is given), with the options' profile and faults.
+        init(scenario: Scenario, seed: UInt64, profile: Profile, faults: [Fault], _ args: Arguments) {
+            self.scenario = scenario
+            self.seed = seed
+            self.profile = profile
+            self.faults = faults
+            implName = args.options["--impl"] ?? "reference"
+        }
+
+        /// Builds a case named by its seed again as a run on `impl` builds it.
+        /// That is with its subclass, and with API surface 2 when it performs it.
+        mutating func fitRegenerated(to impl: any Implementation) {
+            guard var identity = regenerated else { return }
+            let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
+            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
+                identity.options.subclass = identity.options.subclass || subclass
+                identity.options.surface2 = identity.options.surface2 || surface2
+                scenario = identity.scenario()
             }
         }
-        var limits = try args.limits()
-        if let n = foundNoise { limits.noise = n }
-        let impl: any Implementation
-        if let launch {
+    }
+
+    /// Regenerates the case `--seed` names, with the generator options given.
+    private static func regeneratedCase(
+        _ caseSeed: String, _ args: Arguments, profile: Profile, faults: [Fault]
+    ) throws(InputError) -> ReplayCase {
+        guard args.positionals.isEmpty else { throw InputError("replay takes a file or --seed, not both") }
+        var options = try args.generatorOptions()
+        options.splitMisuse = args.flags.contains("--split-misuse")
+        // Said, not inferred, as the split is: a run with --no-reach made version 2's cases on
+        // a driver that gets the episodes by default.
+        options.reach = args.flags.contains("--reach")
+        let identity = CaseIdentity(
+            caseSeed: try args.seed("--seed", default: UInt64(caseSeed) ?? 0), options: options)
+        var replay = ReplayCase(
+            scenario: identity.scenario(), seed: identity.scheduleSeed, profile: profile, faults: faults, args)
+        replay.regenerated = identity
+        return replay
+    }
+
+    /// Reads the case from the one file given: a finding, or a plain scenario run with schedule seed 1.
+    private static func storedCase(
+        _ args: Arguments, profile: Profile, faults: [Fault], note: (String) -> Void
+    ) throws -> ReplayCase {
+        guard args.positionals.count == 1 else {
+            throw InputError(
+                "replay needs one scenario or finding file, or --seed S; given \(args.positionals.count) files")
+        }
+        let path = args.positionals[0]
+        if args.flags.contains("--split-misuse") {
+            throw InputError("replay: --split-misuse applies to --seed only; a file carries its own case")
+        }
+        if args.flags.contains("--reach") {
+            throw InputError("replay: --reach applies to --seed only; a file carries its own case")
+        }
+        for option in ["--size", "--misuse-rate", "--flaw-rate", "--flaws", "--focus"]
+        where args.options[option] != nil {
+            throw InputError("replay: \(option) applies to --seed only; a file carries its own case")
+        }
+        if let finding = try loadFinding(path) {
+            return try findingCase(finding, path: path, args, profile: profile, faults: faults, note: note)
+        }
+        let scenario = try JSONCodec.loadScenario(at: path)
+        return ReplayCase(scenario: scenario, seed: 1, profile: profile, faults: faults, args)
+    }
+
+    /// Takes a finding's case, and the profile, faults, sanitizer, noise and driver it was found with.
+    /// An option given on the command line wins over the finding's.
+    private static func findingCase(
+        _ finding: Finding, path: String, _ args: Arguments, profile: Profile, faults: [Fault],
+        note: (String) -> Void
+    ) throws(InputError) -> ReplayCase {
+        note(
+            "finding: \(finding.rule) on \(finding.impl), case \(finding.caseIndex) of run seed "
+                + "\(finding.runSeed), case seed \(finding.identity.caseSeed)"
+        )
+        let original = args.flags.contains("--original")
+        noteRegeneration(of: finding, original: original, note: note)
+        var replay = ReplayCase(
+            scenario: original ? finding.identity.scenario() : finding.scenario,
+            seed: original ? finding.identity.scheduleSeed : finding.scheduleSeed,
+            profile: profile, faults: faults, args)
+        replay.recorded = finding.rule
+        if args.options["--profile"] == nil { replay.profile = finding.profile }
+        if args.options["--fault"] == nil && !args.flags.contains("--no-faults") { replay.faults = finding.faults }
+        if args.options["--sanitize"] == nil, let sanitizer = finding.sanitizer {
+            replay.foundSanitizer = sanitizer
+            let article = sanitizer == .address ? "an" : "a"
+            note(
+                "the finding is \(article) \(sanitizer.rawValue) sanitizer's report: replaying with --sanitize "
+                    + "\(sanitizer.rawValue)"
+            )
+        }
+        if args.options["--noise"] == nil, let n = finding.noise {
+            replay.foundNoise = n
+            note("the finding was found under timing noise \(n): replaying with --noise \(n)")
+        }
+        if args.options["--impl"] == nil {
+            replay.implName = finding.impl
+            replay.launch = finding.driver
+            if replay.launch != nil && !args.values("--driver-arg").isEmpty {
+                throw InputError(
+                    "replay: \(path) names its driver and its arguments; --driver-arg goes with --impl "
+                        + "exec:PATH"
+                )
+            }
+        }
+        return replay
+    }
+
+    /// Says whether the finding's case seed still regenerates the case that failed.
+    /// It warns when the generator changed, and says which case runs then.
+    private static func noteRegeneration(of finding: Finding, original: Bool, note: (String) -> Void) {
+        let runs =
+            original
+            ? "running the regenerated case, which is not the one that failed" : "running the stored scenario"
+        if !ScenarioGenerator.rebuilds(
+            version: finding.identity.generatorVersion, options: finding.identity.options)
+        {
+            note(
+                "warning: the finding was generated by generator v\(finding.identity.generatorVersion), this "
+                    + "is v\(ScenarioGenerator.version): case seed \(finding.identity.caseSeed) no longer "
+                    + "rebuilds it; \(runs)"
+            )
+        } else if ScenarioHash.of(finding.identity.scenario()) != finding.originalHash {
+            note(
+                "warning: case seed \(finding.identity.caseSeed) no longer regenerates the stored case (hash "
+                    + "\(finding.originalHash)): the generator changed; \(runs)"
+            )
+        } else {
+            note(
+                "case seed \(finding.identity.caseSeed) still regenerates the original case (hash "
+                    + "\(finding.originalHash))"
+            )
+        }
+    }
+
+    /// Starts the implementation the case runs on: the finding's driver by path, or one by name.
+    private static func implementation(
+        for replay: ReplayCase, _ args: Arguments, limits: DriverLimits
+    ) throws -> any Implementation {
+        if let launch = replay.launch {
             // A command read from a file runs only with the user's consent (the README's security note).
             try DriverConsent.check(
                 launch, namedIn: args.positionals[0], trusted: args.flags.contains(DriverConsent.trustOption))
@@ -140,40 +223,11 @@ enum ReplayCommand {
                         + "executable) on this machine; name it with --impl exec:PATH"
                 )
             }
-            impl = try Implementations.external(launch, limits: limits)
-        } else {
-            impl = try Implementations.make(implName, profile: profile, faults: faults, driver: CLI.driverCommand,
-                                            driverArguments: args.values("--driver-arg"), limits: limits)
+            return try Implementations.external(launch, limits: limits)
         }
-        // A case named by its seed is built as a run on this implementation built it: with its
-        // subclass, and with API surface 2 when it performs it.
-        if var identity = regenerated {
-            let subclass = impl.subclass != nil, surface2 = impl.capabilities.contains(.apiSurface2)
-            if (subclass && !identity.options.subclass) || (surface2 && !identity.options.surface2) {
-                identity.options.subclass = identity.options.subclass || subclass
-                identity.options.surface2 = identity.options.surface2 || surface2
-                scenario = identity.scenario()
-            }
-        }
-        if let sanitizer = try args.sanitizer() ?? foundSanitizer { try args.sanitize(impl, with: sanitizer) }
-        if let why = impl.refusal(of: scenario) { throw InputError("replay: \(why)") }
-        seed = try args.seed("--schedule-seed", default: seed)
-        let trace = impl.run(scenario, scheduleSeed: seed)
-        let file = TraceFile(scenario: scenario, trace: trace)
-        if let path = args.options["--trace"] {
-            try RunCommand.write(String(decoding: TraceFormat.encode(file), as: UTF8.self), to: path)
-        }
-        let label =
-            "\(impl.name), schedule seed \(seed), profile \(profile.rawValue)"
-            + (faults.isEmpty ? "" : ", faults " + faults.map(\.rawValue).joined(separator: ","))
-        let html = args.options["--html"].map {
-            HTMLTarget(
-                dir: $0, source: args.positionals.first ?? "case seed \(args.options["--seed"] ?? "")", input: input)
-        }
-        return try verdict(
-            on: file, label: label, profile: profile, checks: checks, json: args.flags.contains("--json"),
-            strict: args.flags.contains("--strict"),
-            recorded: recorded, html: html, note: note, console: console)
+        return try Implementations.make(
+            replay.implName, profile: replay.profile, faults: replay.faults, driver: CLI.driverCommand,
+            driverArguments: args.values("--driver-arg"), limits: limits)
     }
 
     /// `--html DIR` of replay and check: where `verdict` draws the trace, what it came from, and
