@@ -41,8 +41,8 @@ enum CheckCommand {
         guard args.positionals.count == 1 else {
             throw InputError(
                 args.positionals.isEmpty
-                    ? "check needs a trace file: opconform check FILE (write one with opconform replay ... --trace "
-                        + "FILE)"
+                    ? "check needs a trace file: opconform check FILE (write one with "
+                        + "opconform replay ... --trace FILE)"
                     : "check takes one trace file, but was given \(args.positionals.count): "
                         + "\(args.positionals.joined(separator: " "))"
             )

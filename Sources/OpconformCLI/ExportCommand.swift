@@ -71,8 +71,8 @@ enum ExportCommand {
         let runs = try args.options["--runs"].map { _ in try args.int("--runs", default: 1, range: 1...100_000) }
         guard let finding = try ReplayCommand.loadFinding(path) else {
             throw InputError(
-                "\(path) is a scenario, not a finding: export needs a finding (it says which rule to assert, and about "
-                    + "which objects)"
+                "\(path) is a scenario, not a finding: export needs a finding (it says which rule to "
+                    + "assert, and about which objects)"
             )
         }
         var queue: Reproducer.UserQueue?

@@ -14,8 +14,8 @@ enum FlawsCommand {
         if args.flags.contains("--help") { console.out(Help.flaws + "\n"); return 0 }
         guard args.positionals.isEmpty else {
             throw InputError(
-                "flaws takes no file; it lists the catalog (--json for JSON), or probes an implementation (--probe "
-                    + "--impl NAME)"
+                "flaws takes no file; it lists the catalog (--json for JSON), or probes an "
+                    + "implementation (--probe --impl NAME)"
             )
         }
         if args.flags.contains("--corpus") { return try corpus(args, console) }
@@ -165,8 +165,8 @@ enum FlawsCommand {
             // Its labels say a data race is invisible; a sanitizer's report would count as a false alarm.
             throw InputError(
                 "flaws: --corpus does not measure a sanitized corpus driver yet (its labels count a data race as "
-                    + "invisible); run one class with it instead: opconform run --impl exec:DRIVER --driver-arg "
-                    + "--class "
+                    + "invisible); run one class with it instead: opconform run --impl "
+                    + "exec:DRIVER --driver-arg --class "
                     + "--driver-arg NAME --sanitize thread (Specs/sanitizers.md)")
         }
     }

@@ -41,8 +41,8 @@ enum MergeCommand {
         if args.flags.contains("--help") { console.out(help + "\n"); return 0 }
         guard !args.positionals.isEmpty else {
             throw InputError(
-                "merge needs the output folders of a run's shards: opconform merge shard-1 shard-2 ... ('opconform "
-                    + "help merge')"
+                "merge needs the output folders of a run's shards: opconform merge shard-1 shard-2 "
+                    + "... ('opconform help merge')"
             )
         }
         for path in [args.options["--json"], args.options["--junit"]].compactMap({ $0 }) {
@@ -104,8 +104,8 @@ enum MergeCommand {
             let target = PathText.resolvingLinks(PathText.absolute(out))
             if let same = args.positionals.first(where: { PathText.resolvingLinks(PathText.absolute($0)) == target }) {
                 throw InputError(
-                    "merge: --out \(out) is the shard folder \(same): its run record would be replaced by the merged "
-                        + "one; "
+                    "merge: --out \(out) is the shard folder \(same): its run record would be "
+                        + "replaced by the merged one; "
                         + "name a new folder")
             }
         }

@@ -174,8 +174,8 @@ enum ReplayCommand {
             replay.launch = finding.driver
             if replay.launch != nil && !args.values("--driver-arg").isEmpty {
                 throw InputError(
-                    "replay: \(path) names its driver and its arguments; --driver-arg goes with --impl "
-                        + "exec:PATH"
+                    "replay: \(path) names its driver and its arguments; --driver-arg "
+                        + "goes with --impl exec:PATH"
                 )
             }
         }
@@ -289,8 +289,8 @@ enum ReplayCommand {
                 if let rule = RuleBook.check(id: v.rule)?.rule, rule.severity == .warning {
                     let article = rule.strength == .observedOnly ? "an" : "a"
                     print(
-                        "    (a warning: \(rule.id) is \(article) \(rule.strength.rawValue) rule; it fails only with "
-                            + "--strict)"
+                        "    (a warning: \(rule.id) is \(article) \(rule.strength.rawValue) rule; it "
+                            + "fails only with --strict)"
                     )
                 }
             }

@@ -43,8 +43,8 @@ enum RunCommand {
             if args.options["--profile"] == nil && known.profile != profile {
                 configuration.profile = known.profile
                 configuration.profileReason =
-                    "the profile of \(known.impl)'s known divergences, which the tested code builds on; --profile sets "
-                        + "another"
+                    "the profile of \(known.impl)'s known divergences, which the tested code builds "
+                        + "on; --profile sets another"
             }
         }
         configuration.earlierMinima = earlierMinima(args, configuration)
@@ -58,10 +58,10 @@ enum RunCommand {
             let rate = e.entry.rate.map { "\($0.cases) of \($0.of)" } ?? ""
             console.out(
                 "FAIL rate of a known divergence: \(e.entry.rule) was excused in \(e.seen) of \(result.cases) cases, "
-                    + "where its entry measured \(rate) (at most \(e.bound) expected at the 0.001 level): a defect of "
-                    + "the tested "
-                    + "code may hide behind the known flake; run with --expectations none to see every case as a "
-                    + "failure\n"
+                    + "where its entry measured \(rate) (at most \(e.bound) expected at the 0.001 "
+                    + "level): a defect of the tested "
+                    + "code may hide behind the known flake; run with --expectations none to see "
+                    + "every case as a failure\n"
             )
         }
         if args.flags.contains("--table") { console.out("\n" + ConsoleReport.table(result)) }
