@@ -5,7 +5,8 @@
 //
 // The targets follow the data path, each depending only on those before it:
 //   OperationSpec -> ReferenceEngine -> OperationDriverKit (what a driver links)
-//   -> ConformanceFormats -> ConformanceGeneration -> Conformance (running and shrinking)
+//   -> ConformanceFormats -> ConformanceGeneration -> ConformanceRunning -> ConformanceShrinking
+//   -> Conformance (the run in its phases)
 //   -> ConformanceReports, ConformanceExport -> ConformanceBench, ConformanceTesting -> OpconformCLI.
 import PackageDescription
 
@@ -23,8 +24,8 @@ let package = Package(
         // What a driver links: the driver host, the subclass probe, the queue protocol, the
         // recorder and the protocol's messages. Foundation and the rules' data types only.
         .library(name: "OperationDriverKit", targets: ["OperationDriverKit"]),
-        // The harness: formats, generation, running, shrinking. What `expectConformance`, the CLI
-        // and a user's tooling call; `import Conformance` sees the formats and the generator too.
+        // The harness: formats, generation, running, shrinking and the run. What `expectConformance`,
+        // the CLI and a user's tooling call; `import Conformance` sees every target below it too.
         .library(name: "Conformance", targets: ["Conformance"]),
         // Opt-in: the reports a run's result becomes, and reproducers exported from findings.
         .library(name: "ConformanceReports", targets: ["ConformanceReports"]),
@@ -55,9 +56,14 @@ let package = Package(
         // The seeded generator: a case's scenario from its identity, with the decorators that
         // reach the paths a first run misses (issue 44) and API surface 2.
         .target(name: "ConformanceGeneration", dependencies: ["ConformanceFormats"], swiftSettings: strict),
-        // Running and shrinking: the adapters and child processes, the runner in its phases,
-        // attribution, confirmation, the shrinker, the reach table and the style corpus.
-        .target(name: "Conformance", dependencies: ["ConformanceGeneration"], swiftSettings: strict),
+        // Running one case: the adapters (the engine, Foundation, GNUstep, a driver in a child
+        // process), the implementations' interface, attribution and confirmation.
+        .target(name: "ConformanceRunning", dependencies: ["ConformanceGeneration"], swiftSettings: strict),
+        // The shrinker: a failing case's smallest form, replayed through a running implementation.
+        .target(name: "ConformanceShrinking", dependencies: ["ConformanceRunning"], swiftSettings: strict),
+        // The run in its phases (cases, attribution, confirmation, shrinking, writing), merge, the
+        // reach table and the style corpus; `import Conformance` re-exports the targets below it.
+        .target(name: "Conformance", dependencies: ["ConformanceShrinking"], swiftSettings: strict),
         // What a run's result becomes: the console, JSON, JUnit, HTML and case-log reports, the
         // run folder, the coverage, matrix, sweep and rule-catalog pages. After the run: nothing
         // in `Conformance` depends on it.
@@ -88,14 +94,16 @@ let package = Package(
         .testTarget(
             name: "ReferenceEngineTests",
             dependencies: [
-                "ReferenceEngine", "ConformanceFormats", "ConformanceGeneration", "Conformance", "ConformanceBench"
+                "ReferenceEngine", "ConformanceFormats", "ConformanceGeneration", "ConformanceRunning",
+                "ConformanceShrinking", "Conformance", "ConformanceBench",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "ConformanceFormats", "ConformanceGeneration", "Conformance", "ConformanceReports", "ConformanceExport",
-                "ConformanceBench", "ConformanceTesting", "OpconformCLI", "OperationDriverKit",
+                "ConformanceFormats", "ConformanceGeneration", "ConformanceRunning", "ConformanceShrinking",
+                "Conformance", "ConformanceReports", "ConformanceExport", "ConformanceBench", "ConformanceTesting",
+                "OpconformCLI", "OperationDriverKit",
             ],
             swiftSettings: strict),
     ]

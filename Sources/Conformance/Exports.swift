@@ -3,8 +3,10 @@
 // `SubclassProbe`, `QueueUnderTest`, `DriverProtocol`).
 @_exported import OperationDriverKit
 
-// The formats and the generator are targets of their own below the running; `import
-// Conformance` keeps giving a user's tooling, the CLI and `expectConformance` all of them
-// (swift-nio's `NIO` module re-exports `NIOCore` the same way).
+// The formats, the generator, running one case and the shrinker are targets of their own below
+// the run; `import Conformance` keeps giving a user's tooling, the CLI and `expectConformance`
+// all of them (swift-nio's `NIO` module re-exports `NIOCore` the same way).
 @_exported import ConformanceFormats
 @_exported import ConformanceGeneration
+@_exported import ConformanceRunning
+@_exported import ConformanceShrinking

@@ -1,6 +1,8 @@
 @testable import Conformance
 @testable import ConformanceFormats
 @testable import ConformanceGeneration
+@testable import ConformanceRunning
+@testable import ConformanceShrinking
 import ConformanceTesting
 import Foundation
 import OperationSpec

@@ -13,8 +13,8 @@ struct SourceShapeTests {
 
     /// The products a user links whose public declarations are listed in `Specs/public-surface/`.
     static let listedModules = [
-        "OperationDriverKit", "ConformanceFormats", "ConformanceGeneration", "Conformance", "ConformanceReports",
-        "ConformanceExport", "ConformanceTesting",
+        "OperationDriverKit", "ConformanceFormats", "ConformanceGeneration", "ConformanceRunning",
+        "ConformanceShrinking", "Conformance", "ConformanceReports", "ConformanceExport", "ConformanceTesting",
     ]
 
     /// Functions that are tables: one switch with a case or a few lines per kind of event, action
@@ -22,7 +22,7 @@ struct SourceShapeTests {
     static let tables = [
         "ConformanceFormats/Trace/TraceDecoder.swift: func kind(_ node: Node, _ path: Path)",
         "ConformanceFormats/Scenario/ScenarioDecoder.swift: func action(_ node: Node, _ path: Path)",
-        "Conformance/Adapters/EventLine.swift: static func kind(_ node: Node) -> EventKind?",
+        "ConformanceRunning/Adapters/EventLine.swift: static func kind(_ node: Node) -> EventKind?",
         "OperationDriverKit/EventLineWriter.swift: private static func kind(_ kind: EventKind",
         "OperationDriverKit/DriverContext+Drive.swift: private func perform(_ action: DriverAction)",
         "OperationDriverKit/DriverContext.swift: private func perform(_ step: Step, this: Int)",

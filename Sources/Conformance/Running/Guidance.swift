@@ -32,7 +32,7 @@ package enum Guidance {
     /// ties in catalog order; a focus once. `misuse` is offered only when the run misuses at
     /// all (a rate above 0): the focus raises that rate and never makes one from nothing, so it
     /// would only take a slot.
-    static func foci(after stats: [RuleStatistics], misuse: Bool = true) -> [GeneratorFocus] {
+    package static func foci(after stats: [RuleStatistics], misuse: Bool = true) -> [GeneratorFocus] {
         var candidates: [(hits: Int, order: Int, focus: GeneratorFocus)] = []
         for (order, s) in stats.enumerated() where s.status != .notApplicable && s.status != .notObservable {
             guard let focus = steering.first(where: { $0.rule == s.id })?.focus, misuse || focus != .misuse else {
@@ -50,7 +50,7 @@ package enum Guidance {
 
     /// The focus of the case at `position` (within its shard), given its round's foci: every
     /// other case, the foci in turn.
-    static func focus(position: Int, foci: [GeneratorFocus]) -> GeneratorFocus? {
+    package static func focus(position: Int, foci: [GeneratorFocus]) -> GeneratorFocus? {
         guard !foci.isEmpty, position % 2 == 1 else { return nil }
         return foci[(position / 2) % foci.count]
     }

@@ -852,10 +852,6 @@ final class CasePipeline: @unchecked Sendable {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, for reports and the bench.
-    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
 
 extension Shrinker.Hint {
     /// A finding's minimum as a starting point for the next shrink of the run: nil when it was

@@ -1,3 +1,7 @@
+import ConformanceRunning
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import OperationSpec
 import Synchronization
 

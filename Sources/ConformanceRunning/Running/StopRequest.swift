@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import Synchronization
 
 /// A request to stop a run early: the command line makes one and sets it on SIGINT or SIGTERM.

@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import Foundation
 
 /// Driver processes of one implementation waiting for their next case (protocol 3,

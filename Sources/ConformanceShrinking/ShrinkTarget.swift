@@ -1,3 +1,7 @@
+import ConformanceRunning
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import OperationSpec
 
 /// What a shrink candidate must still show: a rule's violation, or a run that dies or stalls

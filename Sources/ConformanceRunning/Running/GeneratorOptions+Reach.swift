@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 extension GeneratorOptions {
     /// Whether runs on `impl` set `reach`: a driver of the user's (named by path), or one that
     /// tests a subclass or a queue of its own (its hello names a subclass, or says it owns the

@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

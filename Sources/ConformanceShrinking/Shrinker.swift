@@ -1,3 +1,7 @@
+import ConformanceRunning
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import Dispatch
 import OperationSpec
 import Synchronization
@@ -61,6 +65,27 @@ package struct Shrinker: Sendable {
         package var rateRuns = 0
         /// A larger scenario than the smallest found was kept, since it replays more often.
         package var keptLarger: Bool { walkedBack > 0 }
+
+        /// Every stored property (the memberwise initializer is internal to its module).
+        package init(
+            scenario: Scenario, scheduleSeed: UInt64, violation: Violation, accepted: Int, runs: Int,
+            reproduced: Int, attempts: Int, milliseconds: Int, exhausted: Bool, interrupted: Bool = false,
+            originalReproduced: Int? = nil, walkedBack: Int = 0, hint: Int? = nil
+        ) {
+            self.scenario = scenario
+            self.scheduleSeed = scheduleSeed
+            self.violation = violation
+            self.accepted = accepted
+            self.runs = runs
+            self.reproduced = reproduced
+            self.attempts = attempts
+            self.milliseconds = milliseconds
+            self.exhausted = exhausted
+            self.interrupted = interrupted
+            self.originalReproduced = originalReproduced
+            self.walkedBack = walkedBack
+            self.hint = hint
+        }
     }
 
     public let impl: any Implementation

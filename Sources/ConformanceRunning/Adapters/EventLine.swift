@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import OperationSpec
 
 /// Reads the driver protocol's commonest line, an `event` message, without `JSONDecoder`.

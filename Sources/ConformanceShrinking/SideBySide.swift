@@ -1,3 +1,7 @@
+import ConformanceRunning
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -13,9 +17,9 @@ import Darwin
 /// `bench --detect`, at most two in `run`). Not Foundation's `Thread` either: a thread the
 /// machine cannot start (out of processes) fails silently there, and the wait for it would
 /// never end (issue 43). Here such an index is run on the calling thread, after its own.
-enum SideBySide {
+package enum SideBySide {
     /// How a thread is started: `detach`, or in tests a machine that refuses every thread.
-    typealias Starter = @Sendable (@escaping @Sendable () -> Void) -> Bool
+    package typealias Starter = @Sendable (@escaping @Sendable () -> Void) -> Bool
 
     static func perform(_ count: Int, starting start: Starter = detach, _ body: @escaping @Sendable (Int) -> Void) {
         guard count > 1 else {
@@ -49,7 +53,7 @@ enum SideBySide {
     }
 
     /// Starts a detached thread running `work`; false when the machine refuses the thread.
-    static func detach(_ work: @escaping @Sendable () -> Void) -> Bool {
+    package static func detach(_ work: @escaping @Sendable () -> Void) -> Bool {
         let handed = Unmanaged.passRetained(Work(work)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

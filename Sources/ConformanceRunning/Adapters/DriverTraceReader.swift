@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import Foundation
 import OperationSpec
 

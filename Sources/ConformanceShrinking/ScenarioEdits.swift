@@ -1,3 +1,7 @@
+import ConformanceRunning
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import OperationSpec
 
 /// Structural edits used by the shrinker. Each returns a scenario that still refers only to

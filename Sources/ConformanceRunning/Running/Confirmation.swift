@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 import OperationSpec
 
 /// Telling a slow case from a broken one (issue 29, "load-proof verdicts").
@@ -46,7 +49,7 @@ public enum Confirmation {
     /// only hold the case `patience` times longer to show the same (issue 43: a driver writing an
     /// event every half second held one case for 300 s). Words a driver forges here make its own
     /// hang count at once, never excuse anything.
-    static func isRunaway(_ violation: Violation) -> Bool {
+    package static func isRunaway(_ violation: Violation) -> Bool {
         violation.rule == Finding.hangRule && violation.observed.contains(runawayWords)
     }
 
@@ -63,7 +66,7 @@ public enum Confirmation {
     /// (`excused`): a platform's own violation of the same rule in the patient run confirms
     /// nothing about the tested code's (issue 42: a GNUstep concurrent operation's completion
     /// block that never runs "confirmed" a block operation's completion cut off by a slow case).
-    static func confirms(_ rule: String, trace: Trace, verdicts: [(rule: Rule, verdict: Verdict)],
+    package static func confirms(_ rule: String, trace: Trace, verdicts: [(rule: Rule, verdict: Verdict)],
                          excused: (Violation) -> Bool = { _ in false }) -> Bool {
         if rule == Finding.hangRule { return trace.ending == .hang }
         return verdicts.contains { v in

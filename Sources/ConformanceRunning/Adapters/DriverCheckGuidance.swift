@@ -1,3 +1,6 @@
+import ConformanceFormats
+import ConformanceGeneration
+import OperationDriverKit
 /// What a driver author changes when a `driver-check` check fails, and where the protocol says so.
 ///
 /// A failure sentence says what the driver did and what the protocol requires; the guidance
