@@ -58,12 +58,13 @@ let package = Package(
         .target(name: "ConformanceGeneration", dependencies: ["ConformanceFormats"], swiftSettings: strict),
         // Running one case: the adapters (the engine, Foundation, GNUstep, a driver in a child
         // process), the implementations' interface, attribution and confirmation.
-        .target(name: "ConformanceRunning", dependencies: ["ConformanceGeneration"], swiftSettings: strict),
+        .target(name: "ConformanceRunning", dependencies: ["ConformanceFormats"], swiftSettings: strict),
         // The shrinker: a failing case's smallest form, replayed through a running implementation.
         .target(name: "ConformanceShrinking", dependencies: ["ConformanceRunning"], swiftSettings: strict),
         // The run in its phases (cases, attribution, confirmation, shrinking, writing), merge, the
         // reach table and the style corpus; `import Conformance` re-exports the targets below it.
-        .target(name: "Conformance", dependencies: ["ConformanceShrinking"], swiftSettings: strict),
+        .target(
+            name: "Conformance", dependencies: ["ConformanceGeneration", "ConformanceShrinking"], swiftSettings: strict),
         // What a run's result becomes: the console, JSON, JUnit, HTML and case-log reports, the
         // run folder, the coverage, matrix, sweep and rule-catalog pages. After the run: nothing
         // in `Conformance` depends on it.

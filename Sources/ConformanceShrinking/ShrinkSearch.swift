@@ -1,6 +1,5 @@
-import ConformanceRunning
 import ConformanceFormats
-import ConformanceGeneration
+import ConformanceRunning
 import OperationDriverKit
 import OperationSpec
 import Synchronization

@@ -1,11 +1,10 @@
-import ConformanceRunning
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
+import ConformanceRunning
 import Dispatch
+import OperationDriverKit
 import OperationSpec
-import Synchronization
 import ReferenceEngine
+import Synchronization
 
 /// Minimises a failing scenario: it keeps a smaller candidate only if it still shows the same
 /// violation (the same rule, and the same sentence once operation numbers and values are set

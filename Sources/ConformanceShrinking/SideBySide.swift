@@ -1,8 +1,7 @@
-import ConformanceRunning
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
+import ConformanceRunning
 import Dispatch
+import OperationDriverKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

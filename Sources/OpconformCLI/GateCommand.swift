@@ -80,14 +80,7 @@ enum GateCommand {
                                              count: try args.int("--count", default: 100, range: 1...100_000_000),
                                              generator: try args.generatorOptions(), rules: try args.rules(),
                                              shrink: !args.flags.contains("--no-shrink"))
-        configuration.jobs = try args.jobs(for: configuration.impl)
-        configuration.strict = args.flags.contains("--strict")
-        configuration.guided = args.flags.contains("--guide")
-        // Version 2's cases on a driver that gets the reach episodes by default: an older run's
-        // seeds make their old cases again.
-        if args.flags.contains("--no-reach") { configuration.generator.reach = false }
-        configuration.shard = try args.shard()
-        configuration.replayProgram = CLI.replayProgram
+        try configuration.apply(runOptions: args)
         // The file's entries, and the platform's (when the driver builds on one and the file is
         // not the platform's own): each excuses only what its cause explains, so nothing
         // expected is shrunk again, and a rule the platform breaks still fails the gate where

@@ -26,14 +26,7 @@ enum RunCommand {
             generator: try args.generatorOptions(),
             rules: try args.rules(), shrink: !args.flags.contains("--no-shrink"),
             attempts: args.options["--attempts"] == nil ? nil : try args.int("--attempts", default: 5, range: 1...1000))
-        configuration.jobs = try args.jobs(for: configuration.impl)
-        configuration.strict = args.flags.contains("--strict")
-        configuration.guided = args.flags.contains("--guide")
-        // Version 2's cases on a driver that gets the reach episodes by default: an older run's
-        // seeds make their old cases again.
-        if args.flags.contains("--no-reach") { configuration.generator.reach = false }
-        configuration.shard = try args.shard()
-        configuration.replayProgram = CLI.replayProgram
+        try configuration.apply(runOptions: args)
         if let (known, source) = try KnownDivergenceOption.resolve(args.options["--expectations"], for: impl) {
             configuration.known = known
             configuration.knownSource = source
@@ -259,5 +252,19 @@ enum RunCommand {
     /// Writes `text` to `path` whole, or into it when it is a stream (`OutputFile`).
     static func write(_ text: String, to path: String) throws(InputError) {
         try OutputFile.write(Data(text.utf8), to: path)
+    }
+}
+
+extension RunConfiguration {
+    /// The options `run` and `gate` share: `--jobs`, `--strict`, `--guide`, `--no-reach` (version
+    /// 2's cases on a driver that gets the reach episodes by default, so an older run's seeds make
+    /// their old cases again) and `--shard`; replay lines name this process.
+    mutating func apply(runOptions args: Arguments) throws(InputError) {
+        jobs = try args.jobs(for: impl)
+        strict = args.flags.contains("--strict")
+        guided = args.flags.contains("--guide")
+        if args.flags.contains("--no-reach") { generator.reach = false }
+        shard = try args.shard()
+        replayProgram = CLI.replayProgram
     }
 }

@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 import OperationSpec
 
 /// An implementation run case by case in a child process speaking the driver protocol, so that a

@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 import OperationSpec
 
 /// A test suite for a driver someone else wrote (`opconform driver-check`): it starts the driver

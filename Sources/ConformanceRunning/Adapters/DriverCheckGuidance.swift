@@ -1,5 +1,4 @@
 import ConformanceFormats
-import ConformanceGeneration
 import OperationDriverKit
 /// What a driver author changes when a `driver-check` check fails, and where the protocol says so.
 ///

@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 
 /// Driver processes of one implementation waiting for their next case (protocol 3,
 /// Specs/driver-protocol.md, "Sessions"). A case takes one, or starts a fresh process when none

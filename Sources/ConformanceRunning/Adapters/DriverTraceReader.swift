@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 import OperationSpec
 
 /// Reads one case's driver output line by line as it arrives (`ChildProcess.run`), decoding

@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 
 extension Sanitizer {
     /// Whether the executable at `path` runs with this sanitizer: started with the sanitizer's

@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 import OperationSpec
 
 /// Whose duty a broken rule broke: the code under test, the platform it runs on, or nobody

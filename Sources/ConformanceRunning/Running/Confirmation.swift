@@ -1,5 +1,4 @@
 import ConformanceFormats
-import ConformanceGeneration
 import OperationDriverKit
 import OperationSpec
 

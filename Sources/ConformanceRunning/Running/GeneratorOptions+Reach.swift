@@ -1,5 +1,4 @@
 import ConformanceFormats
-import ConformanceGeneration
 import OperationDriverKit
 extension GeneratorOptions {
     /// Whether runs on `impl` set `reach`: a driver of the user's (named by path), or one that

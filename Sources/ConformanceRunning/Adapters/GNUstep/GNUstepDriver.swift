@@ -1,7 +1,6 @@
 import ConformanceFormats
-import ConformanceGeneration
-import OperationDriverKit
 import Foundation
+import OperationDriverKit
 import OperationSpec
 
 /// The `gnustep` implementation: GNUstep Base's NSOperation and NSOperationQueue, driven by an
