@@ -64,7 +64,8 @@ let package = Package(
         // The run in its phases (cases, attribution, confirmation, shrinking, writing), merge, the
         // reach table and the style corpus; `import Conformance` re-exports the targets below it.
         .target(
-            name: "Conformance", dependencies: ["ConformanceGeneration", "ConformanceShrinking"], swiftSettings: strict),
+            name: "Conformance", dependencies: ["ConformanceGeneration", "ConformanceShrinking"],
+            swiftSettings: strict),
         // What a run's result becomes: the console, JSON, JUnit, HTML and case-log reports, the
         // run folder, the coverage, matrix, sweep and rule-catalog pages. After the run: nothing
         // in `Conformance` depends on it.
